@@ -1,0 +1,421 @@
+"""Coup as an OpenSpiel game (``python_coup``): a thin adapter over :mod:`coupsolve.engine`.
+
+Importing :mod:`coupsolve` registers the game, so ``pyspiel.load_game("python_coup(players=3)")``
+works, and :func:`load_game` builds it from a :class:`~coupsolve.Rules`. The parameters are exactly the
+option names of RULES.md (and of ``Rules``). A ``State`` holds only a tuple of small integers (the
+engine state) and a tuple of observation events, so OpenSpiel's deep-copy clone is cheap.
+
+Observer tensors (``make_py_observer``; every piece is named in ``observer.dict``)
+-----------------------------------------------------------------------------------
+Perfect-recall information state (``information_state_tensor``):
+
+``player`` [n]: one-hot seat of the observer. ``hand`` [5]: the observer's face-down cards (counts by
+character). ``events`` [L]: the observer's observation sequence, one slot per event, each slot holding
+``token + 1`` (0 = unused; tokens as in :mod:`coupsolve.engine`, private ones only for the owner).
+``L = engine.max_events(...)`` is an upper bound on the events of a game at the turn limit.
+
+Observation (``observation_tensor``, the current state only, not perfect recall):
+
+``player`` [n]; ``phase`` [13] one-hot of the engine phase; ``actor``, ``cursor``, ``target``,
+``challenger``, ``blocker`` [n each] one-hot seats (all zero when none); ``action`` [7] one-hot of the
+declared action (Income, Foreign Aid, Tax, Exchange, Coup, Assassinate, Steal); ``block`` [5] one-hot
+of the character claimed by a block; ``turn`` [1]; ``coins`` [n]; ``influence`` [n] face-down
+counts; ``face_up`` [n, 5]; ``hand`` [5] and ``exchange`` [5] (the observer's face-down cards and
+Exchange draws); ``deck`` [1] the number of cards in the Court deck.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from . import engine as E
+from .names import action_name, all_action_names, chance_name, token_name
+from .rules import CHARACTERS, Rules
+
+SHORT_NAME = "python_coup"
+
+_DEFAULTS = Rules()
+_PARAMETERS = {
+    "players": _DEFAULTS.players,
+    "setup": _DEFAULTS.setup,
+    "turn_limit": _DEFAULTS.turn_limit,
+    "limit_payoff": _DEFAULTS.limit_payoff,
+    "starting_seat": str(_DEFAULTS.starting_seat),
+    "starting_coins": "",  # empty: the printed rule (two players: 1,2; else 2)
+    "characters": "+".join(CHARACTERS),
+    "copies": _DEFAULTS.copies,
+    "coup_cost": _DEFAULTS.coup_cost,
+    "assassinate_cost": _DEFAULTS.assassinate_cost,
+    "forced_coup": _DEFAULTS.forced_coup,
+    "selective_coup": False,
+    "contessa_blocks_tax": False,
+    "factions": False,
+    "ambassador_halves_steal": False,
+    "challenge_bounty": 0,
+    "challenge_buyout": 0,
+    "marked_cards": False,
+    "event_mat": False,
+    "decline_proof": False,
+}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=SHORT_NAME,
+    long_name="Python Coup",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=E.MAXP,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_PARAMETERS,
+)
+
+
+def rules_from_params(params: dict) -> Rules:
+    """A ``Rules`` from OpenSpiel parameters (unknown names and bad values raise ValueError)."""
+    unknown = sorted(set(params) - set(_PARAMETERS))
+    if unknown:
+        raise ValueError(f"python_coup: unknown parameter(s) {', '.join(unknown)}; the parameters are "
+                         f"{', '.join(_PARAMETERS)}")
+    kw = {k: v for k, v in params.items()}
+    if "starting_seat" in kw:
+        kw["starting_seat"] = str(kw["starting_seat"])
+    if kw.get("starting_coins", None) in ("", None):
+        kw.pop("starting_coins", None)
+    elif not isinstance(kw["starting_coins"], str):
+        kw["starting_coins"] = str(kw["starting_coins"])
+    return Rules(**kw)
+
+
+# Scratch buffers shared by every state (the engine fills them; nothing is kept between calls).
+_EV = np.zeros((E.MAX_EVENTS_PER_STEP, 3), dtype=np.int32)
+_BUF = np.zeros(64, dtype=np.int32)
+_PROB = np.zeros(64, dtype=np.float64)
+_RET = np.zeros(E.MAXP, dtype=np.float64)
+_PARAMS: dict[tuple, np.ndarray] = {}
+
+
+def _params_array(key: tuple) -> np.ndarray:
+    arr = _PARAMS.get(key)
+    if arr is None:
+        arr = _PARAMS[key] = np.asarray(key, dtype=np.int32)
+    return arr
+
+
+class CoupGame(pyspiel.Game):
+    """Coup for OpenSpiel; ``game.rules`` is its :class:`~coupsolve.Rules`."""
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        self.rules = rules_from_params(params)
+        r = self.rules
+        self._pkey = tuple(int(x) for x in r.params())
+        setup = E.SETUP_SELECTION if r.setup == "selection" else E.SETUP_STANDARD
+        random_start = r.starting_seat == "random"
+        self.max_events = E.max_events(r.players, setup, r.turn_limit, random_start)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=E.NUM_ACTIONS,
+            max_chance_outcomes=E.NUM_CHANCE_OUTCOMES,
+            num_players=r.players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=E.max_game_length(r.players, setup, r.turn_limit, random_start),
+        )
+        full = dict(_PARAMETERS)
+        full.update(params)
+        super().__init__(_GAME_TYPE, info, full)
+
+    def new_initial_state(self):
+        return CoupState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"python_coup observers take no parameters; got {params}")
+        return CoupObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self)
+
+
+class CoupState(pyspiel.State):
+    """A Coup state: the engine's integer state plus the observation events so far."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._pkey = game._pkey
+        s = np.zeros(E.S_SIZE, dtype=np.int32)
+        ne = E.initial_state(_params_array(self._pkey), s, _EV, _BUF, _PROB)
+        self._s = tuple(s.tolist())
+        self._events = tuple(tuple(row) for row in _EV[:ne].tolist())
+
+    # ---- engine access ----------------------------------------------------------------------------
+    @property
+    def params(self) -> np.ndarray:
+        return _params_array(self._pkey)
+
+    def engine_state(self) -> np.ndarray:
+        """A fresh int32 copy of the engine state (layout in :mod:`coupsolve.engine`)."""
+        return np.asarray(self._s, dtype=np.int32)
+
+    @property
+    def events(self) -> tuple:
+        """The observation events so far: tuples (owner or -1, private token, public token)."""
+        return self._events
+
+    @property
+    def num_players_(self) -> int:
+        return self._pkey[E.P_PLAYERS]
+
+    @property
+    def coins(self) -> list[int]:
+        return list(self._s[E.S_COINS:E.S_COINS + self.num_players_])
+
+    @property
+    def influence(self) -> list[int]:
+        """Face-down cards per seat."""
+        s = self._s
+        return [sum(s[E.S_HAND + E.NCH * p:E.S_HAND + E.NCH * (p + 1)]) for p in range(self.num_players_)]
+
+    @property
+    def face_up(self) -> list[list[str]]:
+        """Per seat, the names of the characters turned face up (canonical order)."""
+        return [self._cards(E.S_FACEUP, p) for p in range(self.num_players_)]
+
+    def hand(self, player: int) -> list[str]:
+        """The face-down cards of a seat (omniscient: for tests, logs and the debug table)."""
+        return self._cards(E.S_HAND, player)
+
+    @property
+    def turn(self) -> int:
+        return self._s[E.S_TURN]
+
+    @property
+    def phase(self) -> int:
+        return self._s[E.S_PHASE]
+
+    def _cards(self, base: int, p: int) -> list[str]:
+        counts = self._s[base + E.NCH * p:base + E.NCH * (p + 1)]
+        return [CHARACTERS[c] for c in range(E.NCH) for _ in range(counts[c])]
+
+    # ---- OpenSpiel API ----------------------------------------------------------------------------
+    def current_player(self):
+        return int(E.current_player(self.engine_state()))
+
+    def _legal_actions(self, player):
+        s = self.engine_state()
+        if E.current_player(s) != player:
+            return []
+        k = E.legal_actions(self.params, s, _BUF)
+        return _BUF[:k].tolist()
+
+    def chance_outcomes(self):
+        s = self.engine_state()
+        if not E.is_chance(s):
+            raise ValueError("chance_outcomes() called at a node that is not a chance node")
+        k = E.chance_outcomes(self.params, s, _BUF, _PROB)
+        return list(zip(_BUF[:k].tolist(), _PROB[:k].tolist()))
+
+    def _apply_action(self, action):
+        s = self.engine_state()
+        if E.is_terminal(s):
+            raise ValueError(f"cannot apply action {action}: the game is over")
+        if E.is_chance(s):
+            legal = [a for a, _ in self.chance_outcomes()]
+        else:
+            legal = self._legal_actions(self.current_player())
+        if action not in legal:
+            player = self.current_player()
+            names = ", ".join(self._action_to_string(player, a) for a in legal)
+            try:
+                what = self._action_to_string(player, action)
+            except ValueError:
+                what = str(action)
+            raise ValueError(f"illegal action {what!r} ({action}) for "
+                             f"{'chance' if player < 0 else f'p{player}'}; legal: {names}")
+        ne = E.apply(self.params, s, int(action), _EV, 0, _BUF, _PROB)
+        self._s = tuple(s.tolist())
+        self._events = self._events + tuple(tuple(row) for row in _EV[:ne].tolist())
+
+    def apply_action_name(self, name: str) -> None:
+        """Apply an action given by its RULES.md name ('Steal p1', 'Pass', 'Draw Duke', ...)."""
+        player = self.current_player()
+        if self.is_terminal():
+            raise ValueError(f"cannot apply {name!r}: the game is over")
+        legal = ([a for a, _ in self.chance_outcomes()] if self.is_chance_node()
+                 else self._legal_actions(player))
+        by_name = {self._action_to_string(player, a): a for a in legal}
+        if name not in by_name:
+            known = name in all_action_names() or name.startswith(("Deal ", "Draw ", "Start "))
+            why = "not legal here" if known else "not an action name"
+            raise ValueError(f"{name!r} is {why}; legal: {', '.join(by_name)}")
+        self.apply_action(by_name[name])
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE or (player < 0 and self.is_chance_node()):
+            return chance_name(action, self._s[E.S_PHASE])
+        return action_name(action)
+
+    def is_terminal(self):
+        return self._s[E.S_PHASE] == E.PH_TERMINAL
+
+    def returns(self):
+        E.returns(self.params, self.engine_state(), _RET)
+        return _RET[:self.num_players_].tolist()
+
+    def __str__(self):
+        s = self._s
+        n = self.num_players_
+        r = self.get_game().rules
+        lines = []
+        ph = s[E.S_PHASE]
+        if ph == E.PH_TERMINAL:
+            w = s[E.S_WINNER]
+            head = f"game over after turn {s[E.S_TURN]}: " + (f"p{w} wins" if w >= 0 else "turn limit")
+        else:
+            who = self.current_player()
+            head = (f"turn {s[E.S_TURN]}/{r.turn_limit}, "
+                    f"{'chance' if who < 0 else f'p{who}'} to act: {E.PHASE_NAMES[ph]}")
+            if s[E.S_ACTION] >= 0:
+                a = s[E.S_ACTION]
+                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL):
+                    a += s[E.S_TARGET]
+                head += f" (p{s[E.S_ACTOR]} {action_name(a)}"
+                if s[E.S_BLOCKER] >= 0:
+                    head += f", blocked by p{s[E.S_BLOCKER]} with {CHARACTERS[s[E.S_BLOCK_CHAR]]}"
+                head += ")"
+        lines.append(head)
+        lines.append(f"{'seat':<5} {'coins':>5}  {'face down':<22} face up")
+        for p in range(n):
+            down = "+".join(self.hand(p)) or "-"
+            up = "+".join(self._cards(E.S_FACEUP, p)) or "-"
+            lines.append(f"p{p:<4} {s[E.S_COINS + p]:>5}  {down:<22} {up}")
+        deck = "+".join(self._cards(E.S_DECK, 0)) or "-"
+        lines.append(f"court deck: {deck}")
+        out = "+".join(self._cards(E.S_OUT, 0))
+        if out:
+            lines.append(f"out of the game: {out}")
+        return "\n".join(lines)
+
+
+class CoupObserver:
+    """Observation and perfect-recall information-state strings and tensors (PyObserver interface)."""
+
+    def __init__(self, iig_obs_type, game: CoupGame):
+        n = game.rules.players
+        self.n = n
+        self.perfect_recall = iig_obs_type.perfect_recall
+        self.public = iig_obs_type.public_info
+        self.private = iig_obs_type.private_info
+        pieces = [("player", n, (n,))]
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            pieces.append(("hand", E.NCH, (E.NCH,)))
+        if self.perfect_recall:
+            pieces.append(("events", game.max_events, (game.max_events,)))
+        elif self.public:
+            pieces += [("phase", E.NUM_PHASES, (E.NUM_PHASES,)), ("actor", n, (n,)), ("cursor", n, (n,)),
+                       ("target", n, (n,)), ("challenger", n, (n,)), ("blocker", n, (n,)),
+                       ("action", 7, (7,)), ("block", E.NCH, (E.NCH,)), ("turn", 1, (1,)),
+                       ("coins", n, (n,)), ("influence", n, (n,)), ("face_up", n * E.NCH, (n, E.NCH)),
+                       ("deck", 1, (1,))]
+            if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                pieces.append(("exchange", E.NCH, (E.NCH,)))
+        size = sum(p[1] for p in pieces)
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {}
+        i = 0
+        for name, k, shape in pieces:
+            self.dict[name] = self.tensor[i:i + k].reshape(shape)
+            i += k
+
+    def tokens(self, state: CoupState, player: int) -> list[int]:
+        """The observation tokens ``player`` has seen, in order (their perfect-recall sequence)."""
+        out = []
+        everyone = self.private == pyspiel.PrivateInfoType.ALL_PLAYERS
+        mine = self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        for owner, private, public in state.events:
+            if owner < 0:
+                if self.public:
+                    out.append(public)
+            elif everyone or (mine and owner == player):
+                out.append(private)
+            elif self.public:
+                out.append(public)
+        return out
+
+    def set_from(self, state: CoupState, player: int):
+        self.tensor.fill(0)
+        s = state._s
+        d = self.dict
+        d["player"][player] = 1
+        if "hand" in d:
+            d["hand"][:] = s[E.S_HAND + E.NCH * player:E.S_HAND + E.NCH * (player + 1)]
+        if "events" in d:
+            toks = self.tokens(state, player)
+            d["events"][:len(toks)] = np.asarray(toks, dtype=np.float32) + 1
+            return
+        if "phase" not in d:
+            return
+        d["phase"][s[E.S_PHASE]] = 1
+        for name, idx in (("actor", E.S_ACTOR), ("cursor", E.S_CURSOR), ("target", E.S_TARGET),
+                          ("challenger", E.S_CHALLENGER), ("blocker", E.S_BLOCKER)):
+            if s[idx] >= 0 and not (name == "cursor" and s[E.S_PHASE] <= E.PH_CHOOSE):
+                d[name][s[idx]] = 1
+        if s[E.S_ACTION] >= 0:
+            kind = s[E.S_ACTION]
+            d["action"][kind if kind < E.ACT_COUP else 4 + (kind - E.ACT_COUP) // E.MAXP] = 1
+        if s[E.S_BLOCK_CHAR] >= 0:
+            d["block"][s[E.S_BLOCK_CHAR]] = 1
+        d["turn"][0] = s[E.S_TURN]
+        n = self.n
+        d["coins"][:] = s[E.S_COINS:E.S_COINS + n]
+        d["influence"][:] = state.influence
+        d["face_up"][:] = np.asarray(s[E.S_FACEUP:E.S_FACEUP + E.NCH * n]).reshape(n, E.NCH)
+        d["deck"][0] = sum(s[E.S_DECK:E.S_DECK + E.NCH])
+        if "exchange" in d and s[E.S_PHASE] == E.PH_KEEP and s[E.S_ACTOR] == player:
+            d["exchange"][:] = s[E.S_POOL:E.S_POOL + E.NCH]
+
+    def string_from(self, state: CoupState, player: int) -> str:
+        s = state._s
+        if self.perfect_recall:
+            head = f"p{player}"
+            return head + ": " + "; ".join(token_name(t) for t in self.tokens(state, player))
+        parts = [f"p{player}"]
+        if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            parts.append("hand " + ("+".join(state.hand(player)) or "-"))
+            if s[E.S_PHASE] == E.PH_KEEP and s[E.S_ACTOR] == player:
+                parts.append("drew " + ("+".join(state._cards(E.S_POOL, 0)) or "-"))
+        if self.public:
+            ph = s[E.S_PHASE]
+            parts.append(f"turn {s[E.S_TURN]}")
+            parts.append(E.PHASE_NAMES[ph])
+            if s[E.S_ACTION] >= 0:
+                a = s[E.S_ACTION]
+                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL):
+                    a += s[E.S_TARGET]
+                parts.append(f"p{s[E.S_ACTOR]} {action_name(a)}")
+            if s[E.S_BLOCKER] >= 0:
+                parts.append(f"p{s[E.S_BLOCKER]} Block {CHARACTERS[s[E.S_BLOCK_CHAR]]}")
+            if s[E.S_CHALLENGER] >= 0:
+                parts.append(f"p{s[E.S_CHALLENGER]} challenged")
+            who = state.current_player()
+            if who >= 0:
+                parts.append(f"p{who} to act")
+            parts.append("coins " + " ".join(map(str, state.coins)))
+            parts.append("face up " + " ".join("+".join(u) or "-" for u in state.face_up))
+        return " | ".join(parts)
+
+
+def load_game(rules: Rules | None = None, **options) -> CoupGame:
+    """The OpenSpiel game for a :class:`Rules` (or for keyword options of ``Rules``)."""
+    if rules is None:
+        rules = Rules(**options)
+    elif options:
+        rules = rules.replace(**options)
+    return pyspiel.load_game(SHORT_NAME, rules.game_params())
+
+
+pyspiel.register_game(_GAME_TYPE, CoupGame)

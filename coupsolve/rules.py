@@ -1,0 +1,277 @@
+"""The rules configuration of Coup: one frozen, validated ``Rules`` object.
+
+Every option of the rules reference (``RULES.md``) is a field here, named exactly as there; the
+OpenSpiel game takes the same names as parameters. ``Rules.params()`` packs a configuration into the
+small integer vector that the compiled engine reads (layout in :mod:`coupsolve.engine`).
+
+Options that the rules reference marks as options but does not name (the costs of Coup and Assassinate
+and the forced-Coup threshold) are the fields ``coup_cost``, ``assassinate_cost`` and ``forced_coup``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Mapping
+
+import numpy as np
+
+CHARACTERS = ("Duke", "Assassin", "Captain", "Ambassador", "Contessa")
+MAX_PLAYERS = 6
+SETUPS = ("standard", "selection")
+LIMIT_PAYOFFS = ("draw", "influence")
+
+# Options of the rules reference that are fields already but not yet implemented by the engine.
+# Setting one to a non-default value raises a ValueError that says so.
+_PENDING_VARIANTS = {
+    "selective_coup": False,
+    "contessa_blocks_tax": False,
+    "factions": False,
+    "ambassador_halves_steal": False,
+    "challenge_bounty": 0,
+    "challenge_buyout": 0,
+    "marked_cards": False,
+    "event_mat": False,
+    "decline_proof": False,
+}
+
+
+def _parse_characters(value) -> tuple[str, ...]:
+    if isinstance(value, str):
+        names = [v.strip() for v in value.split("+") if v.strip()]
+    else:
+        names = list(value)
+    lookup = {c.lower(): c for c in CHARACTERS}
+    out = []
+    for name in names:
+        if not isinstance(name, str) or name.lower() not in lookup:
+            raise ValueError(
+                f"characters: unknown character {name!r}; the characters are {', '.join(CHARACTERS)}")
+        canon = lookup[name.lower()]
+        if canon in out:
+            raise ValueError(f"characters: {canon} is listed twice")
+        out.append(canon)
+    if not out:
+        raise ValueError("characters: at least one character is needed")
+    return tuple(c for c in CHARACTERS if c in out)  # canonical order
+
+
+def _parse_coins(value) -> tuple[int, ...]:
+    if isinstance(value, str):
+        try:
+            vals = [int(v) for v in value.split(",") if v.strip() != ""]
+        except ValueError:
+            raise ValueError(f"starting_coins: {value!r} is not a comma list of whole numbers") from None
+    elif isinstance(value, int):
+        vals = [value]
+    else:
+        vals = [int(v) for v in value]
+    if not vals:
+        raise ValueError("starting_coins: give at least one value")
+    if any(v < 0 for v in vals):
+        raise ValueError(f"starting_coins: coins cannot be negative (got {vals})")
+    return tuple(vals)
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """A complete, validated rules configuration.
+
+    Parameters
+    ----------
+    players : int
+        Number of seats, 2 to 6.
+    setup : {'standard', 'selection'}
+        'standard' deals two cards to each seat; 'selection' is the two-player card-selection setup.
+    turn_limit : int
+        The game ends after this many turns (see ``limit_payoff``); at least 1.
+    limit_payoff : {'draw', 'influence'}
+        What a game that reaches the turn limit pays.
+    starting_seat : int or 'random'
+        The seat that takes the first turn; 'random' adds a chance node.
+    starting_coins : tuple of int or None
+        Coins per seat in turn order from the starting seat; the last value repeats. None means the
+        printed rule: ``(1, 2)`` with two players, else ``(2,)``.
+    characters : tuple of str
+        The characters in the deck, any subset of the five (canonical order is kept).
+    copies : int
+        Copies of each character (3 in the printed game).
+    coup_cost, assassinate_cost, forced_coup : int
+        Cost of Coup (7), of Assassinate (3), and the coins at the start of a turn that force a Coup (10).
+    """
+
+    players: int = 2
+    setup: str = "standard"
+    turn_limit: int = 100
+    limit_payoff: str = "draw"
+    starting_seat: int | str = 0
+    starting_coins: tuple[int, ...] | None = None
+    characters: tuple[str, ...] = CHARACTERS
+    copies: int = 3
+    coup_cost: int = 7
+    assassinate_cost: int = 3
+    forced_coup: int = 10
+    selective_coup: bool = False
+    contessa_blocks_tax: bool = False
+    factions: bool = False
+    ambassador_halves_steal: bool = False
+    challenge_bounty: int = 0
+    challenge_buyout: int = 0
+    marked_cards: bool = False
+    event_mat: bool = False
+    decline_proof: bool = False
+
+    def __post_init__(self):
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        set_("characters", _parse_characters(self.characters))
+        if self.starting_coins is not None:
+            set_("starting_coins", _parse_coins(self.starting_coins))
+        for name in ("players", "turn_limit", "copies", "coup_cost", "assassinate_cost", "forced_coup",
+                     "challenge_bounty", "challenge_buyout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"{name}: expected a whole number, got {value!r}")
+            set_(name, int(value))
+        if isinstance(self.starting_seat, str) and self.starting_seat != "random":
+            try:
+                set_("starting_seat", int(self.starting_seat))
+            except ValueError:
+                raise ValueError(
+                    f"starting_seat: expected a seat number or 'random', got {self.starting_seat!r}") from None
+        self._validate()
+
+    def _validate(self):
+        n = self.players
+        if not 2 <= n <= MAX_PLAYERS:
+            raise ValueError(f"players: Coup is played by 2 to {MAX_PLAYERS} players, got {n}")
+        if self.setup not in SETUPS:
+            raise ValueError(f"setup: expected one of {SETUPS}, got {self.setup!r}")
+        if self.limit_payoff not in LIMIT_PAYOFFS:
+            raise ValueError(f"limit_payoff: expected one of {LIMIT_PAYOFFS}, got {self.limit_payoff!r}")
+        if self.turn_limit < 1:
+            raise ValueError(f"turn_limit: must be at least 1, got {self.turn_limit}")
+        if self.turn_limit > 10_000:
+            raise ValueError(f"turn_limit: at most 10000 turns are supported, got {self.turn_limit}")
+        if self.starting_seat != "random" and not 0 <= self.starting_seat < n:
+            raise ValueError(f"starting_seat: seat {self.starting_seat} does not exist with {n} players")
+        if self.copies < 1:
+            raise ValueError(f"copies: at least one copy of each character is needed, got {self.copies}")
+        for name in ("coup_cost", "assassinate_cost"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name}: a cost cannot be negative, got {getattr(self, name)}")
+        if self.forced_coup < self.coup_cost:
+            raise ValueError(
+                f"forced_coup: a player forced to Coup at {self.forced_coup} coins could not pay its cost "
+                f"of {self.coup_cost}")
+        if self.starting_coins is not None and len(self.starting_coins) > n:
+            raise ValueError(
+                f"starting_coins: {len(self.starting_coins)} values given for {n} players")
+        deck = self.copies * len(self.characters)
+        if self.setup == "standard":
+            if deck < 2 * n:
+                raise ValueError(
+                    f"characters/copies: a deck of {deck} cards cannot deal 2 cards to each of {n} players")
+        else:
+            if n != 2:
+                raise ValueError(f"setup: the card-selection setup is for 2 players, got players={n}")
+            if self.copies != 3:
+                raise ValueError(
+                    f"copies: the card-selection setup splits the deck into 3 sets, so copies must be 3, "
+                    f"got {self.copies}")
+            if len(self.characters) < 2:
+                raise ValueError("characters: the card-selection setup needs at least 2 characters "
+                                 "to deal one card to each player from the third set")
+        for name, default in _PENDING_VARIANTS.items():
+            if getattr(self, name) != default:
+                raise ValueError(f"{name}: this variant is not implemented yet")
+
+    # ----------------------------------------------------------------------------------------------
+    @classmethod
+    def standard(cls, players: int = 2, **kwargs) -> "Rules":
+        """The printed game: standard deck, two cards each, the two-player coin rule with 2 players."""
+        return cls(players=players, setup="standard", **kwargs)
+
+    @classmethod
+    def two_player_selection(cls, turn_limit: int = 100, **kwargs) -> "Rules":
+        """The two-player card-selection setup (the main solving target)."""
+        return cls(players=2, setup="selection", turn_limit=turn_limit, **kwargs)
+
+    def replace(self, **changes) -> "Rules":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def coins_by_turn_order(self) -> tuple[int, ...]:
+        """Starting coins per seat, in turn order from the starting seat (the last value repeats)."""
+        base = self.starting_coins
+        if base is None:
+            base = (1, 2) if self.players == 2 else (2,)
+        return tuple(base[min(i, len(base) - 1)] for i in range(self.players))
+
+    @property
+    def deck_size(self) -> int:
+        return self.copies * len(self.characters)
+
+    # ----------------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, JSON-ready (characters as a '+' list, starting coins as a comma list)."""
+        d = dataclasses.asdict(self)
+        d["characters"] = "+".join(self.characters)
+        d["starting_coins"] = None if self.starting_coins is None else ",".join(map(str, self.starting_coins))
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Rules":
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - fields)
+        if unknown:
+            raise ValueError(f"unknown rules option(s): {', '.join(unknown)}; the options are "
+                             f"{', '.join(sorted(fields))}")
+        return cls(**dict(d))
+
+    @classmethod
+    def from_json(cls, text: str) -> "Rules":
+        return cls.from_dict(json.loads(text))
+
+    def game_params(self) -> dict[str, Any]:
+        """Parameters for ``pyspiel.load_game('python_coup', params)`` (only non-default values)."""
+        default = Rules()
+        out = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if v == getattr(default, f.name):
+                continue
+            if f.name == "characters":
+                v = "+".join(v)
+            elif f.name == "starting_coins":
+                v = ",".join(map(str, v))
+            elif f.name == "starting_seat":
+                v = str(v)
+            out[f.name] = v
+        return out
+
+    def params(self) -> np.ndarray:
+        """The integer parameter vector read by the compiled engine."""
+        from . import engine as E
+
+        p = np.zeros(E.P_SIZE, dtype=np.int32)
+        p[E.P_PLAYERS] = self.players
+        p[E.P_SETUP] = SETUPS.index(self.setup)
+        p[E.P_TURN_LIMIT] = self.turn_limit
+        p[E.P_LIMIT_PAYOFF] = LIMIT_PAYOFFS.index(self.limit_payoff)
+        p[E.P_START_SEAT] = -1 if self.starting_seat == "random" else self.starting_seat
+        p[E.P_COUP_COST] = self.coup_cost
+        p[E.P_ASSASSINATE_COST] = self.assassinate_cost
+        p[E.P_FORCED_COUP] = self.forced_coup
+        for c, name in enumerate(CHARACTERS):
+            p[E.P_COPIES + c] = self.copies if name in self.characters else 0
+        for i, coins in enumerate(self.coins_by_turn_order):
+            p[E.P_START_COINS + i] = coins
+        return p
+
+    def __str__(self) -> str:
+        changed = self.game_params()
+        inner = ", ".join(f"{k}={v}" for k, v in changed.items())
+        return f"Rules({inner})"
