@@ -41,7 +41,8 @@ S_COINS + p        coins of seat p
 S_HAND + 5p + c    face-down copies of character c held by seat p
 S_FACEUP + 5p + c  face-up copies of character c of seat p
 S_DECK + c         copies of c in the Court deck
-S_OUT + c          copies of c out of the game face down (card-selection setup)
+S_OUT + c          copies of c out of the game face down (card-selection setup: the players' sets,
+                   from which each chosen card moves to its chooser's hand)
 S_POOL + c         the two cards drawn by an Exchange, until the keep decision
 =================  =========================================================================
 
@@ -292,7 +293,7 @@ def is_terminal(s):
 
 @njit(cache=True)
 def current_player(s):
-    """The seat to decide, -1 at a chance node, -2 at a terminal (OpenSpiel's conventions)."""
+    """The seat to decide, -1 at a chance node, -4 at a terminal (OpenSpiel's PlayerId values)."""
     ph = s[S_PHASE]
     if ph == PH_TERMINAL:
         return -4
@@ -642,9 +643,7 @@ def _step(P, s, action, ev, ne):
         p = s[S_CURSOR]
         c = action - ACT_CHOOSE
         s[S_HAND + NCH * p + c] += 1
-        for x in range(NCH):
-            if in_game(P, x) and x != c:
-                s[S_OUT + x] += 1
+        s[S_OUT + c] -= 1
         ne = _private(ev, ne, p, action, CODE_HIDDEN_CHOOSE)
         if p + 1 == n:
             s[S_PHASE] = PH_DEAL_ONE
@@ -814,13 +813,13 @@ def initial_state(P, s, ev, buf, prob):
     for c in range(NCH):
         if P[P_SETUP] == SETUP_STANDARD:
             s[S_DECK + c] = P[P_COPIES + c]
-        else:  # selection: the third set is the deck; the chosen-from sets are not cards yet
+        else:  # selection: the third set is the deck; the two players' sets wait out of the game
             s[S_DECK + c] = 1 if P[P_COPIES + c] > 0 else 0
+            s[S_OUT + c] = n if P[P_COPIES + c] > 0 else 0
     if P[P_START_SEAT] < 0:
         s[S_PHASE] = PH_START_SEAT
     else:
         _seat_coins(P, s, P[P_START_SEAT])
-    assert n >= 2
     return _settle(P, s, ev, 0, buf, prob)
 
 

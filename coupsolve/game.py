@@ -30,7 +30,7 @@ import numpy as np
 import pyspiel
 
 from . import engine as E
-from .names import action_name, all_action_names, chance_name, token_name
+from .names import action_name, all_action_names, canonical_name, chance_name, token_name
 from .rules import CHARACTERS, Rules
 
 SHORT_NAME = "python_coup"
@@ -41,8 +41,12 @@ _PARAMETERS = {
     "setup": _DEFAULTS.setup,
     "turn_limit": _DEFAULTS.turn_limit,
     "limit_payoff": _DEFAULTS.limit_payoff,
-    "starting_seat": str(_DEFAULTS.starting_seat),
-    "starting_coins": "",  # empty: the printed rule (two players: 1,2; else 2)
+    # a string parameter: 'p1' or 'random' (OpenSpiel would type a bare '1' in a game string as int)
+    "starting_seat": f"p{_DEFAULTS.starting_seat}",
+    # a list such as '1;2' (commas separate parameters in a game string, so the list uses ';', and a
+    # single value is written '2;2': a bare number would be typed int); empty: the printed rule
+    # (two players: 1;2, else 2)
+    "starting_coins": "",
     "characters": "+".join(CHARACTERS),
     "copies": _DEFAULTS.copies,
     "coup_cost": _DEFAULTS.coup_cost,
@@ -248,6 +252,10 @@ class CoupState(pyspiel.State):
         legal = ([a for a, _ in self.chance_outcomes()] if self.is_chance_node()
                  else self._legal_actions(player))
         by_name = {self._action_to_string(player, a): a for a in legal}
+        name = canonical_name(name)
+        if name not in by_name:
+            lower = {k.lower(): k for k in by_name}
+            name = lower.get(name.lower(), name)
         if name not in by_name:
             known = name in all_action_names() or name.startswith(("Deal ", "Draw ", "Start "))
             why = "not legal here" if known else "not an action name"

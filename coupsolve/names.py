@@ -83,5 +83,18 @@ def token_name(token: int) -> str:
     }[code]
 
 
+def canonical_name(name: str) -> str:
+    """Put the cards of a 'Keep'/'Deal'/'Draw' name in canonical order; fold spaces and case."""
+    words = " ".join(name.split())
+    verb, _, rest = words.partition(" ")
+    lookup = {c.lower(): c for c in CHARACTERS}
+    if verb.lower() in ("keep", "deal", "draw") and rest:
+        cards = [lookup.get(c.strip().lower(), c.strip()) for c in rest.split("+")]
+        order = {c: i for i, c in enumerate(CHARACTERS)}
+        cards.sort(key=lambda c: order.get(c, len(order)))
+        return f"{verb.capitalize()} {'+'.join(cards)}"
+    return words
+
+
 def all_action_names() -> dict[str, int]:
     return {action_name(a): a for a in range(E.NUM_ACTIONS)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import Any, Mapping
 
 import numpy as np
@@ -59,7 +60,7 @@ def _parse_characters(value) -> tuple[str, ...]:
 def _parse_coins(value) -> tuple[int, ...]:
     if isinstance(value, str):
         try:
-            vals = [int(v) for v in value.split(",") if v.strip() != ""]
+            vals = [int(v) for v in re.split(r"[,;]", value) if v.strip() != ""]
         except ValueError:
             raise ValueError(f"starting_coins: {value!r} is not a comma list of whole numbers") from None
     elif isinstance(value, int):
@@ -133,8 +134,8 @@ class Rules:
                 raise ValueError(f"{name}: expected a whole number, got {value!r}")
             set_(name, int(value))
         if isinstance(self.starting_seat, str) and self.starting_seat != "random":
-            try:
-                set_("starting_seat", int(self.starting_seat))
+            try:  # "1" or "p1" (OpenSpiel game strings type a bare number as int, so they say p1)
+                set_("starting_seat", int(self.starting_seat.removeprefix("p")))
             except ValueError:
                 raise ValueError(
                     f"starting_seat: expected a seat number or 'random', got {self.starting_seat!r}") from None
@@ -246,9 +247,9 @@ class Rules:
             if f.name == "characters":
                 v = "+".join(v)
             elif f.name == "starting_coins":
-                v = ",".join(map(str, v))
+                v = ";".join(map(str, v))  # a comma would end the parameter in a game string
             elif f.name == "starting_seat":
-                v = str(v)
+                v = v if v == "random" else f"p{v}"
             out[f.name] = v
         return out
 

@@ -1,0 +1,49 @@
+"""Helpers shared by the Coup tests: scripted play through action names, random legal play."""
+
+import numpy as np
+
+import coupsolve
+from coupsolve import engine as E
+
+
+def play(rules, names, state=None):
+    """Apply RULES.md action names in order (chance outcomes too); return the state."""
+    if state is None:
+        state = coupsolve.load_game(rules).new_initial_state()
+    for name in names:
+        state.apply_action_name(name)
+    return state
+
+
+def legal_names(state):
+    player = state.current_player()
+    return [state.action_to_string(player, a) for a in state.legal_actions()]
+
+
+def random_engine_game(rules, seed, on_step=None):
+    """Play one uniformly random game on the raw engine; call on_step(before, action, after, events).
+
+    Returns the list of (action, engine state after) pairs.
+    """
+    rng = np.random.default_rng(seed)
+    P = rules.params()
+    s = np.zeros(E.S_SIZE, dtype=np.int32)
+    ev = np.zeros((E.MAX_EVENTS_PER_STEP, 3), dtype=np.int32)
+    buf = np.zeros(64, dtype=np.int32)
+    prob = np.zeros(64, dtype=np.float64)
+    E.initial_state(P, s, ev, buf, prob)
+    steps = 0
+    while not E.is_terminal(s):
+        if E.is_chance(s):
+            k = E.chance_outcomes(P, s, buf, prob)
+            a = int(buf[rng.choice(k, p=prob[:k] / prob[:k].sum())])
+        else:
+            k = E.legal_actions(P, s, buf)
+            a = int(buf[rng.integers(k)])
+        before = s.copy()
+        legal = buf[:k].copy()
+        ne = E.apply(P, s, a, ev, 0, buf, prob)
+        steps += 1
+        if on_step is not None:
+            on_step(before, a, legal, s, ev[:ne].copy())
+    return steps, s
