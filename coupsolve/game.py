@@ -117,24 +117,40 @@ class CoupGame(pyspiel.Game):
 
     def __init__(self, params=None):
         params = dict(params or {})
-        self.rules = rules_from_params(params)
-        r = self.rules
-        self._pkey = tuple(int(x) for x in r.params())
-        setup = E.SETUP_SELECTION if r.setup == "selection" else E.SETUP_STANDARD
-        random_start = r.starting_seat == "random"
-        self.max_events = E.max_events(r.players, setup, r.turn_limit, random_start)
+        rules = rules_from_params(params)
+        setup = E.SETUP_SELECTION if rules.setup == "selection" else E.SETUP_STANDARD
         info = pyspiel.GameInfo(
             num_distinct_actions=E.NUM_ACTIONS,
             max_chance_outcomes=E.NUM_CHANCE_OUTCOMES,
-            num_players=r.players,
+            num_players=rules.players,
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=E.max_game_length(r.players, setup, r.turn_limit, random_start),
+            max_game_length=E.max_game_length(rules.players, setup, rules.turn_limit,
+                                              rules.starting_seat == "random"),
         )
         full = dict(_PARAMETERS)
         full.update(params)
         super().__init__(_GAME_TYPE, info, full)
+
+    # Derived lazily from the game's parameters: an unpickled game is rebuilt without __init__.
+    @property
+    def rules(self) -> Rules:
+        if "_rules" not in self.__dict__:
+            self._rules = rules_from_params(self.get_parameters())
+        return self._rules
+
+    @property
+    def _pkey(self) -> tuple:
+        if "_pkey_" not in self.__dict__:
+            self._pkey_ = tuple(int(x) for x in self.rules.params())
+        return self._pkey_
+
+    @property
+    def max_events(self) -> int:
+        r = self.rules
+        setup = E.SETUP_SELECTION if r.setup == "selection" else E.SETUP_STANDARD
+        return E.max_events(r.players, setup, r.turn_limit, r.starting_seat == "random")
 
     def new_initial_state(self):
         return CoupState(self)
