@@ -5,6 +5,7 @@ Importing the package registers the OpenSpiel game ``python_coup``.
 
 from .rules import CHARACTERS, Rules
 from .game import CoupGame, CoupState, load_game
+from .tree import build_tree, count_tree
 
-__all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game"]
+__all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game", "build_tree", "count_tree"]
 __version__ = "0.1.0"
