@@ -1,0 +1,71 @@
+"""The compiled Coup tree builder against OpenSpiel's own enumeration of the Python game."""
+
+import numpy as np
+import pytest
+
+import coupsolve
+from coupsolve import Rules
+from solvers.tree import GameTree
+
+SMALL = [
+    Rules.two_player_selection(turn_limit=1),
+    Rules.two_player_selection(turn_limit=1, limit_payoff="influence"),
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2),
+    Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin", copies=2, starting_coins="3,3",
+                   starting_seat="random"),
+]
+
+
+@pytest.fixture(scope="module", params=range(len(SMALL)), ids=lambda i: str(SMALL[i]))
+def both_trees(request):
+    rules = SMALL[request.param]
+    return rules, coupsolve.build_tree(rules), GameTree.from_openspiel(coupsolve.load_game(rules))
+
+
+def test_same_tree_as_openspiel_enumeration(both_trees):
+    rules, fast, slow = both_trees
+    assert fast.num_nodes == slow.num_nodes
+    assert fast.num_infosets == slow.num_infosets
+    assert fast.num_actions == slow.num_actions
+    assert np.array_equal(fast.level_start, slow.level_start)
+    # the same multiset of payoffs and chance probabilities level by level
+    for d in range(fast.depth + 1):
+        lo, hi = fast.level_start[d], fast.level_start[d + 1]
+        assert np.allclose(np.sort(fast.payoff[lo:hi]), np.sort(slow.payoff[lo:hi]))
+        assert np.allclose(np.sort(fast.chance_prob[lo:hi]), np.sort(slow.chance_prob[lo:hi]))
+        assert np.array_equal(np.sort(fast.node_kind[lo:hi]), np.sort(slow.node_kind[lo:hi]))
+
+
+def test_infosets_are_the_observer_information_states(both_trees):
+    rules, fast, slow = both_trees
+    assert fast.game_id == slow.game_id
+    # every information set of the fast tree renders to a distinct OpenSpiel key with the same
+    # owner and legal actions as in OpenSpiel's enumeration
+    for i in range(fast.num_infosets):
+        j = slow.infoset_index(fast.infoset_key(i))
+        assert fast.infoset_player[i] == slow.infoset_player[j]
+        assert np.array_equal(fast.actions(i), slow.actions(j))
+    # and the partition of decision nodes is the same: the histories of each infoset share its key
+    rng = np.random.default_rng(0)
+    decisions = np.flatnonzero(fast.node_kind == 0)
+    for v in rng.choice(decisions, size=min(300, decisions.size), replace=False):
+        state = fast._key_fn.state(int(v))
+        key = state.information_state_string(state.current_player())
+        assert fast.infoset_key(fast.node_infoset[v]) == key
+
+
+def test_sizes_of_the_selection_setup_grow_with_the_turn_limit():
+    sizes = [coupsolve.count_tree(Rules.two_player_selection(turn_limit=t))["nodes"] for t in (1, 2)]
+    assert sizes[0] < sizes[1]
+    tree = coupsolve.build_tree(Rules.two_player_selection(turn_limit=2))
+    assert tree.num_nodes == sizes[1]
+    assert 2_000_000 < tree.num_nodes < 5_000_000  # "about 3 million histories"
+
+
+def test_refuses_what_it_cannot_build(monkeypatch):
+    with pytest.raises(ValueError, match="two-player"):
+        coupsolve.build_tree(Rules.standard(players=3, turn_limit=1))
+    import solvers.memory
+    monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 1_000_000)
+    with pytest.raises(MemoryError, match="game tree"):
+        coupsolve.build_tree(Rules.two_player_selection(turn_limit=2))
