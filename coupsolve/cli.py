@@ -11,11 +11,7 @@ import numpy as np
 def _rules_from_args(args):
     from .rules import Rules
 
-    kw = {"players": args.players, "setup": args.setup, "turn_limit": args.turn_limit}
-    if args.setup == "selection":
-        kw.pop("players")
-        return Rules.two_player_selection(**kw)
-    return Rules.standard(**kw)
+    return Rules(players=args.players, setup=args.setup, turn_limit=args.turn_limit)
 
 
 def random_game_log(rules, seed: int) -> list[str]:
