@@ -871,6 +871,47 @@ def returns(P, s, out):
             out[p] = lose
 
 
+# ---- node context, for analysis ----------------------------------------------------------------------
+# A decision node's context packed into one int32 (bits): 0-3 phase; 4-6 declared action
+# (0 none, 1 Income, 2 Foreign Aid, 3 Tax, 4 Exchange, 5 Coup, 6 Assassinate, 7 Steal); 7-9 the block's
+# character + 1 (0 none); 10-17 the turn (at most 255); 18 the claimant holds the claimed character
+# (claimant: the blocker once there is a block, else the actor); 19 the claimant has one influence;
+# 20-24 the deciding player's face-down characters (bit c set if they hold c); 25-27 their influence.
+CTX_PHASE, CTX_ACTION, CTX_BLOCK, CTX_TURN, CTX_HOLDS, CTX_ONE, CTX_HAND, CTX_INFL = 0, 4, 7, 10, 18, 19, 20, 25
+
+
+@njit(cache=True, inline="always")
+def _kind_index(kind):
+    if kind < 0:
+        return 0
+    if kind < ACT_COUP:
+        return kind + 1
+    return 5 + (kind - ACT_COUP) // MAXP
+
+
+@njit(cache=True)
+def node_context(s):
+    """The packed context of a decision node (layout above); 0 at chance and terminal nodes."""
+    ph = s[S_PHASE]
+    if ph <= PH_EXCHANGE_DRAW or ph == PH_TERMINAL:
+        return 0
+    ctx = ph | (_kind_index(s[S_ACTION]) << CTX_ACTION) | ((s[S_BLOCK_CHAR] + 1) << CTX_BLOCK)
+    ctx |= min(s[S_TURN], 255) << CTX_TURN
+    claimant = s[S_BLOCKER] if s[S_BLOCKER] >= 0 else s[S_ACTOR]
+    claim = s[S_BLOCK_CHAR] if s[S_BLOCKER] >= 0 else (claim_of(s[S_ACTION]) if s[S_ACTION] >= 0 else -1)
+    if claimant >= 0:
+        if claim >= 0 and s[S_HAND + NCH * claimant + claim] > 0:
+            ctx |= 1 << CTX_HOLDS
+        if influence(s, claimant) == 1:
+            ctx |= 1 << CTX_ONE
+    p = current_player(s)
+    for c in range(NCH):
+        if s[S_HAND + NCH * p + c] > 0:
+            ctx |= 1 << (CTX_HAND + c)
+    ctx |= influence(s, p) << CTX_INFL
+    return ctx
+
+
 def max_steps_per_turn(players: int) -> int:
     """An upper bound on the actions and chance events of one turn.
 

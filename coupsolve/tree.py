@@ -54,7 +54,7 @@ def _mix(h, token, mul):
 @njit(cache=True)
 def _walk(P, max_depth, fill, level_count, level_start,
           node_kind, node_player, node_infoset, child_start, num_children, chance_prob, payoff,
-          table, is_h2, is_player, is_nact, is_rep, is_actions, counts):
+          table, is_h2, is_player, is_nact, is_rep, is_actions, context, counts):
     """Walk the whole game depth-first. ``fill=False``: count nodes per level into ``level_count``.
 
     ``fill=True``: write the node arrays and information sets. ``counts`` returns
@@ -133,6 +133,8 @@ def _walk(P, max_depth, fill, level_count, level_start,
                 if fill:
                     node_kind[v] = 0
                     node_player[v] = p
+                    if context.shape[0] > 0:
+                        context[v] = E.node_context(s)
                     key = h[depth, p, 0]
                     h2 = h[depth, p, 1]
                     if key in table:
@@ -208,7 +210,7 @@ def count_tree(rules: Rules) -> dict:
     t0 = time.perf_counter()
     status = _walk(rules.params(), D - 1, False, level_count, empty64, empty8, empty8, empty32, empty64,
                    empty32, emptyf, emptyf, _new_table(), np.zeros(0, np.uint64), empty8, empty32, empty64,
-                   empty32, counts)
+                   empty32, empty32, counts)
     assert status == OK
     levels = level_count[level_count > 0]
     return {"nodes": int(counts[0]), "decision_nodes": int(counts[1]), "decision_children": int(counts[2]),
@@ -232,8 +234,11 @@ def _check_two_players(rules: Rules):
                          f"{rules.players} players")
 
 
-def build_tree(rules: Rules, *, verbose: bool = False) -> GameTree:
+def build_tree(rules: Rules, *, context: bool = False, verbose: bool = False) -> GameTree:
     """The whole game tree of two-player ``rules`` as a :class:`solvers.GameTree`.
+
+    With ``context=True`` the tree also carries ``tree.node_context`` (int32 per node: the packed
+    decision context of :func:`coupsolve.engine.node_context`, for :mod:`coupsolve.analysis`).
 
     Raises ``MemoryError`` (naming the estimate and the memory available) before allocating a tree
     that will not fit, and ``ValueError`` for rules the solvers cannot take (more than two players).
@@ -242,7 +247,7 @@ def build_tree(rules: Rules, *, verbose: bool = False) -> GameTree:
     if not isinstance(rules, Rules):
         raise TypeError(f"build_tree takes a coupsolve.Rules, got {type(rules).__name__}")
     size = count_tree(rules)
-    need = estimate_build_bytes(size)
+    need = estimate_build_bytes(size) + (4 * size["nodes"] if context else 0)
     check_fits(need, f"the game tree of {rules} ({size['nodes']:,} histories)")
     if verbose:
         print(f"{size['nodes']:,} histories in {len(size['levels'])} levels; "
@@ -266,10 +271,11 @@ def build_tree(rules: Rules, *, verbose: bool = False) -> GameTree:
     is_rep = np.empty(dn, np.int64)
     is_actions = np.empty(da, np.int32)
     counts = np.zeros(6, dtype=np.int64)
+    node_context = np.zeros(n if context else 0, np.int32)
     table = _new_table()
     status = _walk(rules.params(), _max_depth(rules), True, np.zeros(0, np.int64), level_start,
                    node_kind, node_player, node_infoset, child_start, num_children, chance_prob, payoff,
-                   table, is_h2, is_player, is_nact, is_rep, is_actions, counts)
+                   table, is_h2, is_player, is_nact, is_rep, is_actions, node_context, counts)
     if status == ERR_COLLISION:
         raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
                            "(the tree would merge two information sets)")
@@ -292,6 +298,7 @@ def build_tree(rules: Rules, *, verbose: bool = False) -> GameTree:
                     infoset_keys=_KeyRenderer(rules, level_start, child_start, rep))
     tree.rules = rules
     tree.infoset_rep = rep
+    tree.node_context = node_context if context else None
     tree.build_info = {"histories": n, "infosets": m, "levels": len(levels),
                        "count_seconds": size["seconds"], "fill_seconds": fill_seconds,
                        "seconds": size["seconds"] + time.perf_counter() - t0,
