@@ -290,12 +290,14 @@ def build_tree(rules: Rules, *, context: bool = False, verbose: bool = False) ->
     rep = is_rep[:m].copy()
     fill_seconds = time.perf_counter() - t0
 
+    renderer = _KeyRenderer(rules, level_start, child_start, rep)
     tree = GameTree(node_kind=node_kind, node_player=node_player, node_infoset=node_infoset,
                     child_start=child_start, num_children=num_children, chance_prob=chance_prob,
                     payoff=payoff, level_start=level_start, infoset_player=is_player[:m].copy(),
                     infoset_num_actions=num_act, infoset_offset=offset,
                     infoset_actions=is_actions[:na].copy(), game_id=rules_game_id(rules),
-                    infoset_keys=_KeyRenderer(rules, level_start, child_start, rep))
+                    infoset_keys=renderer)
+    tree.state_at = renderer.state  # the OpenSpiel state of history v (replayed from the root)
     tree.rules = rules
     tree.infoset_rep = rep
     tree.node_context = node_context if context else None

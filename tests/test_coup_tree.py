@@ -49,7 +49,7 @@ def test_infosets_are_the_observer_information_states(both_trees):
     rng = np.random.default_rng(0)
     decisions = np.flatnonzero(fast.node_kind == 0)
     for v in rng.choice(decisions, size=min(300, decisions.size), replace=False):
-        state = fast._key_fn.state(int(v))
+        state = fast.state_at(int(v))
         key = state.information_state_string(state.current_player())
         assert fast.infoset_key(fast.node_infoset[v]) == key
 

@@ -1,0 +1,68 @@
+"""Reach probabilities and node values of a policy over a whole :class:`~solvers.tree.GameTree`.
+
+``reach[v]`` is the probability that play reaches history ``v`` when chance and both players follow
+their parts of the policy (the product of every edge probability on the path), and ``value[v]`` is
+player 0's expected payoff from ``v`` on. Both are exact (a forward and a backward pass in level order);
+analyses of a solved strategy weight their statistics by them.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .memory import check_fits
+from .policy import check_policy
+
+
+@numba.njit(cache=True)
+def _reach_and_values(kind, infoset, child_start, num_children, chance_prob, payoff, infoset_offset,
+                      sigma, reach, value):
+    n = kind.shape[0]
+    reach[0] = 1.0
+    for i in range(n):
+        k = kind[i]
+        if k == 2:
+            continue
+        c0 = child_start[i]
+        r = reach[i]
+        if k == 1:
+            for j in range(num_children[i]):
+                reach[c0 + j] = r * chance_prob[c0 + j]
+        else:
+            o = infoset_offset[infoset[i]]
+            for j in range(num_children[i]):
+                reach[c0 + j] = r * sigma[o + j]
+    for i in range(n - 1, -1, -1):
+        k = kind[i]
+        if k == 2:
+            value[i] = payoff[i]
+            continue
+        c0 = child_start[i]
+        acc = 0.0
+        if k == 1:
+            for j in range(num_children[i]):
+                acc += chance_prob[c0 + j] * value[c0 + j]
+        else:
+            o = infoset_offset[infoset[i]]
+            for j in range(num_children[i]):
+                acc += sigma[o + j] * value[c0 + j]
+        value[i] = acc
+
+
+def reach_and_values(tree, policy):
+    """``(reach, value)``: per-history reach probability and player 0's expected payoff under ``policy``.
+
+    Parameters
+    ----------
+    tree : GameTree
+    policy : array_like
+        A flat policy (one probability per infoset action, aligned with ``tree.infoset_offset``).
+    """
+    sigma = check_policy(tree, policy)
+    check_fits(16 * tree.num_nodes, "reach probabilities and node values")
+    reach = np.empty(tree.num_nodes)
+    value = np.empty(tree.num_nodes)
+    _reach_and_values(tree.node_kind, tree.node_infoset, tree.child_start, tree.num_children,
+                      tree.chance_prob, tree.payoff, tree.infoset_offset, sigma, reach, value)
+    return reach, value
