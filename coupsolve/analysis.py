@@ -186,9 +186,9 @@ class Analysis:
                 lines.append(f"  p{seat}: " + ", ".join(f"{c} {100 * p:.1f}% ({vals[c]:+.3f})"
                                                         for c, p in dist.items()))
         if self.hand_value:
-            lines += ["", "value by starting hand (probability, value):"]
+            lines += ["", "value by starting hand (probability, value; hands reached under 0.1% left out):"]
             for seat, hands in self.hand_value.items():
-                best = sorted(hands.items(), key=lambda kv: -kv[1][1])
+                best = sorted(((h, pv) for h, pv in hands.items() if pv[0] >= 1e-3), key=lambda kv: -kv[1][1])
                 lines.append(f"  p{seat}: " + ", ".join(f"{h} {100 * p:.1f}% {v:+.3f}" for h, (p, v) in best))
         return "\n".join(lines)
 
@@ -213,13 +213,14 @@ class Analysis:
         axes[1].set_title("challenge rate")
         axes[1].set_xlim(0, 1)
         axes[1].invert_yaxis()
-        axes[1].legend(loc="lower right")
+        axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize="small")
         if self.choice:
             width = 0.8 / len(self.choice)
             for k, (seat, dist) in enumerate(self.choice.items()):
                 xs = np.arange(len(dist)) + k * width
                 axes[2].bar(xs, list(dist.values()), width, label=f"p{seat}")
-            axes[2].set_xticks(np.arange(len(dist)) + width * (len(self.choice) - 1) / 2, list(dist))
+            axes[2].set_xticks(np.arange(len(dist)) + width * (len(self.choice) - 1) / 2, list(dist),
+                               rotation=30)
             axes[2].set_title("card choice")
             axes[2].set_ylim(0, 1)
             axes[2].legend()

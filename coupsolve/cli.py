@@ -1,17 +1,236 @@
-"""The ``coupsolve`` command line."""
+"""The ``coupsolve`` command line: solve a preset, analyse a strategy, size a tree, play the bot.
+
+Every error (a bad option, a missing or foreign strategy file, a tree too big for memory) prints one
+line ``coupsolve: error: ...`` and exits with status 2; an interrupted solve saves and reports what it
+finished and exits with 130.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
+import time
 
 import numpy as np
 
+PRESETS = ("two-player-selection", "two-player-standard")
+DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
+DEFAULT_TARGET = 1e-3
+DEFAULT_MAX_ITERATIONS = 20_000
 
-def _rules_from_args(args):
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _rules(args):
     from .rules import Rules
 
-    return Rules(players=args.players, setup=args.setup, turn_limit=args.turn_limit)
+    kw = {"turn_limit": args.turn_limit, "limit_payoff": args.limit_payoff}
+    if args.preset == "two-player-selection":
+        return Rules.two_player_selection(**kw)
+    return Rules.standard(players=2, **kw)
+
+
+def _fmt_bytes(n):
+    from solvers.memory import format_bytes
+
+    return format_bytes(n)
+
+
+def _sizes(rules):
+    """Exact tree size from a counting walk, and the memory a build and a solve need."""
+    import solvers
+    from .tree import count_tree, estimate_build_bytes
+
+    size = count_tree(rules)
+    build = estimate_build_bytes(size) + 4 * size["nodes"]  # + node context for the analysis
+    solve = solvers.estimate_solve_bytes(size["nodes"], size["decision_nodes"], size["decision_children"])
+    return size, build, solve
+
+
+def _print_sizes(rules, out=sys.stdout):
+    size, build, solve = _sizes(rules)
+    print(f"rules: {rules}", file=out)
+    print(f"tree: {size['nodes']:,} histories ({size['decision_nodes']:,} decisions) in "
+          f"{len(size['levels'])} levels; memory: at most {_fmt_bytes(build)} for the tree and "
+          f"{_fmt_bytes(solve)} for the solve (counted in {size['seconds']:.1f} s)", file=out)
+    return size, build, solve
+
+
+# ---- solve -----------------------------------------------------------------------------------------
+def _cmd_solve(args) -> int:
+    import solvers
+    from .analysis import analyse
+    from .tree import build_tree
+
+    if args.out and os.path.exists(args.out) and not args.force:
+        raise CliError(f"{args.out} exists; pass --force to overwrite it")
+    if args.out and not args.out.endswith(".npz"):
+        raise CliError(f"--out must name a .npz file, got {args.out}")
+    rules = _rules(args)
+    iterations, target = args.iterations, args.target_exploitability
+    if iterations is None and target is None:
+        iterations, target = DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET
+    human = sys.stdout if not args.json else sys.stderr
+    _print_sizes(rules, human)
+    t0 = time.perf_counter()
+    tree = build_tree(rules, context=True)
+    build_s = time.perf_counter() - t0
+    print(f"built in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
+          f"{tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
+    result = solvers.solve(tree, algorithm=args.algorithm, iterations=iterations,
+                           target_exploitability=target, seed=args.seed, check_every=args.check_every,
+                           progress=not args.no_progress)
+    expl = float(result.curve_exploitability[-1]) if len(result.curve_exploitability) else math.nan
+    if args.out:
+        result.save(args.out)
+    analysis = analyse(tree, result.average_policy,
+                       meta={"title": f"{rules} - {result.algorithm}, {result.iterations} iterations"})
+    status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
+    print(f"\n{result.algorithm}: {result.iterations} iterations in {result.seconds:.1f} s{status}; "
+          f"exploitability {expl:.3g}", file=human)
+    if args.out:
+        print(f"strategy saved to {args.out}", file=human)
+    print(analysis.to_table(), file=human)
+    if args.plot:
+        analysis.plot(args.plot)
+        print(f"plot written to {args.plot}", file=human)
+    if args.json:
+        print(json.dumps({"rules": rules.to_dict(), "algorithm": result.algorithm,
+                          "iterations": int(result.iterations), "exploitability": expl,
+                          "game_value": [float(x) for x in result.game_value],
+                          "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
+                          "histories": tree.num_nodes, "infosets": tree.num_infosets,
+                          "build_seconds": build_s, "solve_seconds": float(result.seconds),
+                          "interrupted": bool(result.interrupted)}))
+    return 130 if result.interrupted else 0
+
+
+# ---- loading a strategy ----------------------------------------------------------------------------
+def _load_strategy(path):
+    """(rules, tree, result) for a strategy file, with clear errors for anything else."""
+    import pyspiel
+    import solvers
+    from .tree import build_tree
+
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    try:
+        result = solvers.SolveResult.load(path)
+    except (ValueError, KeyError, OSError) as e:
+        raise CliError(f"{path} is not a coupsolve strategy file ({e})") from None
+    if not result.game_id.startswith("python_coup("):
+        raise CliError(f"{path} is a strategy for {result.game_id}, not for Coup")
+    rules = pyspiel.load_game(result.game_id).rules
+    tree = build_tree(rules, context=True)
+    result = solvers.SolveResult.load(path, tree=tree)  # checks the layout against the rebuilt tree
+    return rules, tree, result
+
+
+def _cmd_analyse(args) -> int:
+    from .analysis import analyse
+
+    rules, tree, result = _load_strategy(args.strategy)
+    analysis = analyse(tree, result.average_policy,
+                       meta={"title": f"{rules} - {result.algorithm}, {result.iterations} iterations"})
+    expl = float(result.curve_exploitability[-1]) if len(result.curve_exploitability) else math.nan
+    print(f"rules: {rules}\n{result.algorithm}, {result.iterations} iterations, exploitability {expl:.3g}\n")
+    print(analysis.to_table())
+    if args.plot:
+        analysis.plot(args.plot)
+        print(f"\nplot written to {args.plot}")
+    if args.json:
+        print(json.dumps(analysis.to_dict()))
+    return 0
+
+
+def _cmd_info(args) -> int:
+    from solvers.memory import available_bytes
+
+    _, build, solve = _print_sizes(_rules(args))
+    avail = available_bytes()
+    if avail is not None:
+        verdict = "fits" if build + solve < avail else "does NOT fit"
+        print(f"available memory: {_fmt_bytes(avail)}: a build and solve {verdict}")
+    return 0
+
+
+# ---- play ------------------------------------------------------------------------------------------
+def _public_view(state, seat) -> str:
+    n = state.num_players_
+    rows = [f"  {'seat':<6}{'coins':>5}  {'cards':<8} face up"]
+    for p in range(n):
+        you = " (you)" if p == seat else ""
+        rows.append(f"  p{p:<5}{state.coins[p]:>5}  {state.influence[p]:<8} "
+                    f"{'+'.join(state.face_up[p]) or '-'}{you}")
+    rows.append(f"  your cards: {'+'.join(state.hand(seat)) or '-'}")
+    return "\n".join(rows)
+
+
+def _cmd_play(args) -> int:
+    from .game import load_game
+    from .names import token_name
+
+    rules, tree, result = _load_strategy(args.strategy)
+    if args.seat not in (0, 1):
+        raise CliError(f"--seat must be 0 or 1, got {args.seat}")
+    game = load_game(rules)
+    rng = np.random.default_rng(args.seed)
+    sigma = result.average_policy
+    state, v, seen = game.new_initial_state(), 0, 0
+    you = args.seat
+    print(f"You are p{you} against the strategy in {args.strategy} (seed {args.seed}). "
+          "Type an action's name or its number.")
+    while not state.is_terminal():
+        for owner, private, public in state.events[seen:]:
+            print("  " + token_name(private if owner in (-1, you) else public))
+        seen = len(state.events)
+        player = state.current_player()
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            k = int(rng.choice(len(outcomes), p=np.asarray(probs) / sum(probs)))
+            moves = outcomes
+        else:
+            moves = state.legal_actions()
+            names = [state.action_to_string(player, a) for a in moves]
+            if player == you:
+                print(_public_view(state, you))
+                print("  your move: " + "  ".join(f"[{i}] {nm}" for i, nm in enumerate(names)))
+                k = _ask(names)
+            else:
+                I = int(tree.node_infoset[v])
+                o = int(tree.infoset_offset[I])
+                p = sigma[o:o + len(moves)]
+                k = int(rng.choice(len(moves), p=p / p.sum()))
+        state.apply_action(moves[k])
+        v = int(tree.child_start[v]) + k
+    for owner, private, public in state.events[seen:]:
+        print("  " + token_name(private if owner in (-1, you) else public))
+    print(str(state))
+    r = state.returns()[you]
+    print("You win." if r > 0 else "You lose." if r < 0 else "A draw (turn limit).")
+    return 0
+
+
+def _ask(names) -> int:
+    from .names import canonical_name
+
+    lookup = {nm.lower(): i for i, nm in enumerate(names)}
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            raise CliError("standard input ended before the game did")
+        text = line.strip()
+        if text.isdigit() and int(text) < len(names):
+            return int(text)
+        key = canonical_name(text).lower()
+        if key in lookup:
+            return lookup[key]
+        print(f"  {text!r} is not one of: {', '.join(names)}; try again")
 
 
 def random_game_log(rules, seed: int) -> list[str]:
@@ -38,21 +257,81 @@ def random_game_log(rules, seed: int) -> list[str]:
 
 
 def _cmd_random(args) -> int:
-    print("\n".join(random_game_log(_rules_from_args(args), args.seed)))
+    from .rules import Rules
+
+    rules = Rules(players=args.players, setup=args.setup, turn_limit=args.turn_limit)
+    print("\n".join(random_game_log(rules, args.seed)))
     return 0
 
 
+# ---- parser ----------------------------------------------------------------------------------------
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def _add_rules_args(p):
+    p.add_argument("--preset", choices=PRESETS, default="two-player-selection")
+    p.add_argument("--turn-limit", type=_positive_int, default=DEFAULT_TURN_LIMIT)
+    p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from solvers import ALGORITHMS
+
     parser = argparse.ArgumentParser(prog="coupsolve", description="Solve and study the card game Coup.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, help_ in (("demo", "the main job (for now: one random game with its log)"),
-                        ("random", "play one game with uniformly random moves and print its log")):
+    for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
+                        ("demo", "the main job: the default solve")):
         p = sub.add_parser(name, help=help_)
-        p.add_argument("--players", type=int, default=2)
-        p.add_argument("--setup", choices=["standard", "selection"], default="selection")
-        p.add_argument("--turn-limit", type=int, default=100)
+        _add_rules_args(p)
+        p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+")
+        stop = p.add_mutually_exclusive_group()
+        stop.add_argument("--iterations", type=_positive_int)
+        stop.add_argument("--target-exploitability", type=_positive_float)
+        p.add_argument("--check-every", type=_positive_int, default=25,
+                       help="iterations between exploitability checks (default 25)")
         p.add_argument("--seed", type=int, default=0)
-        p.set_defaults(func=_cmd_random)
+        p.add_argument("--out", help="save the strategy to this .npz file")
+        p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+        p.add_argument("--plot", help="draw the bluff and challenge rates to this image file")
+        p.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+        p.add_argument("--no-progress", action="store_true")
+        p.set_defaults(func=_cmd_solve)
+    p = sub.add_parser("analyse", aliases=["analyze"], help="analyse a saved strategy")
+    p.add_argument("strategy")
+    p.add_argument("--plot")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_analyse)
+    p = sub.add_parser("info", help="tree size and memory of a preset, without building it")
+    _add_rules_args(p)
+    p.set_defaults(func=_cmd_info)
+    p = sub.add_parser("play", help="play against a saved strategy in the terminal")
+    p.add_argument("strategy")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0 (moves first) or 1")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_play)
+    p = sub.add_parser("random", help="play one game with uniformly random moves and print its log")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--setup", choices=["standard", "selection"], default="selection")
+    p.add_argument("--turn-limit", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_random)
     return parser
 
 
@@ -60,7 +339,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except ValueError as e:
+    except (CliError, ValueError, MemoryError) as e:
         print(f"coupsolve: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,22 +1,90 @@
 """The command line, end to end in a subprocess."""
 
+import json
 import subprocess
 import sys
 
+import numpy as np
+import pytest
 
-def run(*args):
+
+def run(*args, stdin=None):
     return subprocess.run([sys.executable, "-m", "coupsolve.cli", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=600, input=stdin)
+
+
+@pytest.fixture(scope="module")
+def strategy(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "s.npz"
+    out = run("solve", "--turn-limit", "1", "--target-exploitability", "1e-3", "--out", str(path), "--json",
+              "--no-progress")
+    assert out.returncode == 0, out.stderr
+    return path, out
+
+
+def test_solve_json_shape(strategy):
+    path, out = strategy
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"rules", "iterations", "exploitability", "game_value", "bluff"} <= set(data)
+    assert data["rules"]["turn_limit"] == 1 and data["rules"]["setup"] == "selection"
+    assert data["exploitability"] <= 1e-3
+    assert len(data["game_value"]) == 2 and abs(sum(data["game_value"])) < 1e-12
+    assert set(data["bluff"]) >= {"Tax", "Steal", "Exchange", "Block Duke"}
+    assert "histories" in out.stderr and "memory" in out.stderr  # sizes reported before the build
+    assert path.exists()
+
+
+def test_no_overwrite_without_force(strategy):
+    path, _ = strategy
+    out = run("solve", "--turn-limit", "1", "--iterations", "2", "--out", str(path))
+    assert out.returncode == 2 and "--force" in out.stderr
+
+
+def test_analyse_and_plot(strategy, tmp_path):
+    path, _ = strategy
+    png = tmp_path / "p.png"
+    out = run("analyse", str(path), "--plot", str(png))
+    assert out.returncode == 0, out.stderr
+    assert "bluff" in out.stdout and "card choice" in out.stdout
+    assert png.stat().st_size > 1000
+
+
+def test_info_counts_without_building():
+    out = run("info", "--turn-limit", "1")
+    assert out.returncode == 0, out.stderr
+    assert "63,973 histories" in out.stdout
+
+
+@pytest.mark.parametrize("args,word", [
+    (["analyse", "missing.npz"], "no such file"),
+    (["solve", "--turn-limit", "0"], "at least 1"),
+    (["solve", "--iterations", "5", "--target-exploitability", "0.1"], "not allowed with"),
+    (["play", "missing.npz"], "no such file"),
+])
+def test_errors_are_one_line(args, word):
+    out = run(*args)
+    assert out.returncode == 2
+    assert word in out.stderr and "Traceback" not in out.stderr
+
+
+def test_foreign_file_is_refused(tmp_path):
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.zeros(3))
+    out = run("analyse", str(bad))
+    assert out.returncode == 2 and "not a coupsolve strategy" in out.stderr
+
+
+def test_play_through_standard_input(strategy):
+    path, _ = strategy
+    # always the first listed move, by number, except one move typed by name and one wrong entry
+    out = run("play", str(path), "--seat", "0", "--seed", "1", stdin="Choose Captain\nnonsense\n" + "0\n" * 30)
+    assert out.returncode == 0, out.stderr
+    assert "p0 Choose Captain" in out.stdout and "is not one of" in out.stdout
+    assert any(w in out.stdout for w in ("You win.", "You lose.", "A draw"))
+    assert "p1 chose a card" in out.stdout and "p1 Choose" not in out.stdout  # the bot's choice is hidden
 
 
 def test_random_game_log_ends_with_a_result():
     out = run("random", "--setup", "standard", "--players", "3", "--seed", "3")
     assert out.returncode == 0, out.stderr
     assert "game over" in out.stdout and "returns:" in out.stdout
-    assert out.stdout.count("Deal ") >= 3  # one deal per seat
-
-
-def test_bad_options_fail_with_a_message():
-    out = run("random", "--players", "9", "--setup", "standard")
-    assert out.returncode == 2
-    assert "players" in out.stderr and "Traceback" not in out.stderr
