@@ -1,0 +1,159 @@
+"""Numba kernel validating the node and infoset arrays of a :class:`GameTree`.
+
+The kernel returns ``(code, index)``; ``code`` is one of the ``E_*`` constants
+below (``OK`` when the tree is valid) and :data:`MESSAGES` turns it into the
+``ValueError`` text raised by :class:`solvers.tree.GameTree`.
+"""
+
+import numba
+import numpy as np
+
+OK = 0
+E_KIND = 1
+E_ROOT_PROB = 2
+E_TERMINAL = 3
+E_PLAYER = 4
+E_INFOSET_RANGE = 5
+E_INFOSET_PLAYER = 6
+E_NUM_CHILDREN = 7
+E_CHANCE = 8
+E_NO_CHILDREN = 9
+E_TILING = 10
+E_LEVEL = 11
+E_COUNT = 12
+E_CHANCE_PROB = 13
+E_CHANCE_SUM = 14
+E_EDGE_PROB = 15
+E_PAYOFF = 16
+E_PAYOFF_NONTERMINAL = 17
+E_UNUSED_INFOSET = 18
+E_PERFECT_RECALL = 19
+E_DUPLICATE_ACTION = 20
+
+MESSAGES = {
+    E_KIND: "node_kind[{i}] is not 0 (decision), 1 (chance) or 2 (terminal)",
+    E_ROOT_PROB: "chance_prob[0] (the root) must be 1.0",
+    E_TERMINAL: "terminal node {i} must have num_children 0, node_player -1 and node_infoset -1",
+    E_PLAYER: "decision node {i} has node_player not in {{0, 1}}",
+    E_INFOSET_RANGE: "decision node {i} has node_infoset outside [0, num_infosets)",
+    E_INFOSET_PLAYER: "decision node {i} has node_player different from infoset_player of its infoset",
+    E_NUM_CHILDREN: "decision node {i} has num_children different from infoset_num_actions of its infoset",
+    E_CHANCE: "chance node {i} must have node_player -1, node_infoset -1 and at least one child",
+    E_NO_CHILDREN: "decision node {i} has no children",
+    E_TILING: ("child_start[{i}] breaks level order: the children of the non-terminal nodes, "
+               "taken in node order, must be the contiguous ranges 1.., in that order"),
+    E_LEVEL: "the children of node {i} are not all in the level after the node's level (level_start)",
+    E_COUNT: "the children ranges do not cover all nodes 1..num_nodes-1 (stopped at node {i})",
+    E_CHANCE_PROB: "chance_prob[{i}] is negative or not finite",
+    E_CHANCE_SUM: "the chance_prob of the children of chance node {i} do not sum to 1",
+    E_EDGE_PROB: "chance_prob[{i}] must be 1.0 because the parent of node {i} is not a chance node",
+    E_PAYOFF: "payoff[{i}] is not finite",
+    E_PAYOFF_NONTERMINAL: "payoff[{i}] must be 0 because node {i} is not terminal",
+    E_UNUSED_INFOSET: "information set {i} has no decision node",
+    E_PERFECT_RECALL: ("information set {i} violates perfect recall: its histories differ in the "
+                       "owner's earlier information sets or actions"),
+    E_DUPLICATE_ACTION: "information set {i} lists the same action id twice in infoset_actions",
+}
+
+
+@numba.njit(cache=True)
+def check_tree(kind, player, infoset, child_start, num_children, chance_prob, payoff,
+               level_start, infoset_player, infoset_num_actions, infoset_offset,
+               infoset_actions, seq, parent_seq):
+    """Validate the tree arrays; ``seq`` (int64, one per node) and
+    ``parent_seq`` (int64, one per infoset) are scratch buffers."""
+    n = kind.shape[0]
+    num_infosets = infoset_player.shape[0]
+    if chance_prob[0] != 1.0:
+        return E_ROOT_PROB, 0
+    # Duplicate action ids inside one infoset.
+    for s in range(num_infosets):
+        o = infoset_offset[s]
+        m = infoset_num_actions[s]
+        for a in range(m):
+            for b in range(a + 1, m):
+                if infoset_actions[o + a] == infoset_actions[o + b]:
+                    return E_DUPLICATE_ACTION, s
+    next_child = 1
+    num_levels = level_start.shape[0] - 1
+    for d in range(num_levels):
+        lo_next = level_start[d + 1]
+        hi_next = level_start[d + 2] if d + 2 <= num_levels else lo_next
+        for i in range(level_start[d], level_start[d + 1]):
+            k = kind[i]
+            nc = num_children[i]
+            if k != 0 and k != 1 and k != 2:
+                return E_KIND, i
+            if not np.isfinite(payoff[i]):
+                return E_PAYOFF, i
+            if k == 2:
+                if nc != 0 or player[i] != -1 or infoset[i] != -1:
+                    return E_TERMINAL, i
+                continue
+            if payoff[i] != 0.0:
+                return E_PAYOFF_NONTERMINAL, i
+            if k == 0:
+                p = player[i]
+                if p != 0 and p != 1:
+                    return E_PLAYER, i
+                s = infoset[i]
+                if s < 0 or s >= num_infosets:
+                    return E_INFOSET_RANGE, i
+                if infoset_player[s] != p:
+                    return E_INFOSET_PLAYER, i
+                if nc < 1:
+                    return E_NO_CHILDREN, i
+                if nc != infoset_num_actions[s]:
+                    return E_NUM_CHILDREN, i
+            else:
+                if player[i] != -1 or infoset[i] != -1 or nc < 1:
+                    return E_CHANCE, i
+            c0 = child_start[i]
+            if c0 != next_child:
+                return E_TILING, i
+            if c0 < lo_next or c0 + nc > hi_next:
+                return E_LEVEL, i
+            next_child += nc
+            if k == 1:
+                total = 0.0
+                for c in range(c0, c0 + nc):
+                    q = chance_prob[c]
+                    if not (q >= 0.0 and q <= 1.0):
+                        return E_CHANCE_PROB, c
+                    total += q
+                if abs(total - 1.0) > 1e-9:
+                    return E_CHANCE_SUM, i
+            else:
+                for c in range(c0, c0 + nc):
+                    if chance_prob[c] != 1.0:
+                        return E_EDGE_PROB, c
+    if next_child != n:
+        return E_COUNT, next_child
+    # Perfect recall: every node of an infoset has the same last own
+    # (infoset, action) sequence; one pass per player.
+    for p in range(2):
+        for s in range(num_infosets):
+            parent_seq[s] = -2
+        seq[0] = -1
+        for i in range(n):
+            k = kind[i]
+            if k == 2:
+                continue
+            c0 = child_start[i]
+            nc = num_children[i]
+            if k == 0 and player[i] == p:
+                s = infoset[i]
+                if parent_seq[s] == -2:
+                    parent_seq[s] = seq[i]
+                elif parent_seq[s] != seq[i]:
+                    return E_PERFECT_RECALL, s
+                o = infoset_offset[s]
+                for a in range(nc):
+                    seq[c0 + a] = o + a
+            else:
+                for c in range(c0, c0 + nc):
+                    seq[c] = seq[i]
+        for s in range(num_infosets):
+            if infoset_player[s] == p and parent_seq[s] == -2:
+                return E_UNUSED_INFOSET, s
+    return OK, 0

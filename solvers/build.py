@@ -1,0 +1,201 @@
+"""Building a :class:`~solvers.tree.GameTree` by breadth-first enumeration.
+
+Two front ends share one breadth-first builder:
+
+* :func:`tree_from_openspiel` enumerates any two-player zero-sum sequential
+  OpenSpiel game, keyed by information-state strings (``game_id = str(game)``);
+* :func:`tree_from_nested` builds small hand-written or generated trees from
+  nested tuples (tests, toy games)::
+
+      ("terminal", payoff_to_player_0)
+      ("chance", [(probability, child), ...])
+      ("decision", player, infoset_key, [(action_id, child), ...])
+
+Both enumerate in Python, so they suit games up to a few million histories;
+large games should construct :class:`GameTree` from arrays directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import check_fits
+from .tree import GameTree
+
+__all__ = ["tree_from_openspiel", "tree_from_nested"]
+
+
+def _build(root, expand, game_id):
+    """Enumerate breadth first; ``expand(node)`` returns one of
+    ``("terminal", payoff)``, ``("chance", probs, children)`` or
+    ``("decision", player, key, actions, children)``."""
+    kinds, players, infosets, child_start, num_children, payoffs = [], [], [], [], [], []
+    chance_prob = [1.0]
+    level_start = [0]
+    key_index, keys, infoset_player, infoset_actions = {}, [], [], []
+    level = [root]
+    while level:
+        level_start.append(level_start[-1] + len(level))
+        next_level = []
+        for node in level:
+            spec = expand(node)
+            tag = spec[0]
+            if tag == "terminal":
+                kinds.append(2)
+                players.append(-1)
+                infosets.append(-1)
+                child_start.append(0)
+                num_children.append(0)
+                payoffs.append(float(spec[1]))
+                continue
+            if tag == "chance":
+                _, probs, children = spec
+                kinds.append(1)
+                players.append(-1)
+                infosets.append(-1)
+                chance_prob.extend(float(p) for p in probs)
+            elif tag == "decision":
+                _, player, key, actions, children = spec
+                actions = tuple(int(a) for a in actions)
+                index = key_index.get(key)
+                if index is None:
+                    index = key_index[key] = len(keys)
+                    keys.append(key)
+                    infoset_player.append(player)
+                    infoset_actions.append(actions)
+                elif infoset_player[index] != player or infoset_actions[index] != actions:
+                    raise ValueError(f"information set {key!r} has different players or legal "
+                                     f"actions at different histories")
+                kinds.append(0)
+                players.append(player)
+                infosets.append(index)
+                chance_prob.extend([1.0] * len(children))
+            else:
+                raise ValueError(f"unknown node kind {tag!r}")
+            if len(children) == 0:
+                raise ValueError(f"a {tag} node has no children")
+            child_start.append(level_start[-1] + len(next_level))
+            num_children.append(len(children))
+            payoffs.append(0.0)
+            next_level.extend(children)
+        level = next_level
+    num_nodes, num_infosets = len(kinds), len(keys)
+    num_actions = sum(len(a) for a in infoset_actions)
+    depth = len(level_start) - 2
+    check_fits(GameTree.estimate_bytes(num_nodes, num_infosets, num_actions, depth),
+               f"the game tree of {game_id}")
+    infoset_num_actions = np.array([len(a) for a in infoset_actions], dtype=np.int32)
+    offsets = np.zeros(num_infosets, dtype=np.int64)
+    if num_infosets:
+        offsets[1:] = np.cumsum(infoset_num_actions[:-1], dtype=np.int64)
+    flat_actions = np.fromiter((a for acts in infoset_actions for a in acts), dtype=np.int32,
+                               count=num_actions)
+    return GameTree(
+        node_kind=np.array(kinds, dtype=np.int8),
+        node_player=np.array(players, dtype=np.int8),
+        node_infoset=np.array(infosets, dtype=np.int32),
+        child_start=np.array(child_start, dtype=np.int64),
+        num_children=np.array(num_children, dtype=np.int32),
+        chance_prob=np.array(chance_prob, dtype=np.float64),
+        payoff=np.array(payoffs, dtype=np.float64),
+        level_start=np.array(level_start, dtype=np.int64),
+        infoset_player=np.array(infoset_player, dtype=np.int8),
+        infoset_num_actions=infoset_num_actions,
+        infoset_offset=offsets,
+        infoset_actions=flat_actions,
+        game_id=game_id,
+        infoset_keys=keys,
+    )
+
+
+def _check_openspiel_game(game):
+    import pyspiel
+
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
+    if not isinstance(game, pyspiel.Game):
+        raise TypeError(f"expected a pyspiel.Game or a game string, got {type(game).__name__}")
+    game_type = game.get_type()
+    if game.num_players() != 2:
+        raise ValueError(f"{game} has {game.num_players()} players; only two-player games are supported")
+    if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(f"{game} is not sequential ({game_type.dynamics}); convert it with "
+                         "pyspiel.convert_to_turn_based first")
+    if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
+        raise ValueError(f"{game} is not zero-sum ({game_type.utility})")
+    if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        raise ValueError(f"{game} has sampled chance nodes, which cannot be enumerated")
+    if not game_type.provides_information_state_string:
+        raise ValueError(f"{game} does not provide information-state strings")
+    return game
+
+
+def tree_from_openspiel(game):
+    """Enumerate a two-player zero-sum sequential OpenSpiel game.
+
+    Parameters
+    ----------
+    game : pyspiel.Game or str
+        The game (or a string for ``pyspiel.load_game``).
+
+    Returns
+    -------
+    GameTree
+        Infoset keys are ``state.information_state_string(player)``, children
+        follow ``legal_actions()`` / ``chance_outcomes()`` order, and
+        ``game_id = str(game)``.
+
+    Raises
+    ------
+    ValueError
+        If the game is not two-player, sequential, zero-sum, enumerable and
+        with information-state strings, or if its tree lacks perfect recall.
+    """
+    game = _check_openspiel_game(game)
+
+    def expand(state):
+        if state.is_terminal():
+            returns = state.returns()
+            if abs(returns[0] + returns[1]) > 1e-9 * max(1.0, abs(returns[0])):
+                raise ValueError(f"terminal {state.history_str()!r} of {game} is not zero-sum: "
+                                 f"returns {returns}")
+            return ("terminal", returns[0])
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            return ("chance", [p for _, p in outcomes], [state.child(a) for a, _ in outcomes])
+        player = state.current_player()
+        actions = state.legal_actions()
+        return ("decision", player, state.information_state_string(player), actions,
+                [state.child(a) for a in actions])
+
+    return _build(game.new_initial_state(), expand, str(game))
+
+
+def tree_from_nested(root, game_id):
+    """Build a :class:`GameTree` from nested tuples (see the module docstring).
+
+    Parameters
+    ----------
+    root : tuple
+        ``("terminal", u)``, ``("chance", [(p, child), ...])`` or
+        ``("decision", player, key, [(action, child), ...])``.
+    game_id : str
+        Identifier stored in the tree.
+    """
+
+    def expand(node):
+        if not isinstance(node, tuple) or not node:
+            raise TypeError(f"expected a node tuple, got {node!r}")
+        tag = node[0]
+        if tag == "terminal" and len(node) == 2:
+            return node
+        if tag == "chance" and len(node) == 2:
+            return ("chance", [p for p, _ in node[1]], [c for _, c in node[1]])
+        if tag == "decision" and len(node) == 4:
+            _, player, key, edges = node
+            if not isinstance(key, str):
+                raise TypeError(f"infoset key must be a str, got {key!r}")
+            return ("decision", player, key, [a for a, _ in edges], [c for _, c in edges])
+        raise ValueError(f"malformed node {node!r}")
+
+    return _build(root, expand, game_id)

@@ -1,0 +1,170 @@
+"""The result of :func:`solvers.solve`: policies, exploitability curve, value.
+
+Saved as one ``.npz`` (``allow_pickle=False``) holding the arrays below plus a
+JSON metadata string with the game id, algorithm, iterations, seed, solver
+seconds, whether the run was interrupted and the library version. The
+infoset layout (``infoset_num_actions``, ``infoset_actions``) is stored too,
+so a file is refused when loaded against a tree of another game or shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _npz
+from .best_response import _values, _Workspace
+from .policy import check_policy
+from .policy import from_openspiel_policy as _flat_from_openspiel
+from .policy import to_openspiel_policy
+
+__all__ = ["SolveResult"]
+
+_KIND = "coupsolve.solvers.SolveResult"
+_ARRAYS = ("average_policy", "current_policy", "curve_iterations", "curve_seconds",
+           "curve_exploitability", "game_value", "infoset_num_actions", "infoset_actions")
+
+
+@dataclass(eq=False)
+class SolveResult:
+    """Policies and diagnostics of a solve.
+
+    Attributes
+    ----------
+    game_id : str
+        ``tree.game_id`` of the solved tree.
+    algorithm : str
+        Name in :data:`solvers.ALGORITHMS`.
+    iterations : int
+        Completed iterations (including any resumed from a checkpoint).
+    seed : int
+        Seed recorded for reproducibility (the algorithms are deterministic).
+    average_policy, current_policy : numpy.ndarray
+        Flat float64 policies aligned with ``tree.infoset_offset``; the
+        average converges to a Nash equilibrium.
+    curve_iterations, curve_seconds, curve_exploitability : numpy.ndarray
+        The exploitability curve of the average policy: iteration, solver
+        seconds so far (excluding the evaluations), exploitability.
+    game_value : numpy.ndarray
+        Expected utility ``[v0, v1]`` under the average policy.
+    infoset_num_actions, infoset_actions : numpy.ndarray
+        The tree's infoset layout (checked when loading).
+    seconds : float
+        Solver seconds (excluding exploitability evaluations).
+    interrupted : bool
+        True if the run stopped early on Ctrl-C (``KeyboardInterrupt``).
+    version : str
+        Library version that produced (or last saved) the result.
+    tree : GameTree or None
+        The tree, when known (needed by :meth:`policy_for`).
+    """
+
+    game_id: str
+    algorithm: str
+    iterations: int
+    seed: int
+    average_policy: np.ndarray
+    current_policy: np.ndarray
+    curve_iterations: np.ndarray
+    curve_seconds: np.ndarray
+    curve_exploitability: np.ndarray
+    game_value: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_actions: np.ndarray
+    seconds: float = 0.0
+    interrupted: bool = False
+    version: str = field(default_factory=_npz.library_version)
+    tree: object = field(default=None, repr=False)
+
+    @property
+    def exploitability(self):
+        """The last exploitability on the curve (NaN if none was computed)."""
+        return float(self.curve_exploitability[-1]) if self.curve_exploitability.size else float("nan")
+
+    def _policy(self, which):
+        if which == "average":
+            return self.average_policy
+        if which == "current":
+            return self.current_policy
+        raise ValueError(f"which must be 'average' or 'current', got {which!r}")
+
+    def _need_tree(self):
+        if self.tree is None:
+            raise ValueError("this result has no tree; load it with SolveResult.load(path, tree=...)")
+        return self.tree
+
+    def policy_for(self, key, which="average"):
+        """``{action id: probability}`` at the information set with this key."""
+        tree = self._need_tree()
+        i = tree.infoset_index(key)
+        o = int(tree.infoset_offset[i])
+        probs = self._policy(which)[o:o + int(tree.infoset_num_actions[i])]
+        return {int(a): float(p) for a, p in zip(tree.actions(i), probs)}
+
+    def to_openspiel_policy(self, game, which="average"):
+        """The policy as an OpenSpiel ``TabularPolicy`` for ``game``.
+
+        Matched by information-state strings; OpenSpiel information sets the
+        tree lacks stay uniform. ``ValueError`` if ``str(game) != game_id``.
+        """
+        return to_openspiel_policy(self._need_tree(), self._policy(which), game)
+
+    @classmethod
+    def from_policy(cls, tree, policy, algorithm="external", iterations=0, seed=0):
+        """A result holding a given flat ``policy`` (as average and current).
+
+        Its curve has one point (``iterations``, 0 seconds, the exploitability)
+        and ``game_value`` is computed, so it can be saved, compared and
+        converted like a solver's result.
+        """
+        sigma = check_policy(tree, policy).copy()
+        br0, br1, ev0 = _values(tree, sigma, _Workspace(tree))
+        return cls(game_id=tree.game_id, algorithm=str(algorithm), iterations=int(iterations),
+                   seed=int(seed), average_policy=sigma, current_policy=sigma.copy(),
+                   curve_iterations=np.array([iterations], np.int64),
+                   curve_seconds=np.zeros(1),
+                   curve_exploitability=np.array([((br0 - ev0) + (br1 + ev0)) / 2.0]),
+                   game_value=np.array([ev0, -ev0]),
+                   infoset_num_actions=tree.infoset_num_actions.copy(),
+                   infoset_actions=tree.infoset_actions.copy(), tree=tree)
+
+    @classmethod
+    def from_openspiel_policy(cls, tree, tabular_policy, algorithm="openspiel"):
+        """A result holding an OpenSpiel ``TabularPolicy`` read onto ``tree``.
+
+        ``ValueError`` if the policy is for another game or lacks one of the
+        tree's information states. See :meth:`from_policy`.
+        """
+        return cls.from_policy(tree, _flat_from_openspiel(tree, tabular_policy), algorithm)
+
+    # ---------------------------------------------------------------- storage
+    def save(self, path):
+        """Write the result to ``path`` as ``.npz`` arrays plus JSON metadata."""
+        meta = dict(game_id=self.game_id, algorithm=self.algorithm, iterations=int(self.iterations),
+                    seed=int(self.seed), seconds=float(self.seconds),
+                    interrupted=bool(self.interrupted))
+        _npz.save(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
+
+    @classmethod
+    def load(cls, path, tree=None):
+        """Read a result written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        tree : GameTree, optional
+            If given, the file must be for the same game and infoset layout
+            (``ValueError`` otherwise) and the result is attached to it.
+        """
+        meta, arrays = _npz.load(path, _KIND)
+        missing = [name for name in _ARRAYS if name not in arrays]
+        if missing:
+            raise ValueError(f"{path} lacks arrays {missing}")
+        if tree is not None:
+            _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"],
+                              arrays["infoset_actions"], path)
+        return cls(game_id=meta["game_id"], algorithm=meta["algorithm"],
+                   iterations=int(meta["iterations"]), seed=int(meta["seed"]),
+                   seconds=float(meta["seconds"]), interrupted=bool(meta["interrupted"]),
+                   version=meta["version"], tree=tree, **arrays)

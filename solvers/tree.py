@@ -1,0 +1,310 @@
+"""A whole two-player zero-sum game tree stored as flat arrays.
+
+Layout
+------
+Histories (nodes) are stored in level order (breadth first). Node 0 is the
+root. The children of a node are contiguous, and the children of the
+non-terminal nodes, taken in node order, are exactly the ranges
+``1..num_nodes-1`` in that order, so every child has a larger index than its
+parent and level ``d + 1`` is the concatenation of the children of level
+``d``. A forward pass over ``range(num_nodes)`` therefore walks the tree top
+down, a backward pass over the reversed range walks it bottom up, and both
+read memory in order.
+
+========================  =======  ============================================
+array                     dtype    meaning
+========================  =======  ============================================
+``level_start``           int64    ``depth + 2`` entries; level ``d`` is
+                                   ``range(level_start[d], level_start[d+1])``
+``node_kind``             int8     0 decision, 1 chance, 2 terminal
+``node_player``           int8     0 or 1 at decision nodes, -1 otherwise
+``node_infoset``          int32    information set of a decision node, else -1
+``child_start``           int64    first child (any value at terminals)
+``num_children``          int32    children are ``child_start[i] :
+                                   child_start[i] + num_children[i]``
+``chance_prob``           float64  probability of the edge into the node if its
+                                   parent is a chance node, else 1.0
+``payoff``                float64  utility to player 0 at terminals, else 0
+                                   (player 1 receives minus that)
+``infoset_player``        int8     owner (0 or 1) of each information set
+``infoset_num_actions``   int32    number of legal actions
+``infoset_offset``        int64    start of the infoset's slice in flat
+                                   per-action arrays (cumulative sum of
+                                   ``infoset_num_actions``, starting at 0)
+``infoset_actions``       int32    the game's action ids, in child order: child
+                                   ``k`` of a node in infoset ``I`` is action
+                                   ``infoset_actions[infoset_offset[I] + k]``
+========================  =======  ============================================
+
+Memory: 34 bytes per history (1 + 1 + 4 + 8 + 4 + 8 + 8), 13 bytes per
+information set (1 + 4 + 8) and 4 bytes per infoset action, plus
+``8 * (depth + 2)`` for ``level_start``; see :meth:`GameTree.estimate_bytes`.
+Validation uses a transient 8 bytes per history and per information set.
+Infoset keys are either a sequence of strings or a callable rendering the key
+of infoset ``i`` on demand (so a huge tree needs no per-infoset Python
+objects). Policies, regrets and other per-action quantities are flat float64
+arrays of length ``num_actions`` aligned with ``infoset_offset``.
+
+The tree must have perfect recall (checked on construction): all histories of
+an information set share the owner's previous information set and action.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _tree_check
+from .memory import check_fits
+
+__all__ = ["GameTree", "BYTES_PER_NODE", "BYTES_PER_INFOSET", "BYTES_PER_ACTION"]
+
+BYTES_PER_NODE = 1 + 1 + 4 + 8 + 4 + 8 + 8
+BYTES_PER_INFOSET = 1 + 4 + 8
+BYTES_PER_ACTION = 4
+
+_NODE_FIELDS = (
+    ("node_kind", np.int8),
+    ("node_player", np.int8),
+    ("node_infoset", np.int32),
+    ("child_start", np.int64),
+    ("num_children", np.int32),
+    ("chance_prob", np.float64),
+    ("payoff", np.float64),
+)
+_INFOSET_FIELDS = (
+    ("infoset_player", np.int8),
+    ("infoset_num_actions", np.int32),
+    ("infoset_offset", np.int64),
+)
+
+
+def _as_array(name, value, dtype):
+    """1-D C-contiguous array of ``dtype``; no copy when it already is one."""
+    if not isinstance(value, np.ndarray):
+        try:
+            value = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a 1-D numpy array, got {type(value).__name__}") from exc
+    if value.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {value.shape}")
+    target = np.dtype(dtype)
+    if value.size == 0:
+        return np.zeros(0, dtype=target)
+    if target.kind == "f":
+        if value.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must hold numbers ({target}), got dtype {value.dtype}")
+    else:
+        if value.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integers ({target}), got dtype {value.dtype}")
+        if value.dtype != target:
+            info = np.iinfo(target)
+            if value.min() < info.min or value.max() > info.max:
+                raise ValueError(f"{name} has values outside the range of {target}")
+    return np.ascontiguousarray(value, dtype=target)
+
+
+class GameTree:
+    """A two-player zero-sum extensive-form game as flat arrays.
+
+    All arguments are keyword-only; see the module docstring for the layout.
+    The arrays are validated (dtypes, level order, consistency of nodes and
+    information sets, chance probabilities, perfect recall) and a
+    ``ValueError``/``TypeError`` naming the offending array and index is raised
+    when they are not a valid tree. Arrays that already have the right dtype
+    and are C-contiguous are kept without copying.
+
+    Parameters
+    ----------
+    node_kind, node_player, node_infoset, child_start, num_children, chance_prob, payoff, level_start
+        Per-node arrays (``level_start`` has one entry per level plus one).
+    infoset_player, infoset_num_actions, infoset_offset, infoset_actions
+        Per-infoset arrays and the flat action ids.
+    game_id : str
+        Identifies the game (an OpenSpiel game string or a JSON rules string);
+        strategies saved for another ``game_id`` are refused.
+    infoset_keys : sequence of str or callable
+        Either ``num_infosets`` strings or ``key_fn(i) -> str``.
+    """
+
+    def __init__(self, *, node_kind, node_player, node_infoset, child_start, num_children,
+                 chance_prob, payoff, level_start, infoset_player, infoset_num_actions,
+                 infoset_offset, infoset_actions, game_id, infoset_keys):
+        if not isinstance(game_id, str) or not game_id:
+            raise TypeError(f"game_id must be a non-empty str, got {game_id!r}")
+        given = dict(node_kind=node_kind, node_player=node_player, node_infoset=node_infoset,
+                     child_start=child_start, num_children=num_children,
+                     chance_prob=chance_prob, payoff=payoff, infoset_player=infoset_player,
+                     infoset_num_actions=infoset_num_actions, infoset_offset=infoset_offset)
+        for name, dtype in _NODE_FIELDS + _INFOSET_FIELDS:
+            setattr(self, name, _as_array(name, given[name], dtype))
+        self.level_start = _as_array("level_start", level_start, np.int64)
+        self.infoset_actions = _as_array("infoset_actions", infoset_actions, np.int32)
+        self.game_id = game_id
+        self._check_shapes()
+        if callable(infoset_keys):
+            self._key_fn, self._keys = infoset_keys, None
+        else:
+            if isinstance(infoset_keys, (str, bytes)) or not hasattr(infoset_keys, "__len__"):
+                raise TypeError("infoset_keys must be a sequence of str or a callable key_fn(i) -> str")
+            if len(infoset_keys) != self.num_infosets:
+                raise ValueError(f"infoset_keys has {len(infoset_keys)} entries but there are "
+                                 f"{self.num_infosets} information sets")
+            for i, key in enumerate(infoset_keys):
+                if not isinstance(key, str):
+                    raise TypeError(f"infoset_keys[{i}] is {type(key).__name__}, expected str")
+            self._key_fn, self._keys = None, infoset_keys
+        self._index = None
+        self._check_structure()
+
+    # ------------------------------------------------------------------ checks
+    def _check_shapes(self):
+        n = self.node_kind.shape[0]
+        if n == 0:
+            raise ValueError("the tree needs at least one node (the root)")
+        for name, _ in _NODE_FIELDS:
+            if getattr(self, name).shape[0] != n:
+                raise ValueError(f"{name} has length {getattr(self, name).shape[0]}, expected "
+                                 f"num_nodes = {n} (the length of node_kind)")
+        m = self.infoset_player.shape[0]
+        for name, _ in _INFOSET_FIELDS:
+            if getattr(self, name).shape[0] != m:
+                raise ValueError(f"{name} has length {getattr(self, name).shape[0]}, expected "
+                                 f"num_infosets = {m} (the length of infoset_player)")
+        ls = self.level_start
+        if ls.shape[0] < 2 or ls[0] != 0 or ls[1] != 1 or ls[-1] != n:
+            raise ValueError("level_start must start with 0, 1 (the root alone at level 0) and "
+                             f"end with num_nodes = {n}")
+        if np.any(np.diff(ls) <= 0):
+            raise ValueError("level_start must be strictly increasing (no empty level)")
+        if m:
+            if np.any((self.infoset_player != 0) & (self.infoset_player != 1)):
+                raise ValueError("infoset_player must be 0 or 1")
+            if np.any(self.infoset_num_actions < 1):
+                raise ValueError("infoset_num_actions must be at least 1")
+            if self.infoset_offset[0] != 0 or np.any(
+                    self.infoset_offset[1:] != self.infoset_offset[:-1] + self.infoset_num_actions[:-1]):
+                raise ValueError("infoset_offset must be the cumulative sum of infoset_num_actions "
+                                 "starting at 0")
+        total = int(self.infoset_offset[-1] + self.infoset_num_actions[-1]) if m else 0
+        if self.infoset_actions.shape[0] != total:
+            raise ValueError(f"infoset_actions has length {self.infoset_actions.shape[0]}, expected "
+                             f"sum(infoset_num_actions) = {total}")
+        if total and self.infoset_actions.min() < 0:
+            raise ValueError("infoset_actions must be non-negative action ids")
+
+    def _check_structure(self):
+        n, m = self.num_nodes, self.num_infosets
+        check_fits(8 * (n + m), "validating the game tree")
+        code, index = _tree_check.check_tree(
+            self.node_kind, self.node_player, self.node_infoset, self.child_start,
+            self.num_children, self.chance_prob, self.payoff, self.level_start,
+            self.infoset_player, self.infoset_num_actions, self.infoset_offset,
+            self.infoset_actions, np.empty(n, np.int64), np.empty(max(m, 1), np.int64))
+        if code != _tree_check.OK:
+            raise ValueError("invalid game tree: " + _tree_check.MESSAGES[code].format(i=index))
+
+    # -------------------------------------------------------------- properties
+    @property
+    def num_nodes(self):
+        """Number of histories (nodes)."""
+        return int(self.node_kind.shape[0])
+
+    @property
+    def num_infosets(self):
+        """Number of information sets."""
+        return int(self.infoset_player.shape[0])
+
+    @property
+    def num_actions(self):
+        """Total number of infoset actions (length of flat per-action arrays)."""
+        return int(self.infoset_actions.shape[0])
+
+    @property
+    def depth(self):
+        """Index of the deepest level (the root is level 0)."""
+        return int(self.level_start.shape[0] - 2)
+
+    @property
+    def nbytes(self):
+        """Bytes held by the tree's arrays (infoset keys not included)."""
+        names = [name for name, _ in _NODE_FIELDS + _INFOSET_FIELDS]
+        names += ["level_start", "infoset_actions"]
+        return int(sum(getattr(self, name).nbytes for name in names))
+
+    @staticmethod
+    def estimate_bytes(num_nodes, num_infosets, num_actions, depth=0):
+        """Bytes the arrays of a tree of this size occupy (keys not included).
+
+        ``34 * num_nodes + 13 * num_infosets + 4 * num_actions + 8 * (depth + 2)``.
+        """
+        for name, value in (("num_nodes", num_nodes), ("num_infosets", num_infosets),
+                            ("num_actions", num_actions), ("depth", depth)):
+            if int(value) != value or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        return (BYTES_PER_NODE * int(num_nodes) + BYTES_PER_INFOSET * int(num_infosets)
+                + BYTES_PER_ACTION * int(num_actions) + 8 * (int(depth) + 2))
+
+    # -------------------------------------------------------------------- keys
+    def infoset_key(self, i):
+        """The key (e.g. OpenSpiel information-state string) of infoset ``i``."""
+        i = int(i)
+        if not 0 <= i < self.num_infosets:
+            raise IndexError(f"infoset {i} out of range [0, {self.num_infosets})")
+        if self._keys is not None:
+            return self._keys[i]
+        key = self._key_fn(i)
+        if not isinstance(key, str):
+            raise TypeError(f"key_fn({i}) returned {type(key).__name__}, expected str")
+        return key
+
+    def infoset_index(self, key):
+        """Index of the infoset with this key; builds a key->index dict once.
+
+        Raises
+        ------
+        KeyError
+            If no information set has this key.
+        """
+        if self._index is None:
+            index = {}
+            for i in range(self.num_infosets):
+                k = self.infoset_key(i)
+                if k in index:
+                    raise ValueError(f"infosets {index[k]} and {i} have the same key {k!r}")
+                index[k] = i
+            self._index = index
+        try:
+            return self._index[key]
+        except KeyError:
+            raise KeyError(f"no information set with key {key!r} in this tree") from None
+
+    def actions(self, i):
+        """Action ids of infoset ``i`` in child order (a view)."""
+        o = int(self.infoset_offset[i])
+        return self.infoset_actions[o:o + int(self.infoset_num_actions[i])]
+
+    def uniform_policy(self):
+        """The uniform policy as a flat per-action array."""
+        return np.repeat(1.0 / self.infoset_num_actions, self.infoset_num_actions)
+
+    # ---------------------------------------------------------------- builders
+    @classmethod
+    def from_openspiel(cls, game):
+        """Enumerate a two-player zero-sum sequential OpenSpiel game.
+
+        Information-state strings become the infoset keys and
+        ``game_id = str(game)``. See :func:`solvers.build.tree_from_openspiel`.
+        """
+        from .build import tree_from_openspiel
+        return tree_from_openspiel(game)
+
+    @classmethod
+    def from_nested(cls, root, game_id):
+        """Build a tree from nested tuples; see :func:`solvers.build.tree_from_nested`."""
+        from .build import tree_from_nested
+        return tree_from_nested(root, game_id)
+
+    def __repr__(self):
+        return (f"GameTree(game_id={self.game_id!r}, num_nodes={self.num_nodes}, "
+                f"num_infosets={self.num_infosets}, num_actions={self.num_actions}, "
+                f"depth={self.depth})")
