@@ -5,8 +5,8 @@ Everything is computed exactly from a flat policy over the whole tree (built wit
 chance and both players follow the policy, so a frequency here is a ratio of expected counts, not an
 estimate from sampled games.
 
-Definitions (per claim: Tax/Duke, Steal/Captain, Assassinate/Assassin, Exchange/Ambassador and the four
-blocks):
+Definitions (per claim: Tax/Duke, Steal/Captain, Assassinate/Assassin, Exchange/Ambassador, the four
+blocks, and with the marked cards the Treaty, a claim of the Treaty Contessa):
 
 - ``made``: expected number of times per game the claim is made;
 - ``bluff``: probability that the claimant does not hold the character, given the claim is made;
@@ -30,9 +30,11 @@ from . import engine as E
 from .rules import CHARACTERS
 
 CLAIMS = ("Tax", "Steal", "Assassinate", "Exchange", "Block Duke", "Block Contessa", "Block Captain",
-          "Block Ambassador")
-CLAIM_CHARACTER = ("Duke", "Captain", "Assassin", "Ambassador", "Duke", "Contessa", "Captain", "Ambassador")
-_CLAIM_CHAR = np.array([CHARACTERS.index(c) for c in CLAIM_CHARACTER], dtype=np.int64)
+          "Block Ambassador", "Treaty")
+CLAIM_CHARACTER = ("Duke", "Captain", "Assassin", "Ambassador", "Duke", "Contessa", "Captain", "Ambassador",
+                   "Contessa (Treaty)")
+_CLAIM_CHAR = np.array([CHARACTERS.index(c.split()[0]) for c in CLAIM_CHARACTER], dtype=np.int64)
+TREATY_CLAIM = CLAIMS.index("Treaty")
 # block character -> claim index
 _BLOCK_CLAIM = np.array([4, -1, 6, 7, 5], dtype=np.int64)
 MADE, BLUFF, CHALLENGED, SUCCESS = 0, 1, 2, 3
@@ -82,7 +84,17 @@ def _accumulate(kind, infoset, context, infoset_offset, infoset_num_actions, inf
                 if (mask >> claim_char[c]) & 1 == 0:
                     acc[turn, one, c, 1] += w
         elif ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
-            if ph == E.PH_CHALLENGE:
+            if ph == E.PH_BLOCK_CHALLENGE:  # marked cards: the actor may claim the Treaty here
+                one = 1 if ((ctx >> E.CTX_INFL) & 7) == 1 else 0
+                for j in range(infoset_num_actions[I]):
+                    if infoset_actions[o + j] == E.ACT_TREATY:
+                        w = reach[i] * sigma[o + j]
+                        acc[turn, one, TREATY_CLAIM, 0] += w
+                        if (ctx >> E.CTX_HOLDS_TREATY) & 1 == 0:
+                            acc[turn, one, TREATY_CLAIM, 1] += w
+            if (ctx >> E.CTX_TREATY) & 1:
+                c = TREATY_CLAIM
+            elif ph == E.PH_CHALLENGE:
                 c = _turn_claim(_kind_action((ctx >> E.CTX_ACTION) & 7))
             else:
                 c = block_claim[((ctx >> E.CTX_BLOCK) & 7) - 1]

@@ -22,6 +22,9 @@ declared action (Income, Foreign Aid, Tax, Exchange, Coup, Assassinate, Steal); 
 of the character claimed by a block; ``turn`` [1]; ``coins`` [n]; ``influence`` [n] face-down
 counts; ``face_up`` [n, 5]; ``hand`` [5] and ``exchange`` [5] (the observer's face-down cards and
 Exchange draws); ``deck`` [1] the number of cards in the Court deck.
+The variants' state (factions, event-mat flips, marks) is in the information state (its events) and in
+the observation string (``factions``, ``event mat flipped``, ``marked face up``, and the observer's own
+``marked`` cards), not in the observation tensor.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy as np
 import pyspiel
 
 from . import engine as E
-from .names import action_name, all_action_names, canonical_name, chance_name, token_name
+from .names import action_name, all_action_names, canonical_name, card_name, chance_name, token_name
 from .rules import CHARACTERS, Rules
 
 SHORT_NAME = "python_coup"
@@ -99,8 +102,8 @@ def rules_from_params(params: dict) -> Rules:
 
 # Scratch buffers shared by every state (the engine fills them; nothing is kept between calls).
 _EV = np.zeros((E.MAX_EVENTS_PER_STEP, 3), dtype=np.int32)
-_BUF = np.zeros(64, dtype=np.int32)
-_PROB = np.zeros(64, dtype=np.float64)
+_BUF = np.zeros(E.MAX_MOVES, dtype=np.int32)
+_PROB = np.zeros(E.MAX_MOVES, dtype=np.float64)
 _RET = np.zeros(E.MAXP, dtype=np.float64)
 _PARAMS: dict[tuple, np.ndarray] = {}
 
@@ -118,7 +121,6 @@ class CoupGame(pyspiel.Game):
     def __init__(self, params=None):
         params = dict(params or {})
         rules = rules_from_params(params)
-        setup = E.SETUP_SELECTION if rules.setup == "selection" else E.SETUP_STANDARD
         info = pyspiel.GameInfo(
             num_distinct_actions=E.NUM_ACTIONS,
             max_chance_outcomes=E.NUM_CHANCE_OUTCOMES,
@@ -126,8 +128,7 @@ class CoupGame(pyspiel.Game):
             min_utility=-1.0,
             max_utility=1.0,
             utility_sum=0.0,
-            max_game_length=E.max_game_length(rules.players, setup, rules.turn_limit,
-                                              rules.starting_seat == "random"),
+            max_game_length=E.game_bounds(rules.params())[0],
         )
         full = dict(_PARAMETERS)
         full.update(params)
@@ -148,9 +149,7 @@ class CoupGame(pyspiel.Game):
 
     @property
     def max_events(self) -> int:
-        r = self.rules
-        setup = E.SETUP_SELECTION if r.setup == "selection" else E.SETUP_STANDARD
-        return E.max_events(r.players, setup, r.turn_limit, r.starting_seat == "random")
+        return E.game_bounds(self._pkey)[1]
 
     def new_initial_state(self):
         return CoupState(self)
@@ -273,7 +272,8 @@ class CoupState(pyspiel.State):
             lower = {k.lower(): k for k in by_name}
             name = lower.get(name.lower(), name)
         if name not in by_name:
-            known = name in all_action_names() or name.startswith(("Deal ", "Draw ", "Start "))
+            known = (name in all_action_names(self._pkey[E.P_BUYOUT])
+                     or name.startswith(("Deal ", "Draw ", "Start ", "Flip ", "Events ")))
             why = "not legal here" if known else "not an action name"
             raise ValueError(f"{name!r} is {why}; legal: {', '.join(by_name)}")
         self.apply_action(by_name[name])
@@ -281,7 +281,7 @@ class CoupState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE or (player < 0 and self.is_chance_node()):
             return chance_name(action, self._s[E.S_PHASE])
-        return action_name(action)
+        return action_name(action, self._pkey[E.P_BUYOUT])
 
     def is_terminal(self):
         return self._s[E.S_PHASE] == E.PH_TERMINAL
@@ -305,8 +305,8 @@ class CoupState(pyspiel.State):
                     f"{'chance' if who < 0 else f'p{who}'} to act: {E.PHASE_NAMES[ph]}")
             if s[E.S_ACTION] >= 0:
                 a = s[E.S_ACTION]
-                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL):
-                    a += s[E.S_TARGET]
+                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
+                    a += max(s[E.S_TARGET], 0)
                 head += f" (p{s[E.S_ACTOR]} {action_name(a)}"
                 if s[E.S_BLOCKER] >= 0:
                     head += f", blocked by p{s[E.S_BLOCKER]} with {CHARACTERS[s[E.S_BLOCK_CHAR]]}"
@@ -322,7 +322,33 @@ class CoupState(pyspiel.State):
         out = "+".join(self._cards(E.S_OUT, 0))
         if out:
             lines.append(f"out of the game: {out}")
+        if r.event_mat:
+            lines.append(f"event mat: face down {'+'.join(self._cards(E.S_EVENT, 0)) or '-'}, "
+                         f"flipped {'+'.join(self.event_flipped) or '-'}")
+        if r.factions:
+            lines.append("factions: " + " ".join(f"p{p} {f}" for p, f in enumerate(self.factions)))
+        if r.marked_cards:
+            where = {E.LOC_DECK: "court deck", E.LOC_POOL: "exchange draw", E.LOC_EVENT: "event mat",
+                     E.LOC_EVENT_UP: "event mat (flipped)"}
+            where.update({E.LOC_HAND + p: f"p{p} face down" for p in range(n)})
+            where.update({E.LOC_FACEUP + p: f"p{p} face up" for p in range(n)})
+            lines.append("marked: " + ", ".join(
+                f"{E.MARK_NAMES[k]} {where[s[E.S_MARK + k]]}" for k in range(3) if s[E.S_MARK + k] >= 0))
         return "\n".join(lines)
+
+    def marks(self, loc: int) -> list[str]:
+        """The marked cards at an engine location (``engine.LOC_*``), named 'Ambassador (Inheritance)'."""
+        return [card_name(int(E.MARK_CHAR[k]), True) for k in range(3) if self._s[E.S_MARK + k] == loc]
+
+    @property
+    def event_flipped(self) -> list[str]:
+        """The event-mat cards turned face up so far (canonical order)."""
+        return self._cards(E.S_EVENT_UP, 0)
+
+    @property
+    def factions(self) -> list[str]:
+        """Each seat's faction marker, 'Up' or 'Down' (Factions variant)."""
+        return ["Down" if (self._s[E.S_FACTIONS] >> p) & 1 else "Up" for p in range(self.num_players_)]
 
 
 class CoupObserver:
@@ -386,10 +412,13 @@ class CoupObserver:
         d["phase"][s[E.S_PHASE]] = 1
         for name, idx in (("actor", E.S_ACTOR), ("cursor", E.S_CURSOR), ("target", E.S_TARGET),
                           ("challenger", E.S_CHALLENGER), ("blocker", E.S_BLOCKER)):
-            if s[idx] >= 0 and not (name == "cursor" and s[E.S_PHASE] <= E.PH_CHOOSE):
+            if s[idx] >= 0 and not (name == "cursor" and (s[E.S_PHASE] <= E.PH_CHOOSE
+                                                          or s[E.S_PHASE] >= E.PH_EVENT_DEAL)):
                 d[name][s[idx]] = 1
         if s[E.S_ACTION] >= 0:
             kind = s[E.S_ACTION]
+            if kind == E.ACT_VENGEANCE:
+                kind = E.ACT_ASSASSINATE  # the free Assassination
             d["action"][kind if kind < E.ACT_COUP else 4 + (kind - E.ACT_COUP) // E.MAXP] = 1
         if s[E.S_BLOCK_CHAR] >= 0:
             d["block"][s[E.S_BLOCK_CHAR]] = 1
@@ -406,20 +435,24 @@ class CoupObserver:
         s = state._s
         if self.perfect_recall:
             head = f"p{player}"
-            return head + ": " + "; ".join(token_name(t) for t in self.tokens(state, player))
+            pay = state._pkey[E.P_BUYOUT]
+            return head + ": " + "; ".join(token_name(t, pay) for t in self.tokens(state, player))
         parts = [f"p{player}"]
         if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
             parts.append("hand " + ("+".join(state.hand(player)) or "-"))
             if s[E.S_PHASE] == E.PH_KEEP and s[E.S_ACTOR] == player:
                 parts.append("drew " + ("+".join(state._cards(E.S_POOL, 0)) or "-"))
-        if self.public:
+            mine = state.marks(E.LOC_HAND + player) + state.marks(E.LOC_POOL) * (
+                s[E.S_PHASE] == E.PH_KEEP and s[E.S_ACTOR] == player)
+            if mine:
+                parts.append("marked " + ", ".join(mine))
             ph = s[E.S_PHASE]
             parts.append(f"turn {s[E.S_TURN]}")
             parts.append(E.PHASE_NAMES[ph])
             if s[E.S_ACTION] >= 0:
                 a = s[E.S_ACTION]
-                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL):
-                    a += s[E.S_TARGET]
+                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
+                    a += max(s[E.S_TARGET], 0)
                 parts.append(f"p{s[E.S_ACTOR]} {action_name(a)}")
             if s[E.S_BLOCKER] >= 0:
                 parts.append(f"p{s[E.S_BLOCKER]} Block {CHARACTERS[s[E.S_BLOCK_CHAR]]}")
@@ -430,6 +463,16 @@ class CoupObserver:
                 parts.append(f"p{who} to act")
             parts.append("coins " + " ".join(map(str, state.coins)))
             parts.append("face up " + " ".join("+".join(u) or "-" for u in state.face_up))
+            r = state.get_game().rules
+            if r.factions:
+                parts.append("factions " + " ".join(state.factions))
+            if r.event_mat:
+                parts.append("event mat flipped " + ("+".join(state.event_flipped) or "-"))
+            if r.marked_cards:
+                up = [f"p{p} {m}" for p in range(self.n) for m in state.marks(E.LOC_FACEUP + p)]
+                up += state.marks(E.LOC_EVENT_UP)
+                if up:
+                    parts.append("marked face up " + ", ".join(up))
         return " | ".join(parts)
 
 

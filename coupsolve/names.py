@@ -6,15 +6,35 @@ from . import engine as E
 from .rules import CHARACTERS
 
 
-def multiset_name(m: int) -> str:
+def multiset_name(m: int, mask: int = 0) -> str:
+    """Cards of multiset code m; ``mask`` marks the marked copies among them (bit k: marked card k)."""
     first, second = int(E.MS_FIRST[m]), int(E.MS_SECOND[m])
-    if second < 0:
-        return CHARACTERS[first]
-    return f"{CHARACTERS[first]}+{CHARACTERS[second]}"
+    cards = [first] if second < 0 else [first, second]
+    return _cards_name(cards, mask)
 
 
-def action_name(action: int) -> str:
-    """Name of a player action id (see :mod:`coupsolve.engine` for the id layout)."""
+def card_name(c: int, marked: bool = False) -> str:
+    """'Ambassador', or with its mark 'Ambassador (Inheritance)'."""
+    if marked:
+        return f"{CHARACTERS[c]} ({E.MARK_NAMES[int(E.mark_of(c))]})"
+    return CHARACTERS[c]
+
+
+def _cards_name(cards, mask: int) -> str:
+    """Cards in canonical order, the plain copy of a character before its marked copy."""
+    names = []
+    for i, c in enumerate(cards):
+        m = int(E.mark_of(c))
+        last = i + 1 == len(cards) or cards[i + 1] != c
+        names.append(card_name(c, m >= 0 and (mask >> m) & 1 and last))
+    return "+".join(names)
+
+
+def action_name(action: int, pay: int | None = None) -> str:
+    """Name of a player action id (see :mod:`coupsolve.engine` for the id layout).
+
+    ``pay`` is the challenge buyout's amount, part of the name ``Pay 5`` (just ``Pay`` when not given).
+    """
     a = int(action)
     if a == E.ACT_INCOME:
         return "Income"
@@ -40,28 +60,68 @@ def action_name(action: int) -> str:
         return f"Lose {CHARACTERS[a - E.ACT_LOSE]}"
     if E.ACT_KEEP <= a < E.ACT_CHOOSE:
         return f"Keep {multiset_name(a - E.ACT_KEEP)}"
-    if E.ACT_CHOOSE <= a < E.NUM_ACTIONS:
+    if E.ACT_CHOOSE <= a < E.ACT_SCOUP:
         return f"Choose {CHARACTERS[a - E.ACT_CHOOSE]}"
+    if E.ACT_SCOUP <= a < E.ACT_DEFECT:
+        t, c = divmod(a - E.ACT_SCOUP, E.NCH)
+        return f"Coup p{t} {CHARACTERS[c]}"
+    if a == E.ACT_DEFECT:
+        return "Defect"
+    if a == E.ACT_FACTION:
+        return "Faction Up"
+    if a == E.ACT_FACTION + 1:
+        return "Faction Down"
+    if a == E.ACT_PAY:
+        return "Pay" if not pay else f"Pay {int(pay)}"
+    if a == E.ACT_PROVE:
+        return "Prove"
+    if a == E.ACT_DECLINE:
+        return "Decline"
+    if a == E.ACT_TREATY:
+        return "Treaty"
+    if E.ACT_VENGEANCE <= a < E.ACT_LOSE_MARKED:
+        return f"Vengeance p{a - E.ACT_VENGEANCE}"
+    if E.ACT_LOSE_MARKED <= a < E.ACT_KEEP_MARKED:
+        return f"Lose {card_name(int(E.MARK_CHAR[a - E.ACT_LOSE_MARKED]), True)}"
+    if E.ACT_KEEP_MARKED <= a < E.NUM_ACTIONS:
+        j = a - E.ACT_KEEP_MARKED
+        return f"Keep {multiset_name(int(E.KM_M[j]), int(E.KM_MASK[j]))}"
     raise ValueError(f"{action!r} is not a Coup action id (0 to {E.NUM_ACTIONS - 1})")
+
+
+def event_multiset_name(i: int, mask: int = 0) -> str:
+    counts = E.EV_MS[i]
+    return _cards_name([c for c in range(E.NCH) for _ in range(counts[c])], mask)
 
 
 def chance_name(outcome: int, phase: int) -> str:
     """Name of a chance outcome at a chance node of the given phase."""
     o = int(outcome)
-    if E.CH_START <= o < E.NUM_CHANCE_OUTCOMES:
+    if E.CH_START <= o < E.CH_FLIP:
         return f"Start p{o - E.CH_START}"
+    if E.CH_FLIP <= o < E.CH_FLIP_MARKED:
+        return f"Flip {CHARACTERS[o - E.CH_FLIP]}"
+    if E.CH_FLIP_MARKED <= o < E.CH_MARKED:
+        return f"Flip {card_name(int(E.MARK_CHAR[o - E.CH_FLIP_MARKED]), True)}"
+    if E.CH_EVENTS <= o < E.NUM_CHANCE_OUTCOMES:
+        i, mask = divmod(o - E.CH_EVENTS, 8)
+        return f"Events {event_multiset_name(i, mask)}"
+    if E.CH_MARKED <= o < E.CH_EVENTS:
+        m, mask = divmod(o - E.CH_MARKED, 8)
+        verb = "Deal" if phase in (E.PH_DEAL, E.PH_DEAL_ONE) else "Draw"
+        return f"{verb} {multiset_name(m, mask)}"
     if not 0 <= o < E.NUM_MULTISETS:
         raise ValueError(f"{outcome!r} is not a Coup chance outcome id (0 to {E.NUM_CHANCE_OUTCOMES - 1})")
     verb = "Deal" if phase in (E.PH_DEAL, E.PH_DEAL_ONE) else "Draw"
     return f"{verb} {multiset_name(o)}"
 
 
-def token_name(token: int) -> str:
+def token_name(token: int, pay: int | None = None) -> str:
     """A readable observation token: 'p1 Challenge', 'p0 Draw Duke', 'p1 drew 2 cards', ..."""
     seat, code = divmod(int(token), E.TOKEN_SEAT)
     who = f"p{seat - 1}"
     if code < E.CODE_DEAL:
-        return f"{who} {action_name(code)}"
+        return f"{who} {action_name(code, pay)}"
     if code < E.CODE_DRAW:
         return f"{who} Deal {multiset_name(code - E.CODE_DEAL)}"
     if code < E.CODE_START:
@@ -80,7 +140,24 @@ def token_name(token: int) -> str:
         E.CODE_HIDDEN_KEEP: f"{who} kept cards",
         E.CODE_PROVED: f"{who} proved",
         E.CODE_FAILED: f"{who} failed to prove",
-    }[code]
+        E.CODE_MISSED: f"{who} missed by the Coup",
+        E.CODE_EVENTS: "event cards dealt",
+        E.CODE_HIDDEN_MARKS: f"{who} marks hidden",
+    }.get(code) or _variant_token(who, code)
+
+
+def _variant_token(who: str, code: int) -> str:
+    if E.CODE_SHOW <= code < E.CODE_MISSED:
+        return f"{who} shows {multiset_name(code - E.CODE_SHOW)}"
+    if E.CODE_FLIP <= code < E.CODE_EVENTS:
+        return f"Flip {CHARACTERS[code - E.CODE_FLIP]}"
+    if E.CODE_FLIP_MARKED <= code < E.CODE_MARKS:
+        return f"Flip {card_name(int(E.MARK_CHAR[code - E.CODE_FLIP_MARKED]), True)}"
+    if E.CODE_MARKS <= code < E.CODE_HIDDEN_MARKS:
+        mask = code - E.CODE_MARKS
+        marked = [card_name(int(E.MARK_CHAR[k]), True) for k in range(3) if mask >> k & 1]
+        return f"{who} marked: {', '.join(marked) if marked else 'none'}"
+    raise ValueError(f"{code} is not an observation code")
 
 
 def canonical_name(name: str) -> str:
@@ -88,13 +165,21 @@ def canonical_name(name: str) -> str:
     words = " ".join(name.split())
     verb, _, rest = words.partition(" ")
     lookup = {c.lower(): c for c in CHARACTERS}
-    if verb.lower() in ("keep", "deal", "draw") and rest:
-        cards = [lookup.get(c.strip().lower(), c.strip()) for c in rest.split("+")]
+    if verb.lower() in ("keep", "deal", "draw", "events") and rest:
         order = {c: i for i, c in enumerate(CHARACTERS)}
-        cards.sort(key=lambda c: order.get(c, len(order)))
-        return f"{verb.capitalize()} {'+'.join(cards)}"
+        cards = []
+        for card in rest.split("+"):
+            name, _, mark = card.strip().partition(" ")
+            name = lookup.get(name.lower(), name)
+            mark = mark.strip()
+            if mark:
+                mark = mark.strip("()").capitalize()
+                mark = f" ({mark})"
+            cards.append((order.get(name, len(order)), mark != "", name + mark))
+        cards.sort()
+        return f"{verb.capitalize()} {'+'.join(c for _, _, c in cards)}"
     return words
 
 
-def all_action_names() -> dict[str, int]:
-    return {action_name(a): a for a in range(E.NUM_ACTIONS)}
+def all_action_names(pay: int | None = None) -> dict[str, int]:
+    return {action_name(a, pay): a for a in range(E.NUM_ACTIONS)}

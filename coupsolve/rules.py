@@ -24,17 +24,7 @@ LIMIT_PAYOFFS = ("draw", "influence")
 
 # Options of the rules reference that are fields already but not yet implemented by the engine.
 # Setting one to a non-default value raises a ValueError that says so.
-_PENDING_VARIANTS = {
-    "selective_coup": False,
-    "contessa_blocks_tax": False,
-    "factions": False,
-    "ambassador_halves_steal": False,
-    "challenge_bounty": 0,
-    "challenge_buyout": 0,
-    "marked_cards": False,
-    "event_mat": False,
-    "decline_proof": False,
-}
+_PENDING_VARIANTS: dict = {}
 
 
 def _parse_characters(value) -> tuple[str, ...]:
@@ -99,6 +89,18 @@ class Rules:
         Copies of each character (3 in the printed game).
     coup_cost, assassinate_cost, forced_coup : int
         Cost of Coup (7), of Assassinate (3), and the coins at the start of a turn that force a Coup (10).
+    selective_coup, contessa_blocks_tax, factions : bool
+        The condensed rules sheet's variants: Selective Coup (``Coup p1 Duke``), Blocking Contessa (Contessa
+        blocks Tax too) and Factions (``Faction Up``/``Faction Down`` at setup, ``Defect``).
+    ambassador_halves_steal : bool
+        House rule: an Ambassador block reduces a Steal to 1 coin instead of stopping it.
+    challenge_bounty, challenge_buyout : int
+        House rules, in coins (0 = off): what a challenger takes from the Treasury before the challenge
+        is resolved; what the loser of a challenge may pay instead of losing an influence (``Pay 5``).
+    marked_cards, event_mat : bool
+        House rules: the marked cards (Inheritance, Vengeance, Treaty) and the event mat.
+    decline_proof : bool
+        A challenged player who holds the character may decline to prove it (``Prove``/``Decline``).
     """
 
     players: int = 2
@@ -127,6 +129,15 @@ class Rules:
         set_("characters", _parse_characters(self.characters))
         if self.starting_coins is not None:
             set_("starting_coins", _parse_coins(self.starting_coins))
+        for name in ("selective_coup", "contessa_blocks_tax", "factions", "ambassador_halves_steal",
+                     "marked_cards", "event_mat", "decline_proof"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+                value = value.lower() in ("true", "1")
+            if isinstance(value, (bool, np.bool_)) or value in (0, 1):
+                set_(name, bool(value))
+            else:
+                raise ValueError(f"{name}: expected true or false, got {value!r}")
         for name in ("players", "turn_limit", "copies", "coup_cost", "assassinate_cost", "forced_coup",
                      "challenge_bounty", "challenge_buyout"):
             value = getattr(self, name)
@@ -182,6 +193,20 @@ class Rules:
             if len(self.characters) < 2:
                 raise ValueError("characters: the card-selection setup needs at least 2 characters "
                                  "to deal one card to each player from the third set")
+        for name in ("challenge_bounty", "challenge_buyout"):
+            if getattr(self, name) < 0:
+                raise ValueError(
+                    f"{name}: coins cannot be negative (0 switches it off), got {getattr(self, name)}")
+        if self.event_mat:
+            if self.setup == "selection":
+                raise ValueError(
+                    "event_mat with setup=selection: the event mat needs 4 face-down cards for two "
+                    "players and the card-selection setup's Court deck has only 3")
+            k = self.event_cards
+            if deck < 2 * n + k:
+                raise ValueError(
+                    f"event_mat with characters/copies: a deck of {deck} cards cannot deal 2 cards to each "
+                    f"of {n} players and {k} to the event mat")
         for name, default in _PENDING_VARIANTS.items():
             if getattr(self, name) != default:
                 raise ValueError(f"{name}: this variant is not implemented yet")
@@ -197,6 +222,16 @@ class Rules:
         """The two-player card-selection setup (the main solving target)."""
         return cls(players=2, setup="selection", turn_limit=turn_limit, **kwargs)
 
+    @classmethod
+    def house(cls, players: int = 2, **kwargs) -> "Rules":
+        """McGuire's house rules together: the Ambassador's halved steal, starting coins 0 then 1, a
+        challenge bounty of 1, a challenge buyout of 5, the marked cards and the event mat (standard
+        setup: the event mat does not fit the card-selection setup's Court deck)."""
+        house = dict(ambassador_halves_steal=True, starting_coins="0,1", challenge_bounty=1,
+                     challenge_buyout=5, marked_cards=True, event_mat=True)
+        house.update(kwargs)
+        return cls(players=players, setup="standard", **house)
+
     def replace(self, **changes) -> "Rules":
         return dataclasses.replace(self, **changes)
 
@@ -207,6 +242,15 @@ class Rules:
         if base is None:
             base = (1, 2) if self.players == 2 else (2,)
         return tuple(base[min(i, len(base) - 1)] for i in range(self.players))
+
+    @property
+    def event_cards(self) -> int:
+        """Face-down cards of the event mat (0 without it): 4 with two or three players, 3 with four, else 1."""
+        if not self.event_mat:
+            return 0
+        from .engine import event_cards
+
+        return event_cards(self.players)
 
     @property
     def deck_size(self) -> int:
@@ -270,6 +314,16 @@ class Rules:
             p[E.P_COPIES + c] = self.copies if name in self.characters else 0
         for i, coins in enumerate(self.coins_by_turn_order):
             p[E.P_START_COINS + i] = coins
+        p[E.P_SELECTIVE_COUP] = self.selective_coup
+        p[E.P_CONTESSA_TAX] = self.contessa_blocks_tax
+        p[E.P_FACTIONS] = self.factions
+        p[E.P_HALVES_STEAL] = self.ambassador_halves_steal
+        p[E.P_BOUNTY] = self.challenge_bounty
+        p[E.P_BUYOUT] = self.challenge_buyout
+        p[E.P_DECLINE_PROOF] = self.decline_proof
+        p[E.P_EVENT_MAT] = self.event_cards
+        p[E.P_MARKED] = self.marked_cards
+        p[E.P_TURN_HOOK] = self.marked_cards or self.event_mat or self.selective_coup
         return p
 
     def __str__(self) -> str:

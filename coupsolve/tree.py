@@ -68,11 +68,11 @@ def _walk(P, max_depth, fill, level_count, level_start,
     node = np.zeros(D, dtype=np.int64)
     nxt = np.zeros(D, dtype=np.int64)  # next child to visit
     nch = np.zeros(D, dtype=np.int64)
-    acts = np.zeros((D, 64), dtype=np.int32)
-    probs = np.zeros((D, 64), dtype=np.float64)
+    acts = np.zeros((D, E.MAX_MOVES), dtype=np.int32)
+    probs = np.zeros((D, E.MAX_MOVES), dtype=np.float64)
     ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
-    buf = np.zeros(64, dtype=np.int32)
-    pbuf = np.zeros(64, dtype=np.float64)
+    buf = np.zeros(E.MAX_MOVES, dtype=np.int32)
+    pbuf = np.zeros(E.MAX_MOVES, dtype=np.float64)
     ret = np.zeros(E.MAXP, dtype=np.float64)
     free = np.zeros(D + 1, dtype=np.int64)
     if fill:
@@ -195,8 +195,7 @@ def _walk(P, max_depth, fill, level_count, level_start,
 
 
 def _max_depth(rules: Rules) -> int:
-    setup = E.SETUP_SELECTION if rules.setup == "selection" else E.SETUP_STANDARD
-    return E.max_game_length(rules.players, setup, rules.turn_limit, rules.starting_seat == "random")
+    return E.game_bounds(rules.params())[0]
 
 
 def count_tree(rules: Rules) -> dict:

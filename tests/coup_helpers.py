@@ -28,9 +28,9 @@ def random_engine_game(rules, seed, on_step=None):
     rng = np.random.default_rng(seed)
     P = rules.params()
     s = np.zeros(E.S_SIZE, dtype=np.int32)
-    ev = np.zeros((E.MAX_EVENTS_PER_STEP, 3), dtype=np.int32)
-    buf = np.zeros(64, dtype=np.int32)
-    prob = np.zeros(64, dtype=np.float64)
+    ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)  # room to catch an overflow
+    buf = np.zeros(E.MAX_MOVES, dtype=np.int32)
+    prob = np.zeros(E.MAX_MOVES, dtype=np.float64)
     E.initial_state(P, s, ev, buf, prob)
     steps = 0
     while not E.is_terminal(s):

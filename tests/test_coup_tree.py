@@ -13,6 +13,19 @@ SMALL = [
     Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2),
     Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin", copies=2, starting_coins="3,3",
                    starting_seat="random"),
+    # the variants: every private and public event they add is in the information sets
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2, starting_coins="2,2",
+                   contessa_blocks_tax=True, challenge_bounty=1, decline_proof=True),
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2, starting_coins="7,7",
+                   selective_coup=True, challenge_buyout=1),
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Ambassador", copies=2,
+                   starting_coins="5,5", factions=True, ambassador_halves_steal=True, challenge_buyout=5),
+    Rules.standard(players=2, turn_limit=3, characters="Duke+Contessa", copies=4, starting_coins="3,3",
+                   event_mat=True),
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Ambassador+Contessa", copies=2, marked_cards=True),
+    Rules.standard(players=2, turn_limit=1, characters="Duke+Assassin+Contessa", copies=2, starting_coins="7,7",
+                   marked_cards=True, selective_coup=True),
+    Rules.house(turn_limit=3, characters="Ambassador+Contessa", copies=4),
 ]
 
 
@@ -69,3 +82,23 @@ def test_refuses_what_it_cannot_build(monkeypatch):
     monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 1_000_000)
     with pytest.raises(MemoryError, match="game tree"):
         coupsolve.build_tree(Rules.two_player_selection(turn_limit=2))
+
+
+LARGER_VARIANTS = [
+    Rules.standard(players=2, turn_limit=2, characters="Duke+Captain+Contessa", copies=2, starting_coins="2,2",
+                   contessa_blocks_tax=True, challenge_bounty=1, decline_proof=True),
+    Rules.standard(players=2, turn_limit=2, characters="Duke+Ambassador+Contessa", copies=2, marked_cards=True),
+    Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin+Contessa", copies=2, starting_coins="7,7",
+                   marked_cards=True, selective_coup=True, challenge_buyout=1),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", LARGER_VARIANTS, ids=str)
+def test_larger_variant_trees_match_openspiel(rules):
+    fast, slow = coupsolve.build_tree(rules), GameTree.from_openspiel(coupsolve.load_game(rules))
+    assert (fast.num_nodes, fast.num_infosets, fast.num_actions) == (slow.num_nodes, slow.num_infosets,
+                                                                      slow.num_actions)
+    for i in range(0, fast.num_infosets, 7):
+        j = slow.infoset_index(fast.infoset_key(i))
+        assert np.array_equal(fast.actions(i), slow.actions(j))

@@ -104,7 +104,10 @@ BAD_RULES = [
     (dict(starting_coins="1,x"), "starting_coins"),
     (dict(starting_coins="-1"), "starting_coins"),
     (dict(forced_coup=5), "forced_coup"),
-    (dict(selective_coup=True), "not implemented"),
+    (dict(setup="selection", event_mat=True), "event_mat with setup=selection"),
+    (dict(challenge_buyout=-5), "challenge_buyout"),
+    (dict(challenge_bounty=-1), "challenge_bounty"),
+    (dict(factions="maybe"), "factions"),
 ]
 
 
