@@ -3,6 +3,12 @@
 Importing the package registers the OpenSpiel game ``python_coup``.
 """
 
+import os as _os
+
+from solvers._cache_guard import guard as _guard
+
+_guard(_os.path.dirname(__file__))  # the tree builder inlines the engine: see solvers/_cache_guard.py
+
 from .rules import CHARACTERS, Rules
 from .game import CoupGame, CoupState, load_game
 from .tree import build_tree, count_tree

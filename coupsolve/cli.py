@@ -30,9 +30,19 @@ def _rules(args):
     from .rules import Rules
 
     kw = {"turn_limit": args.turn_limit, "limit_payoff": args.limit_payoff}
-    if args.preset == "two-player-selection":
-        return Rules.two_player_selection(**kw)
-    return Rules.standard(players=2, **kw)
+    for item in args.rule or ():
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise CliError(f"--rule takes NAME=VALUE (for example selective_coup=true), got {item!r}")
+        low = value.strip().lower()
+        kw[name.strip()] = (True if low == "true" else False if low == "false"
+                            else int(low) if low.lstrip("-").isdigit() else value.strip())
+    try:
+        if args.preset == "two-player-selection":
+            return Rules.two_player_selection(**kw)
+        return Rules.standard(players=2, **kw)
+    except TypeError as e:  # an unknown field
+        raise CliError(f"unknown rule option in --rule: {e}") from None
 
 
 def _fmt_bytes(n):
@@ -187,7 +197,7 @@ def _cmd_play(args) -> int:
           "Type an action's name or its number.")
     while not state.is_terminal():
         for owner, private, public in state.events[seen:]:
-            print("  " + token_name(private if owner in (-1, you) else public))
+            print("  " + token_name(private if owner in (-1, you) else public, rules.challenge_buyout))
         seen = len(state.events)
         player = state.current_player()
         if state.is_chance_node():
@@ -209,7 +219,7 @@ def _cmd_play(args) -> int:
         state.apply_action(moves[k])
         v = int(tree.child_start[v]) + k
     for owner, private, public in state.events[seen:]:
-        print("  " + token_name(private if owner in (-1, you) else public))
+        print("  " + token_name(private if owner in (-1, you) else public, rules.challenge_buyout))
     print(str(state))
     r = state.returns()[you]
     print("You win." if r > 0 else "You lose." if r < 0 else "A draw (turn limit).")
@@ -289,6 +299,8 @@ def _add_rules_args(p):
     p.add_argument("--preset", choices=PRESETS, default="two-player-selection")
     p.add_argument("--turn-limit", type=_positive_int, default=DEFAULT_TURN_LIMIT)
     p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw")
+    p.add_argument("--rule", action="append", metavar="NAME=VALUE",
+                   help="any other option of the rules, e.g. --rule selective_coup=true --rule challenge_bounty=1")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -345,6 +357,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("coupsolve: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (for example `| head`): stop quietly
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 if __name__ == "__main__":

@@ -55,7 +55,17 @@ def test_info_counts_without_building():
     assert "63,973 histories" in out.stdout
 
 
+def test_rule_options_reach_the_rules():
+    out = run("info", "--turn-limit", "1", "--rule", "contessa_blocks_tax=true", "--rule", "challenge_bounty=1")
+    assert out.returncode == 0, out.stderr
+    assert "contessa_blocks_tax=True, challenge_bounty=1" in out.stdout
+    assert "63,973 histories" not in out.stdout  # a different game from the base one
+
+
 @pytest.mark.parametrize("args,word", [
+    (["info", "--rule", "jokers=1"], "jokers"),
+    (["info", "--rule", "selective_coup"], "NAME=VALUE"),
+    (["info", "--rule", "event_mat=true"], "event_mat with setup=selection"),
     (["analyse", "missing.npz"], "no such file"),
     (["solve", "--turn-limit", "0"], "at least 1"),
     (["solve", "--iterations", "5", "--target-exploitability", "0.1"], "not allowed with"),
