@@ -39,6 +39,12 @@ Flat policies are float64 arrays with one probability per infoset action,
 aligned with ``tree.infoset_offset``.
 """
 
+import os as _os
+
+from ._cache_guard import guard as _guard
+
+_guard(_os.path.dirname(__file__))  # before any kernel loads from the cache
+
 from .algorithms import ALGORITHMS, AlgorithmSpec
 from .best_response import BestResponse, best_response, expected_values, exploitability, nash_conv
 from .cfr import solve
