@@ -21,9 +21,11 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
+# Benchmarks against OpenSpiel and LiteEFG (about an hour; BENCH_ARGS=--quick for a few minutes).
+BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
-	$(PY) -m benchmarks.run
+	$(PY) -m benchmarks.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

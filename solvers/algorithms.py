@@ -1,8 +1,9 @@
 """The CFR family as parameters of one counterfactual-regret pass.
 
 Every algorithm runs the same kernel (:mod:`solvers._cfr_kernel`): alternating
-updates (player 0's pass, then player 1's pass against player 0's updated
-strategy), regret matching, and an average strategy whose iteration-``t``
+updates by default (player 0's pass, then player 1's pass against player 0's
+updated strategy; ``solve(updates="simultaneous")`` updates both from one
+pass), regret matching, and an average strategy whose iteration-``t``
 contribution is ``t**gamma * reach * strategy``. They differ only in the rows
 of :data:`ALGORITHMS`:
 

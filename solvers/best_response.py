@@ -8,18 +8,21 @@ games: ``exploitability = NashConv / 2``.
 
 The best response of player ``b`` is computed in sequence form, which needs
 only perfect recall (the histories of an information set may lie at different
-depths):
+depths). The tree is read through its layout (:mod:`solvers._layout`):
 
-1. a forward pass in node order computes, per node, the counterfactual reach
-   ``q`` (opponent and chance probabilities), the reach of the full profile
-   (for the on-policy value) and ``b``'s last (infoset, action) on the path;
-   each terminal adds ``q * u_b`` to that action's accumulator;
-2. a reverse pass visits each of ``b``'s information sets at its first
-   (lowest-index) history, by which point every history of the set and every
-   later information set of ``b`` below it has been accounted for; it picks
-   the action with the largest accumulated counterfactual value (the first
-   one on ties) and adds that value to the accumulator of the information
-   set's parent sequence (or to the root value).
+1. a forward pass computes the counterfactual reach ``q`` of ``b`` (chance's
+   and the opponent's probabilities) of every history;
+2. a backward pass, deepest level first, carries ``w``, the ``q``-weighted
+   payoff of ``b`` summed over the terminals below a history and above
+   ``b``'s next decisions, and adds the ``w`` of the children of ``b``'s
+   decision nodes to the accumulators of their actions. After each level,
+   ``b``'s information sets whose first history lies in that level are
+   final (every history of the set is at that level or deeper, and every
+   information set of ``b`` below it has a deeper first history): the pass
+   picks the action with the largest accumulated counterfactual value (the
+   first one on ties) and adds that value to the accumulator of the
+   information set's parent sequence (or to the root value). The same pass
+   computes player 0's on-policy value of every history.
 """
 
 from __future__ import annotations
@@ -29,96 +32,86 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .policy import check_policy
+from ._cfr_kernel import U, _forward, init_values
+from ._layout import layout_for
 from .memory import check_fits
+from .policy import check_policy
 
 __all__ = ["BestResponse", "best_response", "nash_conv", "exploitability", "expected_values"]
 
 
 @numba.njit(cache=True)
-def br_kernel(kind, player, infoset, child_start, num_children, chance_prob, payoff,
-              infoset_offset, infoset_num_actions, sigma, b, q, f, seq, first, acc,
-              br_policy, out):
+def br_kernel(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, cprob, order,
+              level_order, infoset_offset, infoset_num_actions, parent_seq, sigma, b,
+              with_values, q, w, v, acc, br_policy, out):
     """Best response of player ``b`` against ``sigma`` (flat, both players).
 
-    Scratch: ``q``, ``f`` (float64 per node), ``seq`` (int64 per node),
-    ``first`` (int64 per infoset), ``acc`` (float64 per action). Writes
-    ``out[0]`` = best-response value for ``b``, ``out[1]`` = on-policy value
-    for player 0, and a pure best response into ``br_policy`` for ``b``'s
-    infosets when ``br_policy`` is not empty. Returns 0.
+    The tree is read through its :class:`~solvers._layout.Layout` arrays.
+    Scratch: ``q``, ``w`` (float64 per node), ``acc`` (float64 per action);
+    ``v`` (float64 per node) holds the payoffs at the terminals
+    (:func:`~solvers._cfr_kernel.init_values`) and, when ``with_values``,
+    receives player 0's on-policy value of every history. Writes ``out[0]`` =
+    best-response value for ``b``, ``out[1]`` = on-policy value for player 0
+    (when ``with_values``), and a pure best response into ``br_policy`` for
+    ``b``'s infosets when ``br_policy`` is not empty. Returns 0.
     """
-    n = kind.shape[0]
+    q[0] = 1.0
+    _forward(node, child, aux, seg_start, seg_kind, seg_nc, 0, seg_kind.shape[0], cprob, sigma,
+             q, b)
     for j in range(acc.shape[0]):
         acc[j] = 0.0
-    for s in range(first.shape[0]):
-        first[s] = -1
     sign = 1.0 if b == 0 else -1.0
-    root = 0.0
-    ev = 0.0
-    q[0] = 1.0
-    f[0] = 1.0
-    seq[0] = -1
-    for i in range(n):
-        k = kind[i]
-        if k == 2:
-            u = payoff[i]
-            ev += f[i] * u
-            x = q[i] * (sign * u)
-            if seq[i] < 0:
-                root += x
-            else:
-                acc[seq[i]] += x
-            continue
-        c0 = child_start[i]
-        nc = num_children[i]
-        qi = q[i]
-        fi = f[i]
-        si = seq[i]
-        if k == 1:
-            for c in range(c0, c0 + nc):
-                q[c] = qi * chance_prob[c]
-                f[c] = fi * chance_prob[c]
-                seq[c] = si
-            continue
-        s = infoset[i]
-        if first[s] < 0:
-            first[s] = i
-        o = infoset_offset[s]
-        if player[i] == b:
-            for a in range(nc):
-                q[c0 + a] = qi
-                f[c0 + a] = fi * sigma[o + a]
-                seq[c0 + a] = o + a
-        else:
-            for a in range(nc):
-                q[c0 + a] = qi * sigma[o + a]
-                f[c0 + a] = fi * sigma[o + a]
-                seq[c0 + a] = si
+    for i in range(q.shape[0]):
+        w[i] = q[i] * (sign * v[i])  # kept at the terminals, overwritten elsewhere
     write_policy = br_policy.shape[0] > 0
-    for i in range(n - 1, -1, -1):
-        if kind[i] != 0 or player[i] != b:
-            continue
-        s = infoset[i]
-        if first[s] != i:
-            continue
-        o = infoset_offset[s]
-        m = infoset_num_actions[s]
-        best = acc[o]
-        best_a = 0
-        for a in range(1, m):
-            if acc[o + a] > best:
-                best = acc[o + a]
-                best_a = a
-        if write_policy:
-            for a in range(m):
-                br_policy[o + a] = 0.0
-            br_policy[o + best_a] = 1.0
-        if seq[i] < 0:
-            root += best
-        else:
-            acc[seq[i]] += best
-    out[0] = root
-    out[1] = ev
+    root = 0.0
+    for d in range(level_seg.shape[0] - 2, -1, -1):
+        for s in range(level_seg[d], level_seg[d + 1]):
+            kd = seg_kind[s]
+            nc = U(seg_nc[s])
+            for j in range(U(seg_start[s]), U(seg_start[s + 1])):
+                i = U(node[j])
+                c = U(child[j])
+                x = U(aux[j])
+                if with_values:
+                    val = 0.0
+                    if kd == 2:
+                        for k in range(nc):
+                            val += cprob[x + k] * v[c + k]
+                    else:
+                        for k in range(nc):
+                            val += sigma[x + k] * v[c + k]
+                    v[i] = val
+                if kd == b:
+                    for k in range(nc):
+                        acc[x + k] += w[c + k]
+                    w[i] = 0.0
+                else:
+                    total = 0.0
+                    for k in range(nc):
+                        total += w[c + k]
+                    w[i] = total
+        for y in range(level_order[b, d], level_order[b, d + 1]):
+            s = order[y]
+            o = infoset_offset[s]
+            m = infoset_num_actions[s]
+            best = acc[o]
+            best_a = 0
+            for a in range(1, m):
+                if acc[o + a] > best:
+                    best = acc[o + a]
+                    best_a = a
+            if write_policy:
+                for a in range(m):
+                    br_policy[o + a] = 0.0
+                br_policy[o + best_a] = 1.0
+            if parent_seq[s] >= 0:
+                acc[parent_seq[s]] += best
+            else:
+                root += best
+    out[0] = root + w[0]
+    if with_values:
+        out[1] = v[0]
     return 0
 
 
@@ -142,33 +135,49 @@ class BestResponse(NamedTuple):
 
 
 class _Workspace:
-    """Scratch buffers for :func:`br_kernel`; reusable across calls."""
+    """Scratch buffers for :func:`br_kernel`; reusable across calls.
 
-    def __init__(self, tree, q=None, f=None, seq=None):
-        n, m, a = tree.num_nodes, tree.num_infosets, tree.num_actions
-        fresh = sum(8 * n for buf in (q, f, seq) if buf is None) + 8 * (m + a)
+    ``q``, ``w`` and ``v`` are float64 buffers of one entry per node; a given
+    ``v`` must already hold the payoffs at the terminals (a solve shares its
+    own value buffer when it is float64).
+    """
+
+    def __init__(self, tree, q=None, w=None, v=None):
+        n, a = tree.num_nodes, tree.num_actions
+        fresh = sum(8 * n for buf in (q, w, v) if buf is None) + 8 * a
         check_fits(fresh, "the best-response computation")
+        self.layout = layout_for(tree)
         self.q = np.empty(n) if q is None else q
-        self.f = np.empty(n) if f is None else f
-        self.seq = np.empty(n, np.int64) if seq is None else seq
-        self.first = np.empty(m, np.int64)
+        self.w = np.empty(n) if w is None else w
+        if v is None:
+            v = np.empty(n)
+            init_values(tree.node_kind, tree.payoff, v)
+        self.v = v
         self.acc = np.empty(a)
         self.out = np.zeros(2)
         self.no_policy = np.zeros(0)
 
 
-def _run(tree, sigma, b, ws, br_policy):
-    br_kernel(tree.node_kind, tree.node_player, tree.node_infoset, tree.child_start,
-              tree.num_children, tree.chance_prob, tree.payoff, tree.infoset_offset,
-              tree.infoset_num_actions, sigma, b, ws.q, ws.f, ws.seq, ws.first, ws.acc,
-              br_policy, ws.out)
+def _run(tree, sigma, b, ws, br_policy, with_values=True):
+    """Run :func:`br_kernel`; ``sigma`` and ``br_policy`` in the layout's internal order."""
+    lay = ws.layout
+    br_kernel(lay.node, lay.child, lay.aux, lay.seg_start, lay.seg_kind, lay.seg_nc,
+              lay.level_seg, lay.cprob, lay.order, lay.level_order, lay.ioff,
+              tree.infoset_num_actions, lay.iparent, sigma, b, with_values, ws.q, ws.w, ws.v,
+              ws.acc, br_policy, ws.out)
     return float(ws.out[0]), float(ws.out[1])
 
 
-def _values(tree, sigma, ws):
-    """(BR value of player 0, BR value of player 1, on-policy value of player 0)."""
-    br0, ev0 = _run(tree, sigma, 0, ws, ws.no_policy)
-    br1, _ = _run(tree, sigma, 1, ws, ws.no_policy)
+def _values(tree, sigma, ws, internal=False):
+    """(BR value of player 0, BR value of player 1, on-policy value of player 0).
+
+    ``sigma`` is a flat policy in the tree's order, or in the layout's
+    internal order when ``internal``.
+    """
+    if not internal:
+        sigma = ws.layout.to_internal(sigma)
+    br0, ev0 = _run(tree, sigma, 0, ws, ws.no_policy, True)
+    br1, _ = _run(tree, sigma, 1, ws, ws.no_policy, False)
     return br0, br1, ev0
 
 
@@ -197,9 +206,10 @@ def best_response(tree, policy, player):
     player = _check_player(player)
     sigma = check_policy(tree, policy)
     ws = _Workspace(tree)
-    out = sigma.copy()
-    value, ev0 = _run(tree, sigma, player, ws, out)
-    return BestResponse(value, out, ev0 if player == 0 else -ev0)
+    internal = ws.layout.to_internal(sigma)
+    out = internal.copy()
+    value, ev0 = _run(tree, internal, player, ws, out)
+    return BestResponse(value, ws.layout.to_tree(out), ev0 if player == 0 else -ev0)
 
 
 def expected_values(tree, policy):
@@ -211,7 +221,8 @@ def expected_values(tree, policy):
         ``[v0, v1]`` with ``v1 = -v0`` (zero-sum).
     """
     sigma = check_policy(tree, policy)
-    _, ev0 = _run(tree, sigma, 0, _Workspace(tree), np.zeros(0))
+    ws = _Workspace(tree)
+    _, ev0 = _run(tree, ws.layout.to_internal(sigma), 0, ws, ws.no_policy)
     return np.array([ev0, -ev0])
 
 

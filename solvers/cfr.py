@@ -6,12 +6,22 @@ the variants and their papers are listed in :mod:`solvers.algorithms`, the
 numba kernel is :mod:`solvers._cfr_kernel`.
 
 The driver validates its arguments, checks that the working memory fits,
-allocates every buffer once and calls the kernel in chunks of iterations
-(about 0.1 s each), evaluating the exploitability of the average policy every
+builds (once per tree) the solver layout (:mod:`solvers._layout`), allocates
+every buffer once and calls the kernel in chunks of iterations (about 0.1 s
+each), evaluating the exploitability of the average policy every
 ``check_every`` iterations, updating a progress bar and writing checkpoints
 between chunks. Ctrl-C (``KeyboardInterrupt``) ends the run after the last
 complete iteration: the iteration counter lives in an array the kernel
 updates together with the regrets, so the state is always consistent.
+
+Speed options (``precision``, ``updates``, ``threads``) trade OpenSpiel
+exactness for time; the defaults (``"float64"``, ``"alternating"``, ``1``)
+reproduce OpenSpiel's solvers. Measured on this repository's benchmarks
+(``make bench``): ``float32`` pays on trees larger than the caches (the
+passes are bound by memory traffic there), ``"simultaneous"`` halves the
+passes per iteration but CFR+ and the discounted variants then need many
+times more iterations for the same exploitability, and threads pay only on
+large trees and idle cores.
 """
 
 from __future__ import annotations
@@ -20,9 +30,12 @@ import math
 import sys
 import time
 
+import numba
 import numpy as np
 
 from . import _cfr_kernel as kernel
+from ._layout import cached as layout_cached
+from ._layout import PARTS, layout_for
 from .algorithms import get_algorithm
 from .best_response import _values, _Workspace
 from .checkpoint import load_checkpoint, save_checkpoint
@@ -30,7 +43,12 @@ from .memory import check_fits, estimate_solve_bytes
 from .result import SolveResult
 from .tree import GameTree
 
-__all__ = ["solve"]
+__all__ = ["solve", "PRECISIONS", "UPDATES"]
+
+#: Accepted values of ``solve(precision=...)``; the first is the default.
+PRECISIONS = ("float64", "float32")
+#: Accepted values of ``solve(updates=...)``; the first is the default.
+UPDATES = ("alternating", "simultaneous")
 
 _CHUNK_SECONDS = 0.1
 _MAX_CHUNK = 1_000_000
@@ -57,7 +75,8 @@ def _target_arg(value):
 
 
 def solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None,
-          check_every=100, progress=True, checkpoint=None, checkpoint_every=None, resume=None):
+          check_every=100, progress=True, checkpoint=None, checkpoint_every=None, resume=None,
+          precision="float64", updates="alternating", threads=1):
     """Approximate a Nash equilibrium of ``tree`` with a CFR-family algorithm.
 
     Parameters
@@ -88,7 +107,34 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     checkpoint_every : int, optional
         Checkpoint interval in iterations; requires ``checkpoint``.
     resume : str or os.PathLike, optional
-        Checkpoint to continue from; the result equals an uninterrupted run.
+        Checkpoint to continue from; the result equals an uninterrupted run
+        with the same ``precision``, ``updates`` and ``threads`` (the
+        checkpoint does not record them).
+    precision : {"float64", "float32"}
+        Type of the per-history buffers (reach probabilities and values).
+        ``"float64"`` (the default) reproduces OpenSpiel to rounding;
+        ``"float32"`` halves the memory traffic of the passes (the regrets,
+        average-strategy weights, strategies and the exploitability stay
+        float64). Values carry about 7 significant digits, so exploitability
+        levels off around ``1e-7`` times the payoff range; payoffs are rounded
+        to float32 in the passes.
+    updates : {"alternating", "simultaneous"}
+        ``"alternating"`` (the default, OpenSpiel's ``CFRSolver``/
+        ``CFRPlusSolver``): player 0 is updated, then player 1 against
+        player 0's new strategy, two forward and two backward passes per
+        iteration. ``"simultaneous"``: both players are updated against the
+        same profile from one forward and one backward pass (OpenSpiel's
+        ``alternating_updates=False``), about half the time per iteration;
+        CFR+ then usually needs more iterations for the same exploitability.
+    threads : int
+        Number of numba threads (at most ``numba.config.NUMBA_NUM_THREADS``
+        and 16). The tree is cut into 16 groups of whole subtrees below a
+        shallow level (:mod:`solvers._layout`); each thread runs its groups
+        through every level, two parallel regions per pass. Worth it on trees
+        of about ``10**6`` histories and more, on cores no other process is
+        using (a parallel region waits for its slowest thread). Regret terms
+        are then added in another order, so results agree with ``threads=1``
+        only to rounding.
 
     Returns
     -------
@@ -118,6 +164,15 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool, got {progress!r}")
     seed = _int_arg("seed", seed, optional=True)
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, "
+                         f"got {precision!r}")
+    if updates not in UPDATES:
+        raise ValueError(f"updates must be one of {', '.join(map(repr, UPDATES))}, got {updates!r}")
+    threads = _int_arg("threads", threads, 1)
+    if threads > min(numba.config.NUMBA_NUM_THREADS, PARTS):
+        raise ValueError(f"threads={threads} exceeds numba's {numba.config.NUMBA_NUM_THREADS} "
+                         f"threads (NUMBA_NUM_THREADS) or the layout's {PARTS} parts")
     if algorithm is not None:
         get_algorithm(algorithm)
 
@@ -134,23 +189,54 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
                              f"beyond iterations={iterations}")
     spec = get_algorithm("cfr+" if algorithm is None else algorithm)
     seed = 0 if seed is None else seed
-    return _Run(tree, spec, seed, saved).run(iterations, target, check_every, progress,
-                                             checkpoint, checkpoint_every)
+    run = _Run(tree, spec, seed, saved, precision, updates, threads)
+    return run.run(iterations, target, check_every, progress, checkpoint, checkpoint_every)
 
 
 class _Run:
     """Buffers and bookkeeping of one solve."""
 
-    def __init__(self, tree, spec, seed, saved):
+    def __init__(self, tree, spec, seed, saved, precision="float64", updates="alternating",
+                 threads=1):
         n, m, a = tree.num_nodes, tree.num_infosets, tree.num_actions
-        check_fits(estimate_solve_bytes(n, m, a, spec.predictive) + 16 * a,
+        simultaneous = updates == "simultaneous"
+        fresh = not layout_cached(tree)
+        if fresh:
+            num_nt = n - int(np.count_nonzero(tree.node_kind == 2))
+            edges = int(tree.num_children[tree.node_kind == 1].sum(dtype=np.int64))
+        else:
+            num_nt, edges = layout_for(tree).node.shape[0], layout_for(tree).cprob.shape[0]
+        # A first solve of a tree also builds its layout (12 transient bytes per history).
+        check_fits(estimate_solve_bytes(n, m, a, spec.predictive, precision=precision,
+                                        updates=updates, threads=threads, chance_edges=edges,
+                                        nonterminals=num_nt, layout=fresh)
+                   + 16 * a + (12 * n if fresh else 0),
                    f"solving {tree.game_id} with {spec.name}")
+        self.layout = lay = layout_for(tree)
         self.tree, self.spec, self.seed = tree, spec, seed
+        self.simultaneous, self.threads = simultaneous, threads
+        self.parts = lay.parts(threads)
+        dtype = np.float32 if precision == "float32" else np.float64
+        # The strategy (internal order), the chance probabilities and a 1: the
+        # forward pass reads every edge probability from this one table.
+        self.tab = np.empty(lay.one + 1)
+        self.tab[a:lay.one] = lay.cprob
+        self.tab[lay.one] = 1.0
+        # Counterfactual reach per non-terminal (slot order), and the list of
+        # reached histories the forward pass leaves for the backward pass.
+        self.q0 = np.empty(num_nt, dtype)
+        self.q1 = np.empty(num_nt if simultaneous else 0, dtype)
+        self.live = np.empty_like(lay.node)
+        self.live_count = np.zeros(lay.seg_kind.shape[0], np.int64)
         self.counter = np.zeros(1, np.int64)
+        # Regrets, average weights and strategies live in the layout's
+        # internal action order (see solvers._layout); results and
+        # checkpoints are converted back to the tree's order.
+        self.sigma = self.tab[:a]
         if saved is None:
             self.regret = np.zeros(a)
             self.cumulative = np.zeros(a)
-            self.sigma = tree.uniform_policy()
+            self.sigma[:] = lay.to_internal(tree.uniform_policy())
             self.points = []
             self.seconds = 0.0
         else:
@@ -159,46 +245,55 @@ class _Run:
                 if saved[name].shape != want:
                     raise ValueError(f"checkpoint array {name} has shape {saved[name].shape}, "
                                      f"expected {want}")
-                setattr(self, name, saved[name])
+            self.regret = lay.to_internal(saved["regret"])
+            self.cumulative = lay.to_internal(saved["cumulative"])
+            self.sigma[:] = lay.to_internal(saved["sigma"])
             self.counter[0] = saved["iterations"]
             self.points = list(zip(saved["curve_iterations"].tolist(),
                                    saved["curve_seconds"].tolist(),
                                    saved["curve_exploitability"].tolist()))
             self.seconds = saved["seconds"]
-        self.r0, self.r1, self.rc, self.v = (np.empty(n) for _ in range(4))
-        kernel.chance_reach(tree.node_kind, tree.child_start, tree.num_children,
-                            tree.chance_prob, self.rc)
+        self.v = np.empty(n, dtype)
+        kernel.init_values(tree.node_kind, tree.payoff, self.v)
+        self.own = np.empty(a + 1)
+        rows = threads if (threads > 1 or spec.predictive) else 0
+        self.inst = np.zeros((rows, a if rows else 0))
         self.avg = np.empty(a)
-        self.ws = _Workspace(tree, q=self.r0, f=self.r1, seq=self.v.view(np.int64))
-        if spec.predictive:
-            self.inst, self.acc = np.empty(a), self.ws.acc
-            self.first, self.parent_seq = np.empty(m, np.int64), np.empty(m, np.int64)
-            kernel.infoset_parents(tree.node_kind, tree.node_player, tree.node_infoset,
-                                   tree.child_start, tree.num_children, tree.infoset_offset,
-                                   self.v.view(np.int64), self.first, self.parent_seq)
-        else:
-            self.inst = self.acc = np.empty(0)
-            self.first = self.parent_seq = np.empty(0, np.int64)
+        # The exploitability evaluation (float64 throughout) shares the value
+        # buffer when it is float64; PCFR+ borrows its reach and subtree buffers.
+        self.ws = _Workspace(tree, v=self.v if dtype is np.float64 else None)
+        self.qn = self.ws.q if spec.predictive else np.empty(0)
+        self.w = self.ws.w if spec.predictive else np.empty(0)
+        self.acc = self.ws.acc if spec.predictive else np.empty(0)
+        self.prev = np.empty(a if spec.predictive else 0)
 
     def _iterate(self, count):
-        t, s = self.tree, self.spec
+        t, s, lay = self.tree, self.spec, self.layout
+        if self.threads > 1:
+            numba.set_num_threads(self.threads)
         kernel.run_iterations(
-            t.node_kind, t.node_player, t.node_infoset, t.child_start, t.num_children,
-            t.chance_prob, t.payoff, t.infoset_player, t.infoset_offset, t.infoset_num_actions,
-            self.regret, self.cumulative, self.sigma, self.inst, self.first, self.parent_seq,
-            self.acc, self.r0, self.r1, self.rc, self.v, self.counter, count,
-            s.plus, s.discount, s.alpha, s.beta, s.gamma, s.predictive)
+            lay.node, lay.child, lay.aux, lay.par, lay.edge, lay.seg_start, lay.seg_kind,
+            lay.seg_nc, lay.level_seg, lay.part_seg, lay.cut, self.parts, self.tab, lay.one,
+            lay.order, lay.split, lay.level_order, lay.info_offset, lay.info_actions,
+            lay.info_parent, lay.info_count, lay.iparent, lay.ioff, t.infoset_num_actions,
+            self.regret, self.cumulative, self.own, self.inst, self.acc, self.prev, self.q0,
+            self.q1, self.v, self.qn, self.w, self.live, self.live_count, self.counter, count,
+            s.plus, s.discount, s.alpha, s.beta, s.gamma, s.predictive, self.simultaneous)
+
+    def _normalize(self):
+        lay = self.layout
+        kernel.normalize_average(self.cumulative, lay.info_offset, lay.info_actions, self.avg)
 
     def _evaluate(self):
-        t = self.tree
-        kernel.normalize_average(self.cumulative, t.infoset_offset, t.infoset_num_actions, self.avg)
-        br0, br1, ev0 = _values(t, self.avg, self.ws)
+        self._normalize()
+        br0, br1, ev0 = _values(self.tree, self.avg, self.ws, internal=True)
         return ((br0 - ev0) + (br1 + ev0)) / 2.0, ev0
 
     def _save(self, path):
         save_checkpoint(path, self.tree, self.spec.name, self.seed, int(self.counter[0]),
-                        self.seconds, dict(regret=self.regret, cumulative=self.cumulative,
-                                           sigma=self.sigma),
+                        self.seconds, dict(regret=self.layout.to_tree(self.regret),
+                                           cumulative=self.layout.to_tree(self.cumulative),
+                                           sigma=self.layout.to_tree(self.sigma)),
                         tuple(zip(*self.points)) if self.points else ((), (), ()))
 
     def run(self, iterations, target, check_every, progress, checkpoint, checkpoint_every):
@@ -254,8 +349,7 @@ class _Run:
             if done % check_every == 0 and (not points or points[-1][0] != done):
                 points.append((done, self.seconds, value))
         else:
-            kernel.normalize_average(self.cumulative, self.tree.infoset_offset,
-                                     self.tree.infoset_num_actions, self.avg)
+            self._normalize()
         if checkpoint is not None:
             self._save(checkpoint)
         curve = list(points)
@@ -264,7 +358,8 @@ class _Run:
         tree = self.tree
         return SolveResult(
             game_id=tree.game_id, algorithm=self.spec.name, iterations=done, seed=self.seed,
-            average_policy=self.avg.copy(), current_policy=self.sigma.copy(),
+            average_policy=self.layout.to_tree(self.avg),
+            current_policy=self.layout.to_tree(self.sigma),
             curve_iterations=np.array([p[0] for p in curve], np.int64),
             curve_seconds=np.array([p[1] for p in curve], np.float64),
             curve_exploitability=np.array([p[2] for p in curve], np.float64),

@@ -23,25 +23,43 @@ __all__ = [
     "SOLVE_BYTES_PER_NODE",
     "SOLVE_BYTES_PER_INFOSET",
     "SOLVE_BYTES_PER_ACTION",
+    "SOLVE_BYTES_PER_CHANCE_EDGE",
+    "SOLVE_BYTES_PER_NONTERMINAL",
 ]
 
-#: Working memory of a solve per history (node): reach of player 0, reach of
-#: player 1, chance reach and the node value, all float64.  The exploitability
-#: evaluation reuses these four buffers.
-SOLVE_BYTES_PER_NODE = 4 * 8
+#: Working memory of a default solve (float64, alternating updates, one
+#: thread) per history (node): the value buffer (float64, shared with the
+#: exploitability evaluation) and the evaluation's reach and subtree-value
+#: buffers (float64).
+SOLVE_BYTES_PER_NODE = 3 * 8
 
-#: Per information set: first-node index (int64) for the best response;
-#: predictive algorithms add two more int64 (first node, parent sequence).
-SOLVE_BYTES_PER_INFOSET = 8
+#: Per non-terminal history: the solver layout (five uint32 indices: node,
+#: first child, strategy or chance offset, parent slot, edge; see
+#: :mod:`solvers._layout`), the counterfactual reach (float64) and the forward
+#: pass's list of reached histories (uint32).
+SOLVE_BYTES_PER_NONTERMINAL = 5 * 4 + 8 + 4
 
-#: Per action (flat, aligned with ``infoset_offset``): cumulative regret,
-#: cumulative (average-strategy) weights, current strategy, the normalised
-#: average used for exploitability checks and the best-response accumulator,
-#: all float64; predictive algorithms add one more (the instantaneous regret).
-SOLVE_BYTES_PER_ACTION = 5 * 8
+#: Per information set: the layout's first history, parent sequence (tree and
+#: internal), history count, visiting order and internal offset, and their
+#: copies in visiting order.
+SOLVE_BYTES_PER_INFOSET = 6 * 8 + 3 * 4 + 8
+
+#: Per action (flat): cumulative regret, cumulative (average-strategy)
+#: weights, current strategy, the normalised average used for exploitability
+#: checks, the best-response accumulator and the owner's sequence reach, all
+#: float64, plus the layout's permutation (int64) and infoset of each action
+#: (int32). Predictive algorithms add two float64 (regret terms, the strategy
+#: just played) and parallel runs one float64 per thread (regret terms).
+SOLVE_BYTES_PER_ACTION = 6 * 8 + 8 + 4
+
+#: Bytes per chance edge (the layout's chance probabilities and their copy in
+#: the solver's edge table).
+SOLVE_BYTES_PER_CHANCE_EDGE = 16
 
 
-def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False):
+def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False, *,
+                         precision="float64", updates="alternating", threads=1,
+                         chance_edges=None, nonterminals=None, layout=True):
     """Bytes of working memory a :func:`solvers.solve` call allocates.
 
     Parameters
@@ -52,6 +70,18 @@ def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False)
         ``tree.num_actions``).
     predictive : bool
         Whether the algorithm is predictive (``pcfr+``).
+    precision, updates, threads
+        As for :func:`solvers.solve`. ``"float32"`` stores the reach and value
+        buffers of the passes in 4 bytes, but the exploitability evaluation
+        then keeps its own float64 value buffer; simultaneous updates add a
+        second reach per non-terminal.
+    chance_edges, nonterminals : int, optional
+        Number of edges out of chance nodes and of non-terminal histories;
+        when unknown, ``num_nodes`` (upper bounds).
+    layout : bool
+        Count the solver layout (built once per tree and cached, so a second
+        solve of the same tree does not allocate it again). Building it also
+        needs 12 transient bytes per history, not counted here.
 
     Returns
     -------
@@ -60,14 +90,28 @@ def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False)
         into the returned :class:`solvers.SolveResult` (``16 * num_actions``).
     """
     for name, value in (("num_nodes", num_nodes), ("num_infosets", num_infosets),
-                        ("num_actions", num_actions)):
+                        ("num_actions", num_actions), ("threads", threads)):
         if int(value) != value or value < 0:
             raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    per_action = SOLVE_BYTES_PER_ACTION + (8 if predictive else 0)
-    per_infoset = SOLVE_BYTES_PER_INFOSET + (16 if predictive else 0)
-    return (int(num_nodes) * SOLVE_BYTES_PER_NODE
-            + int(num_infosets) * per_infoset
-            + int(num_actions) * per_action)
+    if precision not in ("float64", "float32"):
+        raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
+    if updates not in ("alternating", "simultaneous"):
+        raise ValueError(f"updates must be 'alternating' or 'simultaneous', got {updates!r}")
+    real = 8 if precision == "float64" else 4
+    per_node = SOLVE_BYTES_PER_NODE + (real if precision == "float32" else 0)
+    per_nonterminal = 4 + real * (2 if updates == "simultaneous" else 1)
+    per_action = 6 * 8 + 8 * ((2 if predictive else 0) + (threads if threads > 1 else 0))
+    per_infoset = 0
+    per_edge = 8
+    if layout:
+        per_nonterminal += 5 * 4
+        per_action += 8 + 4
+        per_infoset += SOLVE_BYTES_PER_INFOSET
+        per_edge += 8
+    edges = int(num_nodes) if chance_edges is None else int(chance_edges)
+    nt = int(num_nodes) if nonterminals is None else int(nonterminals)
+    return (int(num_nodes) * per_node + nt * per_nonterminal + int(num_actions) * per_action
+            + int(num_infosets) * per_infoset + edges * per_edge)
 
 
 def available_bytes():

@@ -273,6 +273,25 @@ def test_builders_and_solver_refuse_before_allocating(monkeypatch, kuhn):
 
 
 def test_estimate_solve_bytes_counts_per_action_state():
-    base = solvers.estimate_solve_bytes(10, 2, 4)
-    assert base == 10 * 32 + 2 * 8 + 4 * 40
-    assert solvers.estimate_solve_bytes(10, 2, 4, predictive=True) == base + 2 * 16 + 4 * 8
+    from solvers.memory import (SOLVE_BYTES_PER_ACTION, SOLVE_BYTES_PER_CHANCE_EDGE,
+                                SOLVE_BYTES_PER_INFOSET, SOLVE_BYTES_PER_NODE,
+                                SOLVE_BYTES_PER_NONTERMINAL)
+    base = solvers.estimate_solve_bytes(10, 2, 4, nonterminals=3, chance_edges=5)
+    assert base == (10 * SOLVE_BYTES_PER_NODE + 3 * SOLVE_BYTES_PER_NONTERMINAL
+                    + 2 * SOLVE_BYTES_PER_INFOSET + 4 * SOLVE_BYTES_PER_ACTION
+                    + 5 * SOLVE_BYTES_PER_CHANCE_EDGE)
+    # Unknown counts are bounded by the number of histories.
+    assert solvers.estimate_solve_bytes(10, 2, 4) >= base
+    # Predictive algorithms keep two more float64 per action; threads one per thread.
+    assert solvers.estimate_solve_bytes(10, 2, 4, predictive=True, nonterminals=3,
+                                        chance_edges=5) == base + 4 * 16
+    assert solvers.estimate_solve_bytes(10, 2, 4, threads=2, nonterminals=3,
+                                        chance_edges=5) == base + 4 * 16
+    # float32 halves the reach but keeps a float64 value buffer for the evaluation.
+    assert solvers.estimate_solve_bytes(10, 2, 4, precision="float32", nonterminals=3,
+                                        chance_edges=5) == base + 10 * 4 - 3 * 4
+    assert solvers.estimate_solve_bytes(10, 2, 4, updates="simultaneous", nonterminals=3,
+                                        chance_edges=5) == base + 3 * 8
+    # A cached layout is not counted again.
+    assert solvers.estimate_solve_bytes(10, 2, 4, layout=False, nonterminals=3,
+                                        chance_edges=5) < base

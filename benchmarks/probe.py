@@ -1,0 +1,237 @@
+"""Measurements that need a fresh process: compile time, build time, peak memory, large trees.
+
+Run by the other benchmarks as ``python -m benchmarks.probe <task> ...``; prints one
+JSON object on its last line of output. Tasks:
+
+``compile``
+    Time of the first call of each compiled kernel (layout, CFR passes in
+    each mode, best response) and of a second, warm call, on Kuhn poker. Run
+    with ``NUMBA_CACHE_DIR`` pointing at an empty directory it measures
+    numba's compilation (a fresh machine); run again with the same directory,
+    the loading of the cached machine code.
+``build --game G --repeats R``
+    Build the tree ``R`` times: seconds, bytes per history and the peak
+    resident memory of the first build.
+``solve --game G --modes M --repeats R --block S``
+    Build the tree once, then per coupsolve mode (``precision/updates/threads``,
+    e.g. ``float32/simultaneous/2``): the peak resident memory while a solver
+    of that mode is set up, runs and evaluates its exploitability once, and its
+    seconds per iteration (``R`` blocks of about ``S`` seconds).
+
+Peak memory is the kernel's high-water mark of the resident set (``VmHWM``),
+reset before each mode through ``/proc/self/clear_refs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import time
+
+
+def _status(field):
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
+def _reset_peak():
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _game(key):
+    from .games import all_games
+
+    return all_games()[key]
+
+
+def task_compile(_args):
+    """First and second call of each compiled step on Kuhn poker, then a first solve()."""
+    began = time.perf_counter()
+    import pyspiel
+
+    import solvers
+    from solvers._layout import layout_for
+    from solvers.algorithms import get_algorithm
+    from solvers.cfr import _Run
+
+    out = {"import": time.perf_counter() - began}
+    tree = solvers.GameTree.from_openspiel(pyspiel.load_game("kuhn_poker"))
+    began = time.perf_counter()
+    layout_for(tree)
+    out["solver layout"] = time.perf_counter() - began
+    # run_iterations is compiled once per reach/value type; the options
+    # (algorithm, updates, threads) are runtime arguments of that one kernel.
+    for precision in ("float64", "float32"):
+        run = _Run(tree, get_algorithm("cfr+"), 0, None, precision, "alternating", 1)
+        began = time.perf_counter()
+        run._iterate(1)
+        first = time.perf_counter() - began
+        began = time.perf_counter()
+        run._iterate(1)
+        out[f"CFR iterations ({precision})"] = [first, time.perf_counter() - began]
+    run = _Run(tree, get_algorithm("cfr+"), 0, None, "float64", "alternating", 1)
+    began = time.perf_counter()
+    run._evaluate()
+    first = time.perf_counter() - began
+    began = time.perf_counter()
+    run._evaluate()
+    out["exploitability (best response)"] = [first, time.perf_counter() - began]
+    leduc = solvers.GameTree.from_openspiel(pyspiel.load_game("leduc_poker"))
+    began = time.perf_counter()
+    solvers.solve(leduc, "cfr+", iterations=10, progress=False)
+    out["first solve() of Leduc, 10 iterations"] = time.perf_counter() - began
+    return out
+
+
+def task_build(args):
+    game = _game(args.game)
+    _reset_peak()
+    times, info = [], {}
+    for _ in range(args.repeats):
+        game.drop_tree()
+        gc.collect()
+        began = time.perf_counter()
+        tree = game.tree()
+        times.append(time.perf_counter() - began)
+        if not info:
+            info = dict(peak_rss=_status("VmHWM"), histories=tree.num_nodes,
+                        infosets=tree.num_infosets, actions=tree.num_actions,
+                        tree_bytes=tree.nbytes, bytes_per_history=tree.nbytes / tree.num_nodes,
+                        build_info={k: v for k, v in getattr(tree, "build_info", {}).items()
+                                    if isinstance(v, (int, float))})
+        del tree
+    game.drop_tree()
+    return dict(info, seconds=times)
+
+
+def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
+    """Bytes one pass moves (model), counting each array element once.
+
+    Forward (:func:`solvers._cfr_kernel._pull`), every non-terminal: parent
+    slot and edge (index size each), the parent's reach, the edge's
+    probability (float64), its own reach and its entry in the list of reached
+    histories. Backward, each reached non-terminal (``live_fraction`` of
+    them): its list entry, node, first child and strategy offset, its reach,
+    its value, then per child the child's value and (decisions) the strategy,
+    and at the updated player's decisions the regret (read and written; half
+    of the decision edges in an alternating pass). The information-set step:
+    six float64 per action of the updated player(s) (strategy, sequence
+    reach, average weight and regret, the last two read and written).
+    """
+    real = 8 if precision == "float64" else 4
+    size = layout.node.itemsize
+    nt = layout.node.shape[0]
+    n = tree.num_nodes
+    edges = layout.cprob.shape[0]
+    decision_edges = n - 1 - edges
+    both = updates == "simultaneous"
+    reach = 2 if both else 1
+    forward = nt * (2 * size + 2 * reach * real + 8 + 4)
+    per_child = real + 8 * (decision_edges / max(n - 1, 1))
+    regret = decision_edges * 16 * (1.0 if both else 0.5)
+    backward = live_fraction * (nt * (4 * size + reach * real + real)
+                                + (n - 1) * per_child + regret)
+    infosets = tree.num_actions * (1.0 if both else 0.5) * 6 * 8
+    return forward + backward + infosets
+
+
+def task_solve(args):
+    import numba
+
+    from solvers._layout import layout_for
+    from solvers.algorithms import get_algorithm
+    from solvers.cfr import _Run
+    from solvers.memory import estimate_solve_bytes
+
+    game = _game(args.game)
+    began = time.perf_counter()
+    tree = game.tree()
+    out = dict(build_seconds=time.perf_counter() - began, histories=tree.num_nodes,
+               infosets=tree.num_infosets, actions=tree.num_actions, tree_bytes=tree.nbytes,
+               build_peak_rss=_status("VmHWM"))
+    gc.collect()
+    began = time.perf_counter()
+    layout = layout_for(tree)
+    out["layout_seconds"] = time.perf_counter() - began
+    out["layout_bytes"] = layout.nbytes
+    out["rss_with_tree"] = _status("VmRSS")
+    spec = get_algorithm("cfr+")
+    modes = []
+    for text in args.modes.split(","):
+        precision, updates, threads = text.split("/")
+        threads = min(int(threads), numba.config.NUMBA_NUM_THREADS)
+        modes.append((precision, updates, threads))
+    results = []
+    for precision, updates, threads in modes:
+        gc.collect()
+        reset = _reset_peak()
+        rss0 = _status("VmRSS")
+        row = dict(precision=precision, updates=updates, threads=threads)
+        try:
+            run = _Run(tree, spec, 0, None, precision, updates, threads)
+        except MemoryError as exc:
+            row["error"] = str(exc)
+            results.append(row)
+            continue
+        began = time.perf_counter()
+        run._iterate(1)
+        row["first_iteration_seconds"] = time.perf_counter() - began
+        began = time.perf_counter()
+        run._iterate(1)
+        estimate = max(time.perf_counter() - began, 1e-9)
+        k = max(1, int(args.block / estimate))
+        per_iteration = []
+        for _ in range(args.repeats):
+            began = time.perf_counter()
+            run._iterate(k)
+            per_iteration.append((time.perf_counter() - began) / k)
+        live_fraction = float(run.live_count.sum()) / max(layout.node.shape[0], 1)
+        began = time.perf_counter()
+        value, _ = run._evaluate()
+        row.update(seconds=per_iteration, iterations_per_block=k, live_fraction=live_fraction,
+                   exploitability_seconds=time.perf_counter() - began,
+                   exploitability=value, iterations=int(run.counter[0]),
+                   peak_rss=_status("VmHWM") if reset else -1, rss_before=rss0,
+                   estimate_bytes=estimate_solve_bytes(
+                       tree.num_nodes, tree.num_infosets, tree.num_actions, False,
+                       precision=precision, updates=updates, threads=threads,
+                       chance_edges=layout.cprob.shape[0], nonterminals=layout.node.shape[0],
+                       layout=False),
+                   bytes_per_pass=_bytes_per_pass(tree, layout, precision, updates,
+                                                  live_fraction))
+        del run
+        results.append(row)
+    out["modes"] = results
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.probe")
+    parser.add_argument("task", choices=("compile", "build", "solve"))
+    parser.add_argument("--game", default="kuhn")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--block", type=float, default=0.3)
+    parser.add_argument("--modes", default="float64/alternating/1")
+    args = parser.parse_args(argv)
+    task = {"compile": task_compile, "build": task_build, "solve": task_solve}[args.task]
+    try:
+        result = task(args)
+    except MemoryError as exc:
+        result = {"error": f"MemoryError: {exc}"}
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
