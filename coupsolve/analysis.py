@@ -181,16 +181,19 @@ class Analysis:
 
     def to_table(self) -> str:
         pct = lambda x: "     -" if math.isnan(x) else f"{100 * x:5.1f}%"  # noqa: E731
+        # the Treaty is a claim only with marked cards: leave its row out of other games' tables
+        shown = [c for c, name in enumerate(CLAIMS) if name != "Treaty" or self.rules.get("marked_cards")]
         lines = [f"game value: p0 {self.game_value[0]:+.4f}, p1 {self.game_value[1]:+.4f}", "",
-                 f"{'claim':<17}{'character':<11}{'made/game':>10}{'bluff':>8}{'challenged':>12}"
+                 f"{'claim':<17}{'character':<18}{'made/game':>10}{'bluff':>8}{'challenged':>12}"
                  f"{'chal. wins':>12}"]
-        for s in self.claims:
-            lines.append(f"{s.claim:<17}{s.character:<11}{s.made:>10.3f}{pct(s.bluff):>8}"
+        for c in shown:
+            s = self.claims[c]
+            lines.append(f"{s.claim:<17}{s.character:<18}{s.made:>10.3f}{pct(s.bluff):>8}"
                          f"{pct(s.challenged):>12}{pct(s.challenge_success):>12}")
         for title, table in (("by turn", self.by_turn), ("by the claimant's influence", self.by_influence)):
             lines += ["", f"bluff rate {title}:", f"{'':<17}" + "".join(f"{str(k):>9}" for k in table)]
-            for c, name in enumerate(CLAIMS):
-                lines.append(f"{name:<17}" + "".join(f"{pct(rows[c].bluff):>9}" for rows in table.values()))
+            for c in shown:
+                lines.append(f"{CLAIMS[c]:<17}" + "".join(f"{pct(rows[c].bluff):>9}" for rows in table.values()))
         if self.choice:
             lines += ["", "card choice (probability, value to the chooser):"]
             for seat, dist in self.choice.items():
