@@ -17,6 +17,13 @@ JSON object on its last line of output. Tasks:
     e.g. ``float32/simultaneous/2``): the peak resident memory while a solver
     of that mode is set up, runs and evaluates its exploitability once, and its
     seconds per iteration (``R`` blocks of about ``S`` seconds).
+``phases --game G --repeats R --warm W``
+    The profile of one iteration (float64, alternating, one thread): after
+    ``W`` CFR+ iterations (so that the reach is as sparse as in a real
+    solve), each phase of a pass is timed alone, ``R`` times per player:
+    the forward pass, the backward pass, the information-set step, and a
+    plain sequential read of the bytes the forward pass moves (the
+    bandwidth-bound ideal of that pass). See :func:`task_phases`.
 
 Peak memory is the kernel's high-water mark of the resident set (``VmHWM``),
 reset before each mode through ``/proc/self/clear_refs``.
@@ -217,15 +224,128 @@ def task_solve(args):
     return out
 
 
+def _phase_bytes(tree, layout, live_fraction):
+    """Bytes each phase of a float64 alternating pass moves (the model of :func:`_bytes_per_pass`)."""
+    size = layout.node.itemsize
+    nt = layout.node.shape[0]
+    n = tree.num_nodes
+    decision_edges = n - 1 - layout.cprob.shape[0]
+    forward = nt * (2 * size + 2 * 8 + 8 + 4)
+    per_child = 8 + 8 * (decision_edges / max(n - 1, 1))
+    backward = live_fraction * (nt * (4 * size + 16) + (n - 1) * per_child
+                                + decision_edges * 16 * 0.5)
+    infosets = tree.num_actions * 0.5 * 6 * 8
+    return dict(forward=forward, backward=backward, infosets=infosets)
+
+
+def task_phases(args):
+    """Time each phase of a CFR+ pass alone (float64, alternating, one thread).
+
+    The phases are the kernels :func:`solvers._cfr_kernel.run_iterations`
+    calls, called here one at a time on copies of a warm solver's buffers:
+    ``forward`` (:func:`~solvers._cfr_kernel._pull`, every non-terminal),
+    ``backward`` (:func:`~solvers._cfr_kernel._backward`, the reached
+    non-terminals only) and ``infosets``
+    (:func:`~solvers._cfr_kernel._infosets`, the updated player's
+    information sets). ``stream`` reads the forward pass's bytes in order
+    (its index arrays, the reach written and read back, the list of reached
+    histories) with no indirection: the difference from ``forward`` is the
+    cost of the random parent and strategy reads.
+    """
+    import numba
+    import numpy as np
+
+    from solvers import _cfr_kernel as K
+    from solvers._layout import layout_for
+    from solvers.algorithms import get_algorithm
+    from solvers.cfr import _Run
+
+    @numba.njit(cache=False)
+    def stream(par, edge, q, live):
+        total = 0.0
+        for j in range(par.shape[0]):
+            q[j] = q[j] * 0.5 + float(par[j]) + float(edge[j])
+            live[j] = par[j]
+        for j in range(q.shape[0]):
+            total += q[j]
+        return total
+
+    game = _game(args.game)
+    tree = game.tree()
+    lay = layout_for(tree)
+    run = _Run(tree, get_algorithm("cfr+"), 0, None, "float64", "alternating", 1)
+    began = time.perf_counter()
+    run._iterate(args.warm)
+    warm = (time.perf_counter() - began) / max(args.warm, 1)
+    began = time.perf_counter()
+    run._iterate(1)
+    iteration = time.perf_counter() - began
+    nseg = lay.seg_kind.shape[0]
+    a = run.own.shape[0] - 1
+    tab = run.tab.copy()
+    sigma, cprob = tab[:a], tab[a:lay.one]
+    regret, cumulative, own = run.regret.copy(), run.cumulative.copy(), run.own.copy()
+    reg = np.zeros_like(regret)
+    q0, q1, v, live, live_count = run.q0, run.q1, run.v, run.live, run.live_count
+    q_scratch = np.zeros_like(q0)
+    live_scratch = np.empty_like(live)
+    del run
+
+    def forward(p):
+        K._pull(lay.par, lay.edge, lay.seg_start, 0, nseg, tab, lay.one, q0, q1, p, live,
+                live_count)
+
+    def backward(p):
+        K._backward(lay.node, lay.child, lay.aux, lay.seg_start, lay.seg_kind, lay.seg_nc, 0,
+                    nseg, cprob, sigma, q0, q1, v, reg, p, live, live_count)
+
+    def infosets(p):
+        own[a] = 1.0
+        lo, hi = (0, lay.split) if p == 0 else (lay.split, lay.order.shape[0])
+        K._infosets(lo, hi, lay.info_offset, lay.info_actions, lay.info_parent, lay.info_count,
+                    sigma, cumulative, own, regret, np.zeros((0, 0)), False, 1.0, True, False,
+                    1.0, 1.0, False)
+
+    def read(_p):
+        stream(lay.par, lay.edge, q_scratch, live_scratch)
+
+    phases = {"forward": forward, "backward": backward, "infosets": infosets, "stream": read}
+    seconds = {name: [] for name in phases}
+    live_fraction = []
+    for p in (0, 1):
+        forward(p)
+        backward(p)
+        infosets(p)
+        read(p)  # compiles stream
+        for _ in range(args.repeats):
+            for name, phase in phases.items():
+                began = time.perf_counter()
+                phase(p)
+                if name == "forward":
+                    seconds[name].append(time.perf_counter() - began)
+                    live_fraction.append(float(live_count.sum()) / max(lay.node.shape[0], 1))
+                else:
+                    seconds[name].append(time.perf_counter() - began)
+    fraction = float(np.mean(live_fraction))
+    bytes_ = _phase_bytes(tree, lay, fraction)
+    bytes_["stream"] = lay.node.shape[0] * (2 * lay.par.itemsize + 8 + 8 + live.itemsize)
+    return dict(histories=tree.num_nodes, nonterminals=int(lay.node.shape[0]),
+                actions=tree.num_actions, warm_iterations=args.warm,
+                warm_seconds_per_iteration=warm, iteration_seconds=iteration,
+                live_fraction=fraction, seconds=seconds, bytes=bytes_)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.probe")
-    parser.add_argument("task", choices=("compile", "build", "solve"))
+    parser.add_argument("task", choices=("compile", "build", "solve", "phases"))
     parser.add_argument("--game", default="kuhn")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--block", type=float, default=0.3)
     parser.add_argument("--modes", default="float64/alternating/1")
+    parser.add_argument("--warm", type=int, default=20)
     args = parser.parse_args(argv)
-    task = {"compile": task_compile, "build": task_build, "solve": task_solve}[args.task]
+    task = {"compile": task_compile, "build": task_build, "solve": task_solve,
+            "phases": task_phases}[args.task]
     try:
         result = task(args)
     except MemoryError as exc:

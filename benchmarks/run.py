@@ -10,6 +10,8 @@ Benchmarks (``--only`` selects some, in this order):
 ``build``       Coup tree build time and bytes per history, turn limits 1-3
 ``scaling``     per-iteration time from Kuhn to Coup turn limit 3, ns per history
                 per pass against the bandwidth floor, peak memory of a solve
+``profile``     each phase of a pass timed alone on the Coup trees larger than
+                the caches, against the bandwidth (profile evidence of the limit)
 ``compile``     numba compile time on a fresh machine, and with the cache
 
 Every table is printed (Markdown) and written to ``benchmarks/results/*.csv``.
@@ -27,7 +29,7 @@ from . import bandwidth, iteration, scaling, target
 from .common import available_gib, load_average, machine_info, print_table
 from .games import ORDER, all_games
 
-BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "compile")
+BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "profile", "compile")
 
 
 def parse(argv=None):
@@ -48,7 +50,7 @@ def parse(argv=None):
                         help="seconds per timed block of iterations (default 0.3; quick 0.05)")
     parser.add_argument("--budget", type=float, default=None,
                         help="wall seconds per solver and game in `target` and `iteration` "
-                             "(default 90; quick 10)")
+                             "(default 60; quick 10)")
     parser.add_argument("--threads", type=int, default=None,
                         help="most threads to use (default: all cores numba sees)")
     args = parser.parse_args(argv)
@@ -67,7 +69,7 @@ def parse(argv=None):
     args.repeats = args.repeats or (3 if args.quick else 5)
     args.repeats_large = args.repeats_large or args.repeats
     args.block = args.block or (0.05 if args.quick else 0.3)
-    args.budget = args.budget or (10.0 if args.quick else 90.0)
+    args.budget = args.budget or (10.0 if args.quick else 60.0)
     args.threads = min(args.threads or numba.config.NUMBA_NUM_THREADS,
                        numba.config.NUMBA_NUM_THREADS)
     return args
@@ -94,7 +96,7 @@ def main(argv=None):
     measured_bandwidth = None
     per_iteration = None
     small = [g for g in games if g.key != "coup3"]
-    if "bandwidth" in args.only or "scaling" in args.only:
+    if "bandwidth" in args.only or "scaling" in args.only or "profile" in args.only:
         path, measured_bandwidth = bandwidth.run(args, info)
         written.append(path)
     if "iteration" in args.only:
@@ -108,6 +110,8 @@ def main(argv=None):
         written.append(scaling.run_build(games, args, info))
     if "scaling" in args.only:
         written.append(scaling.run_scaling(games, args, info, measured_bandwidth))
+    if "profile" in args.only:
+        written.append(scaling.run_profile(games, args, info, measured_bandwidth))
     if "compile" in args.only:
         written.append(scaling.run_compile(args, info))
     print_table("Files", ["CSV"], [[p] for p in written])

@@ -14,6 +14,10 @@ peak resident memory means that game alone:
   pass streams (model: the layout's index arrays, the reach and value
   buffers, the per-action arrays of the infoset step) and the time those
   bytes take at this machine's measured read bandwidth: the physical floor;
+* ``profile``: where the time of a pass goes on the Coup trees larger than
+  the caches: each phase of a pass (forward, backward, information-set
+  step) timed alone, its bytes (the same model) and the bandwidth it
+  reaches, beside a plain sequential read;
 * ``compile``: numba's compile time on a fresh machine (empty cache) and
   the time to load the cached code.
 """
@@ -181,6 +185,65 @@ def run_scaling(games, options, info, bandwidth):
              "evaluates its exploitability once (tree, layout, interpreter included); "
              "peak - before: the solve's own increase.")
     return write_csv("scaling", csv_rows, info)
+
+
+#: Phases of a pass, in the order the kernel runs them, and the reference read.
+PHASES = ("forward", "backward", "infosets", "stream")
+
+
+def run_profile(games, options, info, bandwidth):
+    """Each phase of a CFR+ pass timed alone (:func:`benchmarks.probe.task_phases`)."""
+    read_bw = bandwidth[("read", 1)].median
+    warm = 10 if options.quick else 20
+    rows, csv_rows = [], []
+    for game in games:
+        if not (game.is_coup and game.turn_limit >= 2):
+            continue  # smaller trees fit in the caches: no bandwidth floor to compare with
+        large = game.turn_limit >= 3
+        result = probe("phases", "--game", game.key,
+                       "--repeats", options.repeats_large if large else options.repeats,
+                       "--warm", warm)
+        if "error" in result:
+            rows.append([game.key] + ["-"] * 8 + [result["error"]])
+            csv_rows.append(dict(game=game.key, error=result["error"]))
+            continue
+        n = result["histories"]
+        total = sum(Stats(result["seconds"][name]).median for name in PHASES[:3])
+        for name in PHASES:
+            stats = Stats(result["seconds"][name])
+            moved = result["bytes"][name]
+            gbps = moved / stats.median / 1e9
+            share = f"{stats.median / total:.0%}" if name != "stream" else "(reference)"
+            rows.append([game.key, f"{n:,}", name, fmt_seconds(stats.median),
+                         fmt_seconds(stats.min), fmt_seconds(stats.max), share,
+                         f"{stats.median / n * 1e9:.2f}", f"{moved / n:.1f}", f"{gbps:.1f}",
+                         f"{gbps / read_bw:.0%}"])
+            csv_rows.append(dict(
+                game=game.key, histories=n, nonterminals=result["nonterminals"], phase=name,
+                seconds_median=stats.median, seconds_min=stats.min, seconds_max=stats.max,
+                repeats=stats.n, share_of_pass=stats.median / total if name != "stream" else "",
+                ns_per_history=stats.median / n * 1e9, bytes_per_history=moved / n,
+                gb_per_s=gbps, read_gb_per_s=read_bw,
+                live_fraction=result["live_fraction"],
+                warm_iterations=result["warm_iterations"],
+                iteration_seconds=result["iteration_seconds"], load=load_average()))
+        rows.append([game.key, f"{n:,}", "sum of the 3 phases x 2 players", fmt_seconds(2 * total),
+                     "-", "-", "-", "-", "-", "-",
+                     f"iteration {fmt_seconds(result['iteration_seconds'])}; reached "
+                     f"{result['live_fraction']:.2f}"])
+    print_table(
+        "Profile: where a pass's time goes (float64, alternating, 1 thread)",
+        ["game", "histories", "phase", "median", "min", "max", "share of pass", "ns/history",
+         "bytes/history", "GB/s", "of read bandwidth"], rows,
+        note="Each phase of one player's pass called alone on a warm solver's buffers, "
+             f"after {warm} CFR+ iterations (benchmarks/probe.py, `phases`): forward = reach of "
+             "every non-terminal and the list of reached ones; backward = values and regret "
+             "terms of the reached ones; infosets = average weights, regret update and regret "
+             "matching. stream = a sequential read and write of the forward pass's bytes with "
+             "no indirection, for reference. GB/s: the phase's bytes (model in "
+             f"benchmarks/probe.py) over its time, against the measured read bandwidth "
+             f"({read_bw:.1f} GB/s, 1 thread).")
+    return write_csv("profile", csv_rows, info)
 
 
 def run_compile(options, info):

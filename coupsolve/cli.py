@@ -82,6 +82,11 @@ def _cmd_solve(args) -> int:
     if args.out and not args.out.endswith(".npz"):
         raise CliError(f"--out must name a .npz file, got {args.out}")
     rules = _rules(args)
+    import numba
+
+    if args.threads > numba.config.NUMBA_NUM_THREADS:
+        raise CliError(f"--threads {args.threads}: numba has {numba.config.NUMBA_NUM_THREADS} "
+                       f"threads here (set NUMBA_NUM_THREADS to change that)")
     iterations, target = args.iterations, args.target_exploitability
     if iterations is None and target is None:
         iterations, target = DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET
@@ -94,7 +99,8 @@ def _cmd_solve(args) -> int:
           f"{tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
     result = solvers.solve(tree, algorithm=args.algorithm, iterations=iterations,
                            target_exploitability=target, seed=args.seed, check_every=args.check_every,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress, precision=args.precision,
+                           updates=args.updates, threads=args.threads)
     expl = float(result.curve_exploitability[-1]) if len(result.curve_exploitability) else math.nan
     if args.out:
         result.save(args.out)
@@ -305,6 +311,7 @@ def _add_rules_args(p):
 
 def build_parser() -> argparse.ArgumentParser:
     from solvers import ALGORITHMS
+    from solvers.cfr import PRECISIONS, UPDATES
 
     parser = argparse.ArgumentParser(prog="coupsolve", description="Solve and study the card game Coup.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -319,6 +326,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--check-every", type=_positive_int, default=25,
                        help="iterations between exploitability checks (default 25)")
         p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--threads", type=_positive_int, default=1,
+                       help="numba threads for the passes (pays from about 10**6 histories, i.e. "
+                            "turn limit 2 and up; default 1)")
+        p.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
+                       help="type of the per-history reach and value buffers (default float64, "
+                            "OpenSpiel-exact; float32 saves memory traffic on large trees)")
+        p.add_argument("--updates", choices=UPDATES, default=UPDATES[0],
+                       help="alternating (default, OpenSpiel's CFR) or simultaneous (half the "
+                            "passes per iteration, usually more iterations)")
         p.add_argument("--out", help="save the strategy to this .npz file")
         p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
         p.add_argument("--plot", help="draw the bluff and challenge rates to this image file")

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 
@@ -70,11 +71,21 @@ def test_rule_options_reach_the_rules():
     (["solve", "--turn-limit", "0"], "at least 1"),
     (["solve", "--iterations", "5", "--target-exploitability", "0.1"], "not allowed with"),
     (["play", "missing.npz"], "no such file"),
+    (["solve", "--threads", "999"], "numba has"),
+    (["solve", "--precision", "float16"], "invalid choice"),
 ])
 def test_errors_are_one_line(args, word):
     out = run(*args)
     assert out.returncode == 2
     assert word in out.stderr and "Traceback" not in out.stderr
+
+
+def test_speed_options_reach_the_solver():
+    out = run("solve", "--turn-limit", "1", "--target-exploitability", "0.01", "--precision", "float32",
+              "--updates", "simultaneous", "--threads", str(min(2, numba.config.NUMBA_NUM_THREADS)), "--json", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["exploitability"] <= 0.01
 
 
 def test_foreign_file_is_refused(tmp_path):

@@ -1,5 +1,7 @@
 """solve()'s speed options: precision, updates, threads; and the solver layout."""
 
+import importlib
+
 import numba
 import numpy as np
 import pyspiel
@@ -13,6 +15,14 @@ from solvers.checkpoint import load_checkpoint
 
 two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                  reason="numba has a single thread here")
+
+cfr_module = importlib.import_module("solvers.cfr")
+
+
+@pytest.fixture
+def parallel_small_trees(monkeypatch):
+    """Let the test trees (far below PARALLEL_MIN_HISTORIES) run on several threads."""
+    monkeypatch.setattr(cfr_module, "PARALLEL_MIN_HISTORIES", 0)
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +90,7 @@ def test_simultaneous_updates_converge(algorithm, bound, leduc):
 @two_threads
 @pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "pcfr+"])
 @pytest.mark.parametrize("updates", ["alternating", "simultaneous"])
-def test_two_threads_agree_with_one(algorithm, updates, liars_dice):
+def test_two_threads_agree_with_one(algorithm, updates, liars_dice, parallel_small_trees):
     _, tree = liars_dice
     one = solvers.solve(tree, algorithm, iterations=40, updates=updates, progress=False)
     two = solvers.solve(tree, algorithm, iterations=40, updates=updates, threads=2,
@@ -91,11 +101,23 @@ def test_two_threads_agree_with_one(algorithm, updates, liars_dice):
 
 
 @two_threads
-def test_threads_with_float32_converge(liars_dice):
+def test_threads_with_float32_converge(liars_dice, parallel_small_trees):
     _, tree = liars_dice
     result = solvers.solve(tree, "cfr+", iterations=200, check_every=200, progress=False,
                            precision="float32", threads=2)
     assert result.exploitability < 2e-3
+
+
+@two_threads
+def test_small_trees_run_on_one_thread(liars_dice, parallel_small_trees, monkeypatch):
+    _, tree = liars_dice
+    one = solvers.solve(tree, "cfr+", iterations=30, progress=False)
+    two = solvers.solve(tree, "cfr+", iterations=30, threads=2, progress=False)
+    assert not np.array_equal(one.average_policy, two.average_policy)  # really parallel
+    monkeypatch.setattr(cfr_module, "PARALLEL_MIN_HISTORIES", tree.num_nodes + 1)
+    small = solvers.solve(tree, "cfr+", iterations=30, threads=2, progress=False)
+    assert np.array_equal(one.average_policy, small.average_policy)
+    assert np.array_equal(one.current_policy, small.current_policy)
 
 
 def test_split_run_in_a_fast_mode_equals_uninterrupted(leduc, tmp_path):
