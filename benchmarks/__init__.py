@@ -8,7 +8,8 @@ the machine (CPU model, cores, memory) and library versions on every row.
 
 Modules: :mod:`.run` (command line), :mod:`.games`, :mod:`.adapters` (one
 interface over coupsolve, OpenSpiel C++, OpenSpiel Python and LiteEFG),
-:mod:`.iteration`, :mod:`.target`, :mod:`.build`, :mod:`.memory`,
-:mod:`.scaling`, :mod:`.bandwidth`, :mod:`.probe` (measurements in a fresh
-process), :mod:`.liteefg_export`, :mod:`.common`.
+:mod:`.iteration`, :mod:`.target`, :mod:`.scaling` (tree build, peak memory,
+scaling, the profile of a pass, compile time), :mod:`.bandwidth`,
+:mod:`.probe` (measurements in a fresh process), :mod:`.liteefg_export`,
+:mod:`.common`, :mod:`.summary` (the README's block, from the CSV files).
 """

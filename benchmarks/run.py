@@ -51,6 +51,8 @@ def parse(argv=None):
     parser.add_argument("--budget", type=float, default=None,
                         help="wall seconds per solver and game in `target` and `iteration` "
                              "(default 60; quick 10)")
+    parser.add_argument("--readme", action="store_true",
+                        help="write the summary of the CSV files into README.md")
     parser.add_argument("--threads", type=int, default=None,
                         help="most threads to use (default: all cores numba sees)")
     args = parser.parse_args(argv)
@@ -115,6 +117,16 @@ def main(argv=None):
     if "compile" in args.only:
         written.append(scaling.run_compile(args, info))
     print_table("Files", ["CSV"], [[p] for p in written])
+    from . import summary
+
+    print("### Summary (`python -m benchmarks.summary`; `--readme` writes it into README.md)")
+    print()
+    print(summary.summary(command="python -m benchmarks.run " + " ".join(argv or [])
+                          if argv else "make bench"))
+    if args.readme:
+        summary.update_readme(summary.summary(command="make bench"))
+        print()
+        print("README.md: the block between the bench markers is updated.")
     print(f"Load average at end: {load_average():.2f}; total {time.perf_counter() - began:.0f} s "
           f"(`python -m benchmarks.run {' '.join(argv) if argv else ''}`)".rstrip())
 

@@ -1,0 +1,242 @@
+"""The README's summary of the latest run: ``python -m benchmarks.summary [--readme]``.
+
+Reads the CSV files ``benchmarks.run`` wrote to ``benchmarks/results/`` and
+prints one Markdown block: CFR+ seconds per iteration against each library,
+seconds to exploitability 1e-3 and 1e-4 (each library's fastest algorithm),
+the Coup trees from turn limit 1 to 3 (build, memory, one and two threads,
+nanoseconds per history against the bandwidth floor) and the profile of a
+pass. Every figure is copied from the CSV files, none is typed in. With
+``--readme`` the block also replaces the README's text between
+``<!-- bench:start -->`` and ``<!-- bench:end -->``. ``benchmarks.run`` calls
+this at the end of a full run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+from pathlib import Path
+
+from .common import RESULTS, fmt_ratio, fmt_seconds
+
+ROOT = Path(__file__).resolve().parent.parent
+START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+OURS, OS_CPP, OS_PY, LITEEFG = "coupsolve", "OpenSpiel C++", "OpenSpiel Python", "LiteEFG"
+DEFAULT = "f64 alt 1T"
+GAMES = {"kuhn": "Kuhn", "leduc": "Leduc", "liars_dice": "Liar's Dice (1 die)",
+         "coup1": "Coup TL1", "coup2": "Coup TL2", "coup3": "Coup TL3"}
+
+
+def _read(name, results=RESULTS):
+    path = Path(results) / f"{name}.csv"
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _num(row, key):
+    try:
+        value = float(row.get(key) or "nan")
+    except ValueError:
+        return float("nan")
+    return value
+
+
+def _table(columns, rows):
+    out = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    out += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    return out
+
+
+def _times_slower(theirs, ours):
+    if math.isnan(theirs) or math.isnan(ours) or ours <= 0:
+        return "-"
+    return fmt_ratio(theirs / ours)
+
+
+def _iteration(rows):
+    """Per game: our default and fastest mode, and each library's fastest run."""
+    out = []
+    games = [g for g in GAMES if any(r["game"] == g for r in rows)]
+    for game in games:
+        mine = [r for r in rows if r["game"] == game]
+        ours = {r["mode"]: _num(r, "seconds_median") for r in mine if r["library"] == OURS}
+        base = ours.get(DEFAULT, float("nan"))
+        fastest = min(ours, key=ours.get) if ours else None
+        cells = [GAMES[game], f"{int(mine[0]['histories']):,}", fmt_seconds(base),
+                 f"{fmt_seconds(ours[fastest])} ({fastest})" if fastest else "-"]
+        for library in (OS_CPP, OS_PY, LITEEFG):
+            theirs = [r for r in mine if r["library"] == library]
+            timed = [r for r in theirs if not math.isnan(_num(r, "seconds_median"))]
+            if timed:
+                best = min(timed, key=lambda r: _num(r, "seconds_median"))
+                t = _num(best, "seconds_median")
+                label = f", {best['mode']}" if library == LITEEFG and best["mode"] else ""
+                cells.append(f"{fmt_seconds(t)}{label}: **{_times_slower(t, base)}**")
+            elif theirs and not math.isnan(_num(theirs[0], "projected_seconds")):
+                t = _num(theirs[0], "projected_seconds")
+                cells.append(f"not run; projected ~{fmt_seconds(t)}: ~{_times_slower(t, base)}")
+            elif theirs:
+                cells.append((theirs[0].get("note") or "not run").split(":")[0])
+            else:
+                cells.append("-")
+        out.append(cells)
+    return _table(["game", "histories", "coupsolve (OpenSpiel-exact mode)",
+                   "coupsolve fastest mode", "OpenSpiel C++: x slower",
+                   "OpenSpiel Python: x slower", "LiteEFG: x slower"], out)
+
+
+def _target(rows):
+    """Per game and target: each library's fastest (algorithm, mode) to reach it."""
+    out = []
+    games = [g for g in GAMES if any(r["game"] == g for r in rows)]
+    for game in games:
+        mine = [r for r in rows if r["game"] == game]
+        for key in ("1e-03", "1e-04"):
+            best = {}
+            for library in (OURS, OS_CPP, OS_PY, LITEEFG):
+                runs = [r for r in mine if r["library"] == library]
+                done = [r for r in runs if not math.isnan(_num(r, f"seconds_{key}_median"))]
+                if done:
+                    r = min(done, key=lambda r: _num(r, f"seconds_{key}_median"))
+                    best[library] = (_num(r, f"seconds_{key}_median"), r)
+                else:
+                    projected = [_num(r, f"projected_seconds_{key}") for r in runs]
+                    projected = [p for p in projected if not math.isnan(p)]
+                    ran = [r for r in runs if int(_num(r, "repeats") or 0) > 0]
+                    best[library] = (min(projected) if projected else float("nan"),
+                                     "projected" if projected else ("budget" if ran else None))
+            ours_t = best[OURS][0]
+            ours_row = best[OURS][1]
+            if isinstance(ours_row, dict):
+                mode = ours_row["mode"]
+                ours_cell = (f"{fmt_seconds(ours_t)} ({ours_row['algorithm']}"
+                             f"{'' if mode == DEFAULT else ', ' + mode}, "
+                             f"{int(_num(ours_row, f'iterations_{key}')):,} it.)")
+            else:
+                ours_cell = "not reached in budget"
+            cells = [GAMES[game], key.replace("e-0", "e-"), ours_cell]
+            for library in (OS_CPP, OS_PY, LITEEFG):
+                t, r = best[library]
+                if isinstance(r, dict):
+                    cells.append(f"{fmt_seconds(t)} ({r['algorithm']}): "
+                                 f"**{_times_slower(t, ours_t)}**")
+                elif r == "projected":
+                    cells.append(f"projected ~{fmt_seconds(t)}: ~{_times_slower(t, ours_t)}")
+                elif r == "budget":
+                    cells.append("not reached in budget")
+                else:
+                    cells.append("not run")
+            out.append(cells)
+    return _table(["game", "target", "coupsolve fastest", "OpenSpiel C++ fastest",
+                   "OpenSpiel Python fastest", "LiteEFG fastest"], out)
+
+
+def _coup(build, scaling, profile):
+    out = []
+    for game in ("coup1", "coup2", "coup3"):
+        b = next((r for r in build if r["game"] == game), None)
+        modes = {r["mode"]: r for r in scaling if r["game"] == game and r.get("mode")}
+        if b is None and not modes:
+            continue
+        one, two = modes.get(DEFAULT), modes.get("f64 alt 2T")
+        fast = min(modes.values(), key=lambda r: _num(r, "seconds_median")) if modes else None
+        # ns per history per pass: alternating modes only (a simultaneous pass does more).
+        alternating = [r for r in modes.values() if r.get("updates") == "alternating"]
+        lean = min(alternating, key=lambda r: _num(r, "ns_per_history_pass"), default=None)
+        cells = [GAMES[game], f"{int(_num(b or one, 'histories')):,}" if (b or one) else "-"]
+        cells.append(fmt_seconds(_num(b, "seconds_median")) if b else "-")
+        cells.append(f"{_num(b, 'bytes_per_history'):.1f}" if b else "-")
+        cells.append(fmt_seconds(_num(one, "seconds_median")) if one else "-")
+        if two:
+            speedup = _num(one, "seconds_median") / _num(two, "seconds_median")
+            cells.append(f"{fmt_seconds(_num(two, 'seconds_median'))} ({speedup:.2f}x)")
+        else:
+            cells.append("-")
+        if fast:
+            cells.append(f"{fmt_seconds(_num(fast, 'seconds_median'))} ({fast['mode']})")
+            cells.append(f"{_num(one, 'ns_per_history_pass'):.2f} / "
+                         f"{_num(lean, 'ns_per_history_pass'):.2f} ({lean['mode']}) / "
+                         f"{_num(one, 'floor_ns_per_history_pass'):.2f}" if one and lean else "-")
+            cells.append(f"{_num(one, 'peak_rss') / 2 ** 30:.2f} GiB" if one else "-")
+        else:
+            cells += ["-", "-", "-"]
+        out.append(cells)
+    lines = _table(["game", "histories", "build", "tree bytes/history", "CFR+ iteration, 1 thread",
+                    "2 threads (speed-up)", "fastest mode", "ns/history/pass: default / "
+                    "leanest mode / default's floor", "peak memory (1T solve)"], out)
+    phases = [r for r in profile if r.get("phase") and r["game"] in ("coup2", "coup3")]
+    if phases:
+        lines += ["", "Where a pass's time goes (float64, one thread): "
+                  + "; ".join(
+                      f"{GAMES[g]}: " + ", ".join(
+                          f"{r['phase']} {_num(r, 'share_of_pass'):.0%} at "
+                          f"{_num(r, 'gb_per_s'):.1f} GB/s"
+                          for r in phases if r["game"] == g and r["phase"] != "stream")
+                      + " (a sequential stream: "
+                      + ", ".join(f"{_num(r, 'gb_per_s'):.1f} GB/s" for r in phases
+                                  if r["game"] == g and r["phase"] == "stream") + ")"
+                      for g in dict.fromkeys(r["game"] for r in phases))
+                  + "."]
+    return lines
+
+
+def summary(results=RESULTS, command="make bench"):
+    """The Markdown block (a string) from the CSV files in ``results``."""
+    iteration, target = _read("iteration", results), _read("target", results)
+    build, scaling = _read("build", results), _read("scaling", results)
+    profile, bandwidth = _read("profile", results), _read("bandwidth", results)
+    anyrow = next((rows[0] for rows in (iteration, target, scaling, build, bandwidth) if rows),
+                  None)
+    if anyrow is None:
+        return "Benchmarks have not been run yet: `make bench` runs them and prints the tables."
+    lines = [f"Latest `{command}` on {anyrow['machine']} ({anyrow['date']}); "
+             f"{anyrow['versions']}. Medians of 5 timed repeats; all CSV files in "
+             "`benchmarks/results/`, every table in the run's output."]
+    read = {int(r["threads"]): _num(r, "gb_per_s_median") for r in bandwidth
+            if r["kernel"] == "read"}
+    if iteration:
+        lines += ["", "**CFR+ seconds per iteration, warm** (\"x slower\": their time over "
+                  "coupsolve's OpenSpiel-exact mode, float64, alternating updates, one thread; "
+                  "compile time is apart, in the `compile` table):", ""]
+        lines += _iteration(iteration)
+    if target:
+        lines += ["", "**Solver seconds to exploitability 1e-3 and 1e-4** (each library's own "
+                  "evaluator; its fastest algorithm and mode; \"x slower\" against coupsolve's "
+                  "fastest; each run within a wall-clock budget, `--budget`, 60 s by default):", ""]
+        lines += _target(target)
+    if build or scaling:
+        lines += ["", "**The Coup card-selection setup** (floor: the bytes a pass moves at the "
+                  "measured read bandwidth, "
+                  + ", ".join(f"{t} thread{'s' if t > 1 else ''} {v:.1f} GB/s"
+                              for t, v in sorted(read.items())) + "):", ""]
+        lines += _coup(build, scaling, profile)
+    return "\n".join(lines)
+
+
+def update_readme(text, readme=ROOT / "README.md"):
+    """Replace the README's block between the bench markers with ``text``."""
+    content = Path(readme).read_text(encoding="utf-8")
+    if START not in content or END not in content:
+        raise ValueError(f"{readme} has no {START} ... {END} block")
+    head, rest = content.split(START, 1)
+    _, tail = rest.split(END, 1)
+    Path(readme).write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__)
+    parser.add_argument("--results", default=str(RESULTS), help="folder of the CSV files")
+    parser.add_argument("--readme", action="store_true",
+                        help="also write the block into README.md between the bench markers")
+    args = parser.parse_args(argv)
+    text = summary(args.results)
+    print(text)
+    if args.readme:
+        update_readme(text)
+
+
+if __name__ == "__main__":
+    main()
