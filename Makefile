@@ -21,7 +21,8 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
-# Benchmarks against OpenSpiel and LiteEFG (about an hour; BENCH_ARGS=--quick for a few minutes).
+# Benchmarks against OpenSpiel and LiteEFG (about 50 minutes; BENCH_ARGS=--quick for a few minutes;
+# BENCH_ARGS=--readme also writes the summary into README.md).
 BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

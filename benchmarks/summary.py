@@ -192,7 +192,9 @@ def summary(results=RESULTS, command="make bench"):
                   None)
     if anyrow is None:
         return "Benchmarks have not been run yet: `make bench` runs them and prints the tables."
-    lines = [f"Latest `{command}` on {anyrow['machine']} ({anyrow['date']}); "
+    finished = max(rows[-1]["date"] for rows in (iteration, target, scaling, build, bandwidth,
+                                                 profile) if rows)
+    lines = [f"Latest `{command}` on {anyrow['machine']} (finished {finished}); "
              f"{anyrow['versions']}. Medians of 5 timed repeats; all CSV files in "
              "`benchmarks/results/`, every table in the run's output."]
     read = {int(r["threads"]): _num(r, "gb_per_s_median") for r in bandwidth
@@ -207,6 +209,14 @@ def summary(results=RESULTS, command="make bench"):
                   "evaluator; its fastest algorithm and mode; \"x slower\" against coupsolve's "
                   "fastest; each run within a wall-clock budget, `--budget`, 60 s by default):", ""]
         lines += _target(target)
+        lines += ["", "coupsolve's `cfr`/`cfr+` and OpenSpiel's average the strategy of every "
+                  "iteration from the uniform first one; LiteEFG averages the strategies after "
+                  "each update, which on Coup TL1 is an exact equilibrium at its first check (10 "
+                  "iterations; its evaluator agrees with ours on its strategy, "
+                  "`tests/test_benchmarks_liteefg.py`). \"projected\": iterations of "
+                  "coupsolve's matching algorithm x that library's measured seconds per "
+                  "iteration, where it was not run (OpenSpiel over the Python Coup game) or ran "
+                  "out of budget."]
     if build or scaling:
         lines += ["", "**The Coup card-selection setup** (floor: the bytes a pass moves at the "
                   "measured read bandwidth, "

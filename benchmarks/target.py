@@ -179,5 +179,6 @@ def run(games, options, info, per_iteration=None):
                      "`projected` = iterations coupsolve's matching algorithm needed x the "
                      "library's measured seconds per iteration (exact for OpenSpiel Python, "
                      "whose iterates coupsolve reproduces; approximate for OpenSpiel C++, whose "
-                     "CFR+ iterates differ slightly).")
+                     "CFR+ iterates differ slightly). LiteEFG averages the strategies after each "
+                     "update (not the uniform first one), so its iteration counts differ.")
     return write_csv("target", csv_rows, info), csv_rows
