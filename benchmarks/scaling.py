@@ -43,6 +43,10 @@ SCALING_MODES = ("float64/alternating/1", "float64/alternating/2", "float32/alte
 def probe(*args, env=None, timeout=3600):
     """Run ``python -m benchmarks.probe args``; the JSON it prints (or ``{"error": ...}``)."""
     full_env = dict(os.environ)
+    # A fixed mmap threshold: glibc otherwise raises it after the first large
+    # free, so a later mode's buffers come from memory the process already
+    # holds and its peak looks like no increase at all.
+    full_env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")
     full_env.update(env or {})
     try:
         done = subprocess.run([sys.executable, "-m", "benchmarks.probe", *map(str, args)],
