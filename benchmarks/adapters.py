@@ -85,56 +85,51 @@ class Ours:
         self.run = None
 
 
-class OpenSpielCpp:
-    library = OS_CPP
+class _OpenSpiel:
+    """OpenSpiel's solvers: ``evaluate_and_update_policy`` per iteration."""
 
     def __init__(self, game, algorithm):
-        import pyspiel
-
         self.game = game.openspiel_game()
-        cls = {"cfr": pyspiel.CFRSolver, "cfr+": pyspiel.CFRPlusSolver}[algorithm]
-        self.solver = cls(self.game)
+        self.solver = self.solvers()[algorithm](self.game)
         self.mode = "-"
 
     def step(self, k):
         for _ in range(k):
             self.solver.evaluate_and_update_policy()
+
+    def close(self):
+        self.solver = None
+
+
+class OpenSpielCpp(_OpenSpiel):
+    library = OS_CPP
+
+    @staticmethod
+    def solvers():
+        import pyspiel
+
+        return {"cfr": pyspiel.CFRSolver, "cfr+": pyspiel.CFRPlusSolver}
 
     def exploitability(self):
         import pyspiel
 
         return float(pyspiel.exploitability(self.game, self.solver.average_policy()))
 
-    def average_policy(self):
-        return self.solver.average_policy()
 
-    def close(self):
-        self.solver = None
-
-
-class OpenSpielPython:
+class OpenSpielPython(_OpenSpiel):
     library = OS_PY
 
-    def __init__(self, game, algorithm):
+    @staticmethod
+    def solvers():
         from open_spiel.python.algorithms import cfr, discounted_cfr
 
-        self.game = game.openspiel_game()
-        cls = {"cfr": cfr.CFRSolver, "cfr+": cfr.CFRPlusSolver,
-               "lcfr": discounted_cfr.LCFRSolver, "dcfr": discounted_cfr.DCFRSolver}[algorithm]
-        self.solver = cls(self.game)
-        self.mode = "-"
-
-    def step(self, k):
-        for _ in range(k):
-            self.solver.evaluate_and_update_policy()
+        return {"cfr": cfr.CFRSolver, "cfr+": cfr.CFRPlusSolver,
+                "lcfr": discounted_cfr.LCFRSolver, "dcfr": discounted_cfr.DCFRSolver}
 
     def exploitability(self):
         from open_spiel.python.algorithms import exploitability
 
         return float(exploitability.exploitability(self.game, self.solver.average_policy()))
-
-    def close(self):
-        self.solver = None
 
 
 # LiteEFG baseline module, the environment's averaging ("convergence type") and

@@ -124,7 +124,7 @@ def task_build(args):
 
 
 def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
-    """Bytes one pass moves (model), counting each array element once.
+    """Bytes each phase of one pass moves (model), counting each array element once.
 
     Forward (:func:`solvers._cfr_kernel._pull`), every non-terminal: parent
     slot and edge (index size each), the parent's reach, the edge's
@@ -151,7 +151,7 @@ def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
     backward = live_fraction * (nt * (4 * size + reach * real + real)
                                 + (n - 1) * per_child + regret)
     infosets = tree.num_actions * (1.0 if both else 0.5) * 6 * 8
-    return forward + backward + infosets
+    return dict(forward=forward, backward=backward, infosets=infosets)
 
 
 def task_solve(args):
@@ -216,26 +216,12 @@ def task_solve(args):
                        precision=precision, updates=updates, threads=threads,
                        chance_edges=layout.cprob.shape[0], nonterminals=layout.node.shape[0],
                        layout=False),
-                   bytes_per_pass=_bytes_per_pass(tree, layout, precision, updates,
-                                                  live_fraction))
+                   bytes_per_pass=sum(_bytes_per_pass(tree, layout, precision, updates,
+                                                      live_fraction).values()))
         del run
         results.append(row)
     out["modes"] = results
     return out
-
-
-def _phase_bytes(tree, layout, live_fraction):
-    """Bytes each phase of a float64 alternating pass moves (the model of :func:`_bytes_per_pass`)."""
-    size = layout.node.itemsize
-    nt = layout.node.shape[0]
-    n = tree.num_nodes
-    decision_edges = n - 1 - layout.cprob.shape[0]
-    forward = nt * (2 * size + 2 * 8 + 8 + 4)
-    per_child = 8 + 8 * (decision_edges / max(n - 1, 1))
-    backward = live_fraction * (nt * (4 * size + 16) + (n - 1) * per_child
-                                + decision_edges * 16 * 0.5)
-    infosets = tree.num_actions * 0.5 * 6 * 8
-    return dict(forward=forward, backward=backward, infosets=infosets)
 
 
 def task_phases(args):
@@ -321,13 +307,10 @@ def task_phases(args):
             for name, phase in phases.items():
                 began = time.perf_counter()
                 phase(p)
-                if name == "forward":
-                    seconds[name].append(time.perf_counter() - began)
-                    live_fraction.append(float(live_count.sum()) / max(lay.node.shape[0], 1))
-                else:
-                    seconds[name].append(time.perf_counter() - began)
+                seconds[name].append(time.perf_counter() - began)
+            live_fraction.append(float(live_count.sum()) / max(lay.node.shape[0], 1))
     fraction = float(np.mean(live_fraction))
-    bytes_ = _phase_bytes(tree, lay, fraction)
+    bytes_ = _bytes_per_pass(tree, lay, "float64", "alternating", fraction)
     bytes_["stream"] = lay.node.shape[0] * (2 * lay.par.itemsize + 8 + 8 + live.itemsize)
     return dict(histories=tree.num_nodes, nonterminals=int(lay.node.shape[0]),
                 actions=tree.num_actions, warm_iterations=args.warm,

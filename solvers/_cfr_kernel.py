@@ -161,6 +161,15 @@ def _pull(par, edge, seg_start, s_lo, s_hi, tab, one, q0, q1, p, live, live_coun
         live_count[s] = n_live
 
 
+@numba.njit(cache=True, inline="always")
+def _expect(prob, o, v, c, nc):
+    """``sum(prob[o + k] * v[c + k] for k < nc)``, in OpenSpiel's order: a node's value."""
+    val = 0.0
+    for k in range(nc):
+        val += prob[o + k] * v[c + k]
+    return val
+
+
 @numba.njit(cache=True)
 def _backward(node, child, aux, seg_start, seg_kind, seg_nc, s_lo, s_hi, cprob, sigma, q0, q1,
               v, reg, p, live, live_count):
@@ -183,20 +192,13 @@ def _backward(node, child, aux, seg_start, seg_kind, seg_nc, s_lo, s_hi, cprob, 
         if kd == 2:
             for r in range(count):
                 j = U(live[j0 + r])
-                c = U(child[j])
-                x = U(aux[j])
-                val = 0.0
-                for k in range(nc):
-                    val += cprob[x + k] * v[c + k]
-                v[U(node[j])] = val
+                v[U(node[j])] = _expect(cprob, U(aux[j]), v, U(child[j]), nc)
         elif p == 2:
             for r in range(count):
                 j = U(live[j0 + r])
                 c = U(child[j])
                 o = U(aux[j])
-                val = 0.0
-                for k in range(nc):
-                    val += sigma[o + k] * v[c + k]
+                val = _expect(sigma, o, v, c, nc)
                 v[U(node[j])] = val
                 if kd == 0:
                     a0 = q0[j]
@@ -212,21 +214,14 @@ def _backward(node, child, aux, seg_start, seg_kind, seg_nc, s_lo, s_hi, cprob, 
                 c = U(child[j])
                 o = U(aux[j])
                 a0 = q0[j]
-                val = 0.0
-                for k in range(nc):
-                    val += sigma[o + k] * v[c + k]
+                val = _expect(sigma, o, v, c, nc)
                 v[U(node[j])] = val
                 for k in range(nc):
                     reg[o + k] += a0 * (sign * (v[c + k] - val))
         else:
             for r in range(count):
                 j = U(live[j0 + r])
-                c = U(child[j])
-                o = U(aux[j])
-                val = 0.0
-                for k in range(nc):
-                    val += sigma[o + k] * v[c + k]
-                v[U(node[j])] = val
+                v[U(node[j])] = _expect(sigma, U(aux[j]), v, U(child[j]), nc)
 
 
 @numba.njit(cache=True)

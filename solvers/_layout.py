@@ -74,6 +74,7 @@ import weakref
 import numba
 import numpy as np
 
+from ._tree_check import own_sequences
 from .memory import check_fits
 
 __all__ = ["Layout", "layout_for", "cached", "BLOCK", "PARTS"]
@@ -231,23 +232,8 @@ def _fill(kind, player, infoset, num_children, child_start, chance_prob, part_bo
         part_seg[d, parts] = nseg
     seg_start[nseg] = j
     for p in range(2):
-        seq[0] = -1
-        for t in range(n):
-            k = kind[t]
-            if k == 2:
-                continue
-            nc = num_children[t]
-            c0 = child_start[t]
-            if k == 0 and player[t] == p:
-                s = infoset[t]
-                if first[s] == t:
-                    parent_seq[s] = seq[t]
-                o = infoset_offset[s]
-                for a in range(nc):
-                    seq[c0 + a] = o + a
-            else:
-                for a in range(nc):
-                    seq[c0 + a] = seq[t]
+        own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p, seq,
+                      parent_seq)
     return nseg
 
 
@@ -318,7 +304,7 @@ class Layout:
         self.part_seg = np.empty((levels, PARTS + 1), np.int64)
         self.first = np.empty(m, np.int64)
         self.count = np.empty(m)
-        self.parent_seq = np.full(m, -1, np.int64)
+        self.parent_seq = np.full(m, -2, np.int64)  # all set by _fill (the tree is checked)
         self.action_infoset = np.empty(a, np.int32)
         ptmp = np.empty(n, index)
         etmp = np.empty(n, index)

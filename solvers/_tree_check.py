@@ -57,6 +57,40 @@ MESSAGES = {
 
 
 @numba.njit(cache=True)
+def own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p, seq,
+                  parent_seq):
+    """Player ``p``'s sequences, in one pass over the nodes (parents come first).
+
+    ``seq[i]`` becomes the flat index of ``p``'s last action on the path to
+    node ``i`` (-1 for none) and, for each of ``p``'s information sets still
+    holding -2 in ``parent_seq``, ``parent_seq[s]`` the sequence at its first
+    history. Returns the first information set whose histories disagree
+    (perfect recall violated), or -1. Shared by :func:`check_tree` and the
+    solver layout (:mod:`solvers._layout`).
+    """
+    seq[0] = -1
+    for i in range(kind.shape[0]):
+        k = kind[i]
+        if k == 2:
+            continue
+        c0 = child_start[i]
+        nc = num_children[i]
+        if k == 0 and player[i] == p:
+            s = infoset[i]
+            if parent_seq[s] == -2:
+                parent_seq[s] = seq[i]
+            elif parent_seq[s] != seq[i]:
+                return s
+            o = infoset_offset[s]
+            for a in range(nc):
+                seq[c0 + a] = o + a
+        else:
+            for a in range(nc):
+                seq[c0 + a] = seq[i]
+    return -1
+
+
+@numba.njit(cache=True)
 def check_tree(kind, player, infoset, child_start, num_children, chance_prob, payoff,
                level_start, infoset_player, infoset_num_actions, infoset_offset,
                infoset_actions, seq, parent_seq):
@@ -134,25 +168,10 @@ def check_tree(kind, player, infoset, child_start, num_children, chance_prob, pa
     for p in range(2):
         for s in range(num_infosets):
             parent_seq[s] = -2
-        seq[0] = -1
-        for i in range(n):
-            k = kind[i]
-            if k == 2:
-                continue
-            c0 = child_start[i]
-            nc = num_children[i]
-            if k == 0 and player[i] == p:
-                s = infoset[i]
-                if parent_seq[s] == -2:
-                    parent_seq[s] = seq[i]
-                elif parent_seq[s] != seq[i]:
-                    return E_PERFECT_RECALL, s
-                o = infoset_offset[s]
-                for a in range(nc):
-                    seq[c0 + a] = o + a
-            else:
-                for c in range(c0, c0 + nc):
-                    seq[c] = seq[i]
+        s = own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p,
+                          seq, parent_seq)
+        if s >= 0:
+            return E_PERFECT_RECALL, s
         for s in range(num_infosets):
             if infoset_player[s] == p and parent_seq[s] == -2:
                 return E_UNUSED_INFOSET, s

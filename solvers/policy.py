@@ -71,14 +71,9 @@ def to_openspiel_policy(tree, policy, game):
     _check_game(tree, game, "the OpenSpiel game")
     tabular = policy_lib.TabularPolicy(game)
     table = tabular.action_probability_array
-    for i in range(tree.num_infosets):
-        key = tree.infoset_key(i)
-        row = tabular.state_lookup.get(key)
-        if row is None:
-            raise ValueError(f"OpenSpiel's {game} has no information state {key!r}")
-        o = int(tree.infoset_offset[i])
+    for row, part, actions in _rows(tree, tabular.state_lookup, f"OpenSpiel's {game}"):
         table[row, :] = 0.0
-        table[row, tree.actions(i)] = sigma[o:o + int(tree.infoset_num_actions[i])]
+        table[row, actions] = sigma[part]
     return tabular
 
 
@@ -96,11 +91,17 @@ def from_openspiel_policy(tree, tabular_policy):
         _check_game(tree, game, "the tabular policy's game")
     out = np.empty(tree.num_actions)
     table = tabular_policy.action_probability_array
+    for row, part, actions in _rows(tree, tabular_policy.state_lookup, "the tabular policy"):
+        out[part] = table[row, actions]
+    return out
+
+
+def _rows(tree, state_lookup, owner):
+    """(OpenSpiel row, slice of the flat policy, action ids) of each information set of ``tree``."""
     for i in range(tree.num_infosets):
         key = tree.infoset_key(i)
-        row = tabular_policy.state_lookup.get(key)
+        row = state_lookup.get(key)
         if row is None:
-            raise ValueError(f"the tabular policy has no information state {key!r}")
+            raise ValueError(f"{owner} has no information state {key!r}")
         o = int(tree.infoset_offset[i])
-        out[o:o + int(tree.infoset_num_actions[i])] = table[row, tree.actions(i)]
-    return out
+        yield row, slice(o, o + int(tree.infoset_num_actions[i])), tree.actions(i)
