@@ -82,11 +82,9 @@ def _cmd_solve(args) -> int:
     if args.out and not args.out.endswith(".npz"):
         raise CliError(f"--out must name a .npz file, got {args.out}")
     rules = _rules(args)
-    import numba
+    from solvers.cfr import check_threads
 
-    if args.threads > numba.config.NUMBA_NUM_THREADS:
-        raise CliError(f"--threads {args.threads}: numba has {numba.config.NUMBA_NUM_THREADS} "
-                       f"threads here (set NUMBA_NUM_THREADS to change that)")
+    check_threads(args.threads)  # before the build, not after it
     iterations, target = args.iterations, args.target_exploitability
     if iterations is None and target is None:
         iterations, target = DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET

@@ -43,7 +43,7 @@ from .memory import check_fits, estimate_solve_bytes
 from .result import SolveResult
 from .tree import GameTree
 
-__all__ = ["solve", "PRECISIONS", "UPDATES", "PARALLEL_MIN_HISTORIES"]
+__all__ = ["solve", "check_threads", "PRECISIONS", "UPDATES", "PARALLEL_MIN_HISTORIES"]
 
 #: Accepted values of ``solve(precision=...)``; the first is the default.
 PRECISIONS = ("float64", "float32")
@@ -79,6 +79,16 @@ def _target_arg(value):
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"target_exploitability must be finite and >= 0, got {value}")
     return float(value)
+
+
+def check_threads(threads):
+    """``threads`` as an int, or a clear error if this machine's numba cannot run that many."""
+    threads = _int_arg("threads", threads, 1)
+    if threads > min(numba.config.NUMBA_NUM_THREADS, PARTS):
+        raise ValueError(f"threads={threads} exceeds what numba has here: "
+                         f"{numba.config.NUMBA_NUM_THREADS} threads (set NUMBA_NUM_THREADS to "
+                         f"change that; the layout has {PARTS} parts)")
+    return threads
 
 
 def solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None,
@@ -177,10 +187,7 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
                          f"got {precision!r}")
     if updates not in UPDATES:
         raise ValueError(f"updates must be one of {', '.join(map(repr, UPDATES))}, got {updates!r}")
-    threads = _int_arg("threads", threads, 1)
-    if threads > min(numba.config.NUMBA_NUM_THREADS, PARTS):
-        raise ValueError(f"threads={threads} exceeds numba's {numba.config.NUMBA_NUM_THREADS} "
-                         f"threads (NUMBA_NUM_THREADS) or the layout's {PARTS} parts")
+    threads = check_threads(threads)
     if algorithm is not None:
         get_algorithm(algorithm)
 
