@@ -121,10 +121,11 @@ def main(argv=None):
 
     print("### Summary (`python -m benchmarks.summary`; `--readme` writes it into README.md)")
     print()
-    print(summary.summary(command="python -m benchmarks.run " + " ".join(argv or [])
-                          if argv else "make bench"))
+    text = summary.summary(command="python -m benchmarks.run " + " ".join(argv)
+                           if argv else "make bench")
+    print(text)
     if args.readme:
-        summary.update_readme(summary.summary(command="make bench"))
+        summary.update_readme(text)
         print()
         print("README.md: the block between the bench markers is updated.")
     print(f"Load average at end: {load_average():.2f}; total {time.perf_counter() - began:.0f} s "
