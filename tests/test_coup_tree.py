@@ -5,28 +5,10 @@ import pytest
 
 import coupsolve
 from coupsolve import Rules
+from coup_helpers import SMALL_RULES
 from solvers.tree import GameTree
 
-SMALL = [
-    Rules.two_player_selection(turn_limit=1),
-    Rules.two_player_selection(turn_limit=1, limit_payoff="influence"),
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2),
-    Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin", copies=2, starting_coins="3,3",
-                   starting_seat="random"),
-    # the variants: every private and public event they add is in the information sets
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2, starting_coins="2,2",
-                   contessa_blocks_tax=True, challenge_bounty=1, decline_proof=True),
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2, starting_coins="7,7",
-                   selective_coup=True, challenge_buyout=1),
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Ambassador", copies=2,
-                   starting_coins="5,5", factions=True, ambassador_halves_steal=True, challenge_buyout=5),
-    Rules.standard(players=2, turn_limit=3, characters="Duke+Contessa", copies=4, starting_coins="3,3",
-                   event_mat=True),
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Ambassador+Contessa", copies=2, marked_cards=True),
-    Rules.standard(players=2, turn_limit=1, characters="Duke+Assassin+Contessa", copies=2, starting_coins="7,7",
-                   marked_cards=True, selective_coup=True),
-    Rules.house(turn_limit=3, characters="Ambassador+Contessa", copies=4),
-]
+SMALL = SMALL_RULES
 
 
 @pytest.fixture(scope="module", params=range(len(SMALL)), ids=lambda i: str(SMALL[i]))
