@@ -70,3 +70,27 @@ def random_engine_game(rules, seed, on_step=None):
         if on_step is not None:
             on_step(before, a, legal, s, ev[:ne].copy())
     return steps, s
+
+
+def histories(game, policy=None):
+    """Every history of ``game``, depth first, from OpenSpiel's own API alone.
+
+    Yields ``(state, reach, path)``: ``reach`` is the product of the chance probabilities on the way
+    and, given an OpenSpiel ``policy``, of the players' action probabilities (1 without one); ``path`` is
+    the tuple of ``(player, action name)`` pairs before the state (chance outcomes too).
+    """
+    stack = [(game.new_initial_state(), 1.0, ())]
+    while stack:
+        state, reach, path = stack.pop()
+        yield state, reach, path
+        if state.is_terminal():
+            continue
+        player = state.current_player()
+        if state.is_chance_node():
+            moves = state.chance_outcomes()
+        elif policy is None:
+            moves = [(a, 1.0) for a in state.legal_actions()]
+        else:
+            moves = policy.action_probabilities(state).items()
+        for a, p in moves:
+            stack.append((state.child(a), reach * p, path + ((player, state.action_to_string(player, a)),)))

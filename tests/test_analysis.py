@@ -9,6 +9,7 @@ import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
 from coupsolve.analysis import CLAIMS, analyse
+from coup_helpers import histories
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,84 @@ def test_totals_are_consistent_on_a_solved_strategy():
         mean = sum(a.choice[seat][c] * a.choice_value[seat][c] for c in a.choice[seat])
         assert mean == pytest.approx(a.game_value[seat], abs=1e-9)
     assert "Tax" in a.to_table()
+
+
+# Small games with every claim but the Treaty: turn limit 2 reaches claimants down to one influence.
+FOUR = Rules.standard(players=2, characters="Duke+Assassin+Captain+Contessa", copies=1, starting_coins="3,3")
+INDEPENDENT = [FOUR.replace(turn_limit=1), FOUR.replace(turn_limit=2),
+               Rules.standard(players=2, turn_limit=1, characters="Captain+Ambassador+Contessa", copies=2,
+                              starting_coins="3,3")]
+# The character each claim names, written out here rather than taken from the analysis.
+CLAIMED = {"Tax": "Duke", "Steal": "Captain", "Assassinate": "Assassin", "Exchange": "Ambassador",
+           "Block Duke": "Duke", "Block Contessa": "Contessa", "Block Captain": "Captain",
+           "Block Ambassador": "Ambassador"}
+
+
+def _claim(name):
+    """The claim an action name makes ('Steal p1' -> 'Steal'), or None."""
+    claim = name if name.startswith("Block ") else name.split()[0]
+    return claim if claim in CLAIMED else None
+
+
+def _counts_by_walking(game, policy):
+    """(made, bluffs, challenges, successes) per (turn, claimant's influence, claim), from a walk of
+    the OpenSpiel game: action names, seats' hands and influence, reach under ``policy``."""
+    counts = {}
+
+    def add(turn, infl, claim, field, w):
+        row = counts.setdefault((turn, "one" if infl == 1 else "two", claim), [0.0] * 4)
+        row[field] += w
+
+    for state, reach, path in histories(game, policy):
+        if state.is_terminal() or state.is_chance_node():
+            continue
+        player = state.current_player()
+        for a, p in policy.action_probabilities(state).items():
+            name, w = state.action_to_string(player, a), reach * p
+            if _claim(name):
+                claimant, claim, field = player, _claim(name), 0
+            elif name == "Challenge":  # of the latest claim
+                claimant, claim = next((q, _claim(n)) for q, n in reversed(path) if _claim(n))
+                field = 2
+            else:
+                continue
+            add(state.turn, state.influence[claimant], claim, field, w)
+            if CLAIMED[claim] not in state.hand(claimant):
+                add(state.turn, state.influence[claimant], claim, field + 1, w)
+    return counts
+
+
+def _counts(stats):
+    """The analysis's row as expected counts (made, bluffs, challenges, successes)."""
+    made = stats.made
+    challenges = stats.challenged * made if made > 0 else 0.0
+    return (made, stats.bluff * made if made > 0 else 0.0, challenges,
+            stats.challenge_success * challenges if challenges > 0 else 0.0)
+
+
+@pytest.mark.parametrize("rules", INDEPENDENT, ids=str)
+def test_by_turn_and_by_influence_match_a_walk_of_the_openspiel_game(rules):
+    import solvers
+
+    tree = coupsolve.build_tree(rules, context=True)
+    game = coupsolve.load_game(rules)
+    result = solvers.solve(tree, iterations=20, progress=False)
+    a = analyse(tree, result.average_policy)
+    walked = _counts_by_walking(game, result.to_openspiel_policy(game))
+    assert {claim for _, _, claim in walked} >= {"Steal", "Block Captain"}
+    assert all(sum(row[f] for row in walked.values()) > 0 for f in range(4))  # bluffs, caught ones too
+    if rules.turn_limit == 2:
+        assert {(t, infl) for t, infl, _ in walked} >= {(1, "two"), (2, "two"), (2, "one")}
+    zero = [0.0] * 4
+    for c, claim in enumerate(CLAIMS):
+        for t, rows in a.by_turn.items():
+            want = [sum(walked.get((t, i, claim), zero)[f] for i in ("one", "two")) for f in range(4)]
+            assert _counts(rows[c]) == pytest.approx(want, abs=1e-9, rel=0)
+        for i, rows in a.by_influence.items():
+            want = [sum(walked.get((t, i, claim), zero)[f] for t in a.by_turn) for f in range(4)]
+            assert _counts(rows[c]) == pytest.approx(want, abs=1e-9, rel=0)
+        want = [sum(row[f] for key, row in walked.items() if key[2] == claim) for f in range(4)]
+        assert _counts(a.claims[c]) == pytest.approx(want, abs=1e-9, rel=0)
 
 
 def test_analysis_needs_the_context(tree):
