@@ -10,11 +10,18 @@ GameTree
     Flat-array game tree; ``GameTree(...)`` from arrays (layout in
     :mod:`solvers.tree`), ``GameTree.from_openspiel(game)``,
     ``GameTree.from_nested(root, game_id)``, ``GameTree.estimate_bytes``.
+Solver(tree, algorithm="cfr+", precision=..., updates=..., threads=..., seed=...)
+    The solver object: ``step(n)``, ``iterations``, ``exploitability()``,
+    ``average_policy()``, ``current_policy()``, ``save(path)`` /
+    ``Solver.load(path, tree)``, ``result()``.
 solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None, ...)
     Run ``"cfr"``, ``"cfr+"`` (the default), ``"lcfr"``, ``"dcfr"`` or
-    ``"pcfr+"``; returns a :class:`SolveResult`. Supports a progress bar,
+    ``"pcfr+"`` to a number of iterations or a target; returns a
+    :class:`SolveResult`. A driver over :class:`Solver` with a progress bar,
     Ctrl-C, checkpoints (``checkpoint=``, ``checkpoint_every=``) and
     ``resume=``.
+PRECISIONS, UPDATES, check_threads
+    The speed options' accepted values and the threads check.
 ALGORITHMS
     Read-only mapping from algorithm name to :class:`AlgorithmSpec`.
 SolveResult
@@ -31,9 +38,16 @@ check_policy, to_openspiel_policy, from_openspiel_policy
 reach_and_values
     Per-history reach probabilities and player 0's values under a policy
     (:mod:`solvers.evaluate`).
-check_fits, estimate_solve_bytes
+check_fits, estimate_solve_bytes, estimate_tree_bytes
     Memory estimates; ``check_fits`` raises ``MemoryError`` naming the
     estimate and the memory available.
+DECISION, CHANCE, TERMINAL
+    The node kinds of ``GameTree.node_kind`` (:mod:`solvers.kinds`).
+
+A solver reaches the arrays it iterates through a *representation* chosen by
+the type of the tree (:mod:`solvers.representation`): ``GameTree`` is
+iterated by :class:`solvers.history.HistoryTree`; another tree type plugs in
+with ``solvers.representation.register(TreeType, RepresentationClass)``.
 
 Flat policies are float64 arrays with one probability per infoset action,
 aligned with ``tree.infoset_offset``.
@@ -49,21 +63,31 @@ from .algorithms import ALGORITHMS, AlgorithmSpec
 from .best_response import BestResponse, best_response, expected_values, exploitability, nash_conv
 from .cfr import solve
 from .evaluate import reach_and_values
-from .memory import check_fits, estimate_solve_bytes
+from .kinds import CHANCE, DECISION, TERMINAL
+from .memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
 from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
 from .result import SolveResult
+from .solver import PRECISIONS, UPDATES, Solver, check_threads
 from .tree import GameTree
 
 __all__ = [
     "ALGORITHMS",
     "AlgorithmSpec",
     "BestResponse",
+    "CHANCE",
+    "DECISION",
     "GameTree",
+    "PRECISIONS",
     "SolveResult",
+    "Solver",
+    "TERMINAL",
+    "UPDATES",
     "best_response",
     "check_fits",
     "check_policy",
+    "check_threads",
     "estimate_solve_bytes",
+    "estimate_tree_bytes",
     "expected_values",
     "exploitability",
     "from_openspiel_policy",

@@ -5,17 +5,21 @@ Games with Incomplete Information", NeurIPS 20. The variants (CFR+, LCFR,
 DCFR, PCFR+) are parameters of the same pass; see :mod:`solvers.algorithms`.
 The tree is read through :mod:`solvers._layout`: the non-terminal histories
 level by level, in segments of one kind and one number of children, with
-payoffs kept in the value buffer at the terminals.
+payoffs kept in the value buffer at the terminals. The passes over the tree
+are in :mod:`solvers._passes`; this module holds the information-set updates
+and the iteration loop. The kernel takes three named tuples: the layout
+(:class:`~solvers._layout.LayoutArrays`), the solver's buffers
+(:class:`SolverState`) and the algorithm's scalars (:class:`Params`).
 
 One iteration ``t`` with alternating updates performs, for ``p = 0`` then
 ``p = 1``:
 
-1. a forward pass (:func:`_pull`), level by level, giving each
+1. a forward pass (:func:`~solvers._passes.pull`), level by level, giving each
    non-terminal ``q``, the counterfactual reach of ``p`` (chance's and the
    opponent's probabilities on the path), as its parent's ``q`` times the
    probability of the edge into it, and listing the non-terminals with
    ``q > 0``;
-2. a backward pass (:func:`_backward`), deepest level first, over the listed
+2. a backward pass (:func:`~solvers._passes.backward`), deepest level first, over the listed
    non-terminals only, computing player 0's value ``v`` and, at ``p``'s
    decision nodes, adding ``q * (child value - node value)`` (negated for
    player 1) to the regrets. Histories with ``q = 0`` have zero regret terms
@@ -51,182 +55,121 @@ each thread whole subtrees (the layout's parts) below a shallow level, two
 row of ``inst``, summed in :func:`_infosets`. Kernels allocate nothing.
 """
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 from numba import prange
 
-U = np.uint64
+from ._passes import U, backward, backward_parts, forward, pull, pull_parts
+from .kinds import BOTH_PLAYERS
 
 
-@numba.njit(cache=True)
-def normalize_average(cumulative, infoset_offset, infoset_num_actions, out):
-    """Average strategy from cumulative weights (uniform where they sum to 0)."""
-    for s in range(infoset_offset.shape[0]):
-        o = infoset_offset[s]
-        m = infoset_num_actions[s]
-        total = 0.0
-        for a in range(m):
-            total += cumulative[o + a]
-        if total > 0.0:
-            for a in range(m):
-                out[o + a] = cumulative[o + a] / total
-        else:
-            for a in range(m):
-                out[o + a] = 1.0 / m
+class SolverState(NamedTuple):
+    """The buffers of one solve, as the kernel takes them (allocated by :mod:`solvers.representation`).
 
+    ``a`` actions, ``n`` histories, ``nt`` non-terminals, ``S`` segments,
+    ``T`` threads; ``real`` is float64 or float32 (``precision``); per-action
+    arrays are in the layout's internal order.
 
-@numba.njit(cache=True)
-def init_values(kind, payoff, v):
-    """Payoffs (to player 0) at the terminals, zero elsewhere."""
-    for i in range(kind.shape[0]):
-        v[i] = payoff[i] if kind[i] == 2 else 0.0
-
-
-@numba.njit(cache=True)
-def _forward(node, child, aux, seg_start, seg_kind, seg_nc, s_lo, s_hi, cprob, sigma, q, p):
-    """Counterfactual reach of ``p`` at every history (node-indexed ``q``), pushed from parents.
-
-    Used by the best response and by PCFR+'s prediction, which need the
-    reach at the terminals too; segments ``s_lo..s_hi-1``. Index arithmetic is
-    unsigned, so numba emits no negative-index wraparound; every inner loop
-    has the segment's constant length.
+    Attributes
+    ----------
+    tab : ndarray, float64, shape (L.one + 1,)
+        The current strategy (``tab[:a]``, updated in place), the chance
+        probabilities and a final 1 at ``L.one``.
+    regret, cumulative : ndarray, float64, shape (a,)
+        Cumulative regrets and average-strategy weights.
+    own : ndarray, float64, shape (a + 1,)
+        The owner's sequence reach of each action, and a final 1.
+    inst : ndarray, float64, shape (rows, a)
+        Regret terms of one pass, one row per thread (``rows`` is ``T``, or 1
+        for predictive variants, else 0).
+    acc, prev : ndarray, float64, shape (a,) or (0,)
+        Predictive variants: predicted values, the strategy just played.
+    q0, q1 : ndarray, real, shape (nt,); q1 (0,) unless simultaneous
+        Counterfactual reach per non-terminal slot.
+    v : ndarray, real, shape (n,)
+        Player 0's values; the payoffs at the terminals (``init_values``).
+    qn, w : ndarray, float64, shape (n,) or (0,)
+        Predictive variants: reach and subtree values of the prediction.
+    live : ndarray, index dtype, shape (nt,)
+    live_count : ndarray, int64, shape (S,)
+        The reached non-terminals of the last forward pass.
+    counter : ndarray, int64, shape (1,)
+        Completed iterations.
     """
-    for s in range(s_lo, s_hi):
-        kd = seg_kind[s]
-        nc = U(seg_nc[s])
-        for j in range(U(seg_start[s]), U(seg_start[s + 1])):
-            i = U(node[j])
-            c = U(child[j])
-            a0 = q[i]
-            if kd == p:
-                for k in range(nc):
-                    q[c + k] = a0
-            elif kd == 2:
-                x = U(aux[j])
-                for k in range(nc):
-                    q[c + k] = a0 * cprob[x + k]
-            else:
-                o = U(aux[j])
-                for k in range(nc):
-                    q[c + k] = a0 * sigma[o + k]
+
+    tab: np.ndarray
+    regret: np.ndarray
+    cumulative: np.ndarray
+    own: np.ndarray
+    inst: np.ndarray
+    acc: np.ndarray
+    prev: np.ndarray
+    q0: np.ndarray
+    q1: np.ndarray
+    v: np.ndarray
+    qn: np.ndarray
+    w: np.ndarray
+    live: np.ndarray
+    live_count: np.ndarray
+    counter: np.ndarray
 
 
-@numba.njit(cache=True)
-def _pull(par, edge, seg_start, s_lo, s_hi, tab, one, q0, q1, p, live, live_count):
-    """Counterfactual reach of the non-terminals of segments ``s_lo..s_hi-1`` (slot-indexed).
+class Params(NamedTuple):
+    """The algorithm's scalars (:class:`solvers.algorithms.AlgorithmSpec`) and the update scheme.
 
-    Each non-terminal ``j`` takes its parent's reach ``q0[par[j]]`` times the
-    probability of the edge into it: ``edge[j] = (x << 2) | kind`` with
-    ``tab[x]`` the strategy or chance probability (``tab`` is the strategy,
-    then the chance probabilities, then a 1 at ``one``) and ``kind`` the
-    parent's (0, 1: decision of that player; 2: chance), so that the edges of
-    the player whose reach is left out read the 1; branch-free. Only
-    non-terminals get a reach (terminals need none) and the reach is stored by
-    slot, in the order the passes visit it. ``p`` is 0 or 1 (alternating
-    updates: ``q0`` is ``p``'s counterfactual reach) or 2 (simultaneous:
-    ``q0`` for player 0, ``q1`` for player 1). The members with a nonzero
-    reach are listed at the start of their segment's range of ``live`` and
-    counted in ``live_count``, for :func:`_backward`.
+    ``plus``, ``discount``, ``predictive`` (bool), ``alpha``, ``beta``,
+    ``gamma`` (float): as in :class:`~solvers.algorithms.AlgorithmSpec`.
+    ``simultaneous`` (bool): both players from one pass.
     """
-    ones = U(one)
-    three = U(3)
-    two = U(2)
-    inc = U(1)
-    zero = U(0)
-    for s in range(s_lo, s_hi):
-        j0 = U(seg_start[s])
-        j1 = U(seg_start[s + 1])
-        n_live = zero
-        if p == 2:
-            for j in range(j0, j1):
-                e = U(edge[j])
-                k = e & three
-                x = e >> two
-                pj = U(par[j])
-                a0 = q0[pj] * tab[ones if k == 0 else x]
-                a1 = q1[pj] * tab[ones if k == 1 else x]
-                q0[j] = a0
-                q1[j] = a1
-                live[j0 + n_live] = j
-                n_live += inc if (a0 != 0.0 or a1 != 0.0) else zero
-        else:
-            pp = U(p)
-            for j in range(j0, j1):
-                e = U(edge[j])
-                x = e >> two
-                a0 = q0[U(par[j])] * tab[ones if (e & three) == pp else x]
-                q0[j] = a0
-                live[j0 + n_live] = j
-                n_live += inc if a0 != 0.0 else zero
-        live_count[s] = n_live
+
+    plus: bool
+    discount: bool
+    alpha: float
+    beta: float
+    gamma: float
+    predictive: bool
+    simultaneous: bool
 
 
 @numba.njit(cache=True, inline="always")
-def _expect(prob, o, v, c, nc):
-    """``sum(prob[o + k] * v[c + k] for k < nc)``, in OpenSpiel's order: a node's value."""
-    val = 0.0
-    for k in range(nc):
-        val += prob[o + k] * v[c + k]
-    return val
+def _regret_match(regret, sigma, o, m, plus, discount, fpos, fneg):
+    """The variant's regret update and regret matching of one information set (actions ``o..o+m-1``)."""
+    total = 0.0
+    if discount:
+        for a in range(m):
+            x = regret[o + a]
+            if plus and x < 0.0:
+                x = 0.0
+            x *= fpos if x >= 0.0 else fneg
+            regret[o + a] = x
+            if x > 0.0:
+                total += x
+    elif plus:
+        for a in range(m):
+            x = regret[o + a]
+            if x < 0.0:
+                x = 0.0
+                regret[o + a] = 0.0
+            total += x
+    else:
+        for a in range(m):
+            x = regret[o + a]
+            if x > 0.0:
+                total += x
+    if total > 0.0:
+        for a in range(m):
+            x = regret[o + a]
+            sigma[o + a] = (x if x > 0.0 else 0.0) / total
+    else:
+        uniform = 1.0 / float(m)
+        for a in range(m):
+            sigma[o + a] = uniform
 
 
 @numba.njit(cache=True)
-def _backward(node, child, aux, seg_start, seg_kind, seg_nc, s_lo, s_hi, cprob, sigma, q0, q1,
-              v, reg, p, live, live_count):
-    """Values (player 0's) of the non-terminals of segments ``s_hi-1..s_lo`` and regret terms.
-
-    Only the members :func:`_pull` listed as reached are visited: histories
-    with zero counterfactual reach (for every player updated) have zero
-    regret terms and their parents weight their values by a zero
-    probability, so they are passed over without a branch per history.
-    ``q0``/``q1`` are slot-indexed (:func:`_pull`); ``v`` is node-indexed
-    (payoffs at the terminals). Regret terms go to ``reg``; ``p`` as in
-    :func:`_pull`.
-    """
-    sign = -1.0 if p == 1 else 1.0
-    for s in range(s_hi - 1, s_lo - 1, -1):
-        kd = seg_kind[s]
-        nc = U(seg_nc[s])
-        j0 = U(seg_start[s])
-        count = U(live_count[s])
-        if kd == 2:
-            for r in range(count):
-                j = U(live[j0 + r])
-                v[U(node[j])] = _expect(cprob, U(aux[j]), v, U(child[j]), nc)
-        elif p == 2:
-            for r in range(count):
-                j = U(live[j0 + r])
-                c = U(child[j])
-                o = U(aux[j])
-                val = _expect(sigma, o, v, c, nc)
-                v[U(node[j])] = val
-                if kd == 0:
-                    a0 = q0[j]
-                    for k in range(nc):
-                        reg[o + k] += a0 * (v[c + k] - val)
-                else:
-                    a1 = q1[j]
-                    for k in range(nc):
-                        reg[o + k] += a1 * (val - v[c + k])
-        elif kd == p:
-            for r in range(count):
-                j = U(live[j0 + r])
-                c = U(child[j])
-                o = U(aux[j])
-                a0 = q0[j]
-                val = _expect(sigma, o, v, c, nc)
-                v[U(node[j])] = val
-                for k in range(nc):
-                    reg[o + k] += a0 * (sign * (v[c + k] - val))
-        else:
-            for r in range(count):
-                j = U(live[j0 + r])
-                v[U(node[j])] = _expect(sigma, U(aux[j]), v, U(child[j]), nc)
-
-
-@numba.njit(cache=True)
-def _infosets(lo, hi, info_offset, info_actions, info_parent, info_count, sigma, cumulative,
-              own, regret, inst, summed, weight, plus, discount, fpos, fneg, predictive):
+def _infosets(L, S, lo, hi, sigma, summed, weight, fpos, fneg, P):
     """Average weights, regret update and regret matching for infosets ``lo..hi-1``.
 
     Positions refer to the layout's infoset order (ancestors first). For each
@@ -238,7 +181,25 @@ def _infosets(lo, hi, info_offset, info_actions, info_parent, info_count, sigma,
     ``summed``, the regret terms of the pass are in the rows of ``inst`` (one
     per parallel run) and are added here (and the rows cleared); predictive
     variants then leave the strategy to :func:`_predict`.
+
+    Parameters
+    ----------
+    L : LayoutArrays
+    S : SolverState
+    lo, hi : int
+        Positions in ``L.order``.
+    sigma : ndarray, float64, shape (num_actions,)
+        ``S.tab[:num_actions]``, the current strategy (rewritten).
+    summed : bool
+    weight, fpos, fneg : float
+        Averaging weight ``t**gamma``; discount factors of positive and
+        negative regrets.
+    P : Params
     """
+    info_offset, info_actions, info_parent, info_count = (L.info_offset, L.info_actions,
+                                                          L.info_parent, L.info_count)
+    own, cumulative, regret, inst = S.own, S.cumulative, S.regret, S.inst
+    plus, discount, predictive = P.plus, P.discount, P.predictive
     rows = inst.shape[0]
     for j in range(lo, hi):
         o = U(info_offset[j])
@@ -263,41 +224,11 @@ def _infosets(lo, hi, info_offset, info_actions, info_parent, info_count, sigma,
                     regret[o + a] += x
             if predictive:
                 continue  # the strategy comes from _predict
-        total = 0.0
-        if discount:
-            for a in range(m):
-                x = regret[o + a]
-                if plus and x < 0.0:
-                    x = 0.0
-                x *= fpos if x >= 0.0 else fneg
-                regret[o + a] = x
-                if x > 0.0:
-                    total += x
-        elif plus:
-            for a in range(m):
-                x = regret[o + a]
-                if x < 0.0:
-                    x = 0.0
-                    regret[o + a] = 0.0
-                total += x
-        else:
-            for a in range(m):
-                x = regret[o + a]
-                if x > 0.0:
-                    total += x
-        if total > 0.0:
-            for a in range(m):
-                x = regret[o + a]
-                sigma[o + a] = (x if x > 0.0 else 0.0) / total
-        else:
-            uniform = 1.0 / float(m)
-            for a in range(m):
-                sigma[o + a] = uniform
+        _regret_match(regret, sigma, o, m, plus, discount, fpos, fneg)
 
 
 @numba.njit(cache=True)
-def _predict(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, order, level_order,
-             infoset_offset, infoset_num_actions, parent_seq, q, v, w, acc, regret, sigma, p):
+def _predict(L, S, sigma, q, p):
     """Predictive regret matching+ step of PCFR+ for player ``p``.
 
     The prediction of the next counterfactual values is the loss just
@@ -309,7 +240,23 @@ def _predict(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, order, le
     after a level, the information sets whose first history lies in it are
     final (all their histories and all information sets below are done).
     ``q`` is ``p``'s counterfactual reach from the forward pass.
+
+    Parameters
+    ----------
+    L : LayoutArrays
+    S : SolverState
+        Reads ``v``, ``regret``; writes ``w``, ``acc``.
+    sigma : ndarray, float64, shape (num_actions,)
+        The current strategy; ``p``'s part is rewritten.
+    q : ndarray, float64, shape (num_nodes,)
+    p : int
+        0 or 1.
     """
+    node, child, aux = L.node, L.child, L.aux
+    seg_start, seg_kind, seg_nc, level_seg = L.seg_start, L.seg_kind, L.seg_nc, L.level_seg
+    order, level_order = L.order, L.level_order
+    infoset_offset, infoset_num_actions, parent_seq = L.ioff, L.num_actions, L.iparent
+    v, w, acc, regret = S.v, S.w, S.acc, S.regret
     sign = 1.0 if p == 0 else -1.0
     for i in range(q.shape[0]):
         w[i] = q[i] * (sign * v[i])  # kept at the terminals, overwritten elsewhere
@@ -357,118 +304,105 @@ def _predict(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, order, le
                 acc[parent_seq[s]] += value
 
 
-@numba.njit(cache=True)
-def _pull_parts(par, edge, seg_start, part_seg, cut, p_lo, p_hi, tab, one, q0, q1, p, live,
-                live_count):
-    """:func:`_pull` over parts ``p_lo..p_hi-1`` of every level from ``cut`` down."""
-    for d in range(cut, part_seg.shape[0]):
-        for pt in range(p_lo, p_hi):
-            _pull(par, edge, seg_start, part_seg[d, pt], part_seg[d, pt + 1], tab, one, q0, q1,
-                  p, live, live_count)
+
+
+@numba.njit(cache=True, inline="always")
+def _schedule(t, P):
+    """Averaging weight and regret discounts of iteration ``t``: ``(weight, fpos, fneg)``."""
+    tf = float(t)
+    weight = tf ** P.gamma
+    fpos = 1.0
+    fneg = 1.0
+    if P.discount:
+        ta = tf ** P.alpha
+        fpos = ta / (ta + 1.0)
+        tb = tf ** P.beta
+        fneg = tb / (tb + 1.0)
+    return weight, fpos, fneg
 
 
 @numba.njit(cache=True)
-def _backward_parts(node, child, aux, seg_start, seg_kind, seg_nc, part_seg, cut, p_lo, p_hi,
-                    cprob, sigma, q0, q1, v, reg, p, live, live_count):
-    """:func:`_backward` over parts ``p_lo..p_hi-1`` of every level from the deepest up to ``cut``."""
-    for d in range(part_seg.shape[0] - 1, cut - 1, -1):
-        for pt in range(p_lo, p_hi):
-            _backward(node, child, aux, seg_start, seg_kind, seg_nc, part_seg[d, pt],
-                      part_seg[d, pt + 1], cprob, sigma, q0, q1, v, reg, p, live, live_count)
+def _update(L, S, P, p, sigma, cprob, summed, weight, fpos, fneg):
+    """After the passes for ``p``: its information sets, then (PCFR+) the predictions."""
+    a = sigma.shape[0]
+    S.own[a] = 1.0
+    lo = L.split if p == 1 else 0
+    hi = L.split if p == 0 else L.order.shape[0]
+    _infosets(L, S, lo, hi, sigma, summed, weight, fpos, fneg, P)
+    if P.predictive:
+        # The prediction uses the strategies just played: keep them
+        # while _predict rewrites the first player's (simultaneous).
+        prev = S.prev
+        for x in range(a):
+            prev[x] = sigma[x]
+        for b in range(2):
+            if p == 1 - b:
+                continue
+            # PCFR+ needs b's reach at every history (the terminals too).
+            S.qn[0] = 1.0
+            forward(L, 0, L.seg_kind.shape[0], cprob, prev, S.qn, b)
+            _predict(L, S, sigma, S.qn, b)
 
 
 @numba.njit(cache=True, parallel=True)
-def run_iterations(node, child, aux, par, edge, seg_start, seg_kind, seg_nc, level_seg,
-                   part_seg, cut, thread_parts, tab, one, order, split, level_order, info_offset,
-                   info_actions, info_parent, info_count, parent_seq, infoset_offset,
-                   infoset_num_actions, regret, cumulative, own, inst, acc, prev, q0, q1, v,
-                   qn, w, live, live_count, counter, num_iterations, plus, discount, alpha, beta,
-                   gamma, predictive, simultaneous):
-    """Run ``num_iterations`` iterations in place; ``counter[0]`` counts them.
+def run_iterations(L, thread_parts, S, P, num_iterations):
+    """Run ``num_iterations`` iterations in place; ``S.counter[0]`` counts them.
 
-    The tree is given by its :class:`solvers._layout.Layout` arrays. ``tab``
-    holds the current strategy (``tab[:num_actions]``, in the layout's
-    internal order, updated in place), the chance probabilities and a final 1
-    at index ``one``. With one thread (``thread_parts`` of length 2) the
-    passes run through all the segments serially. With ``T > 1`` threads the
-    levels above the layout's ``cut`` run serially and each thread then runs
-    its parts (``thread_parts[t]`` to ``thread_parts[t + 1] - 1``) through
-    all the levels below: one parallel region (``prange``) per forward and
-    per backward pass. ``order`` lists player 0's infosets ancestors first,
-    then player 1's from index ``split`` (``info_*`` in that order). ``q0``
-    (and ``q1``, simultaneous updates only) hold one reach per non-terminal;
-    ``v`` must hold :func:`init_values`; ``live`` (one per non-terminal) and
-    ``live_count`` (one per segment) are the lists of reached histories.
-    ``inst`` has ``T`` rows of one entry per action (one row for ``T = 1``
-    when predictive, else it may be empty); ``own`` has one entry per action
-    plus one; ``acc``, ``prev``, ``qn`` and ``w`` (one per action / action /
-    node / node) are used by predictive variants only. Returns 0.
+    With one thread (``thread_parts`` of length 2) the passes run through all
+    the segments serially. With ``T > 1`` threads the levels above the
+    layout's ``cut`` run serially and each thread then runs its parts
+    (``thread_parts[t]`` to ``thread_parts[t + 1] - 1``) through all the
+    levels below: one parallel region (``prange``) per forward and per
+    backward pass. Alternating updates: a pass for player 0, then one for
+    player 1; simultaneous: one pass for both (``p = BOTH_PLAYERS``).
+
+    Parameters
+    ----------
+    L : LayoutArrays
+    thread_parts : ndarray, int64, shape (T + 1,)
+        :meth:`solvers._layout.Layout.parts`.
+    S : SolverState
+        ``S.v`` must hold :func:`~solvers._passes.init_values`; ``S.tab``
+        the current strategy. Updated in place.
+    P : Params
+    num_iterations : int
+
+    Returns
+    -------
+    int
+        0.
     """
     threads = thread_parts.shape[0] - 1
-    num_segments = seg_kind.shape[0]
-    top = level_seg[cut]
-    summed = threads > 1 or predictive
-    a = own.shape[0] - 1
+    num_segments = L.seg_kind.shape[0]
+    top = L.level_seg[L.cut]
+    summed = threads > 1 or P.predictive
+    tab, q0, q1, v, inst, live, live_count = S.tab, S.q0, S.q1, S.v, S.inst, S.live, S.live_count
+    a = S.own.shape[0] - 1
     sigma = tab[:a]
-    cprob = tab[a:one]
+    cprob = tab[a:L.one]
+    reg = inst[0] if summed else S.regret
+    players = 1 if P.simultaneous else 2
     for _ in range(num_iterations):
-        t = counter[0] + 1
-        tf = float(t)
-        weight = tf ** gamma
-        fpos = 1.0
-        fneg = 1.0
-        if discount:
-            ta = tf ** alpha
-            fpos = ta / (ta + 1.0)
-            tb = tf ** beta
-            fneg = tb / (tb + 1.0)
-        players = 1 if simultaneous else 2
+        t = S.counter[0] + 1
+        weight, fpos, fneg = _schedule(t, P)
         for pi in range(players):
-            p = 2 if simultaneous else pi
+            p = BOTH_PLAYERS if P.simultaneous else pi
             if q0.shape[0] > 0:
                 q0[0] = 1.0
             if q1.shape[0] > 0:
                 q1[0] = 1.0
             if threads == 1:
-                _pull(par, edge, seg_start, 0, num_segments, tab, one, q0, q1, p, live,
-                      live_count)
-                if summed:
-                    _backward(node, child, aux, seg_start, seg_kind, seg_nc, 0, num_segments,
-                              cprob, sigma, q0, q1, v, inst[0], p, live, live_count)
-                else:
-                    _backward(node, child, aux, seg_start, seg_kind, seg_nc, 0, num_segments,
-                              cprob, sigma, q0, q1, v, regret, p, live, live_count)
+                pull(L, 0, num_segments, tab, q0, q1, p, live, live_count)
+                backward(L, 0, num_segments, cprob, sigma, q0, q1, v, reg, p, live, live_count)
             else:
-                _pull(par, edge, seg_start, 0, top, tab, one, q0, q1, p, live, live_count)
+                pull(L, 0, top, tab, q0, q1, p, live, live_count)
                 for k in prange(threads):
-                    _pull_parts(par, edge, seg_start, part_seg, cut, thread_parts[k],
-                                thread_parts[k + 1], tab, one, q0, q1, p, live, live_count)
+                    pull_parts(L, thread_parts[k], thread_parts[k + 1], tab, q0, q1, p, live,
+                               live_count)
                 for k in prange(threads):
-                    _backward_parts(node, child, aux, seg_start, seg_kind, seg_nc, part_seg,
-                                    cut, thread_parts[k], thread_parts[k + 1], cprob, sigma,
-                                    q0, q1, v, inst[k], p, live, live_count)
-                _backward(node, child, aux, seg_start, seg_kind, seg_nc, 0, top, cprob, sigma,
-                          q0, q1, v, inst[0], p, live, live_count)
-            own[a] = 1.0
-            lo = split if p == 1 else 0
-            hi = split if p == 0 else order.shape[0]
-            _infosets(lo, hi, info_offset, info_actions, info_parent, info_count, sigma,
-                      cumulative, own, regret, inst, summed, weight, plus, discount, fpos, fneg,
-                      predictive)
-            if predictive:
-                # The prediction uses the strategies just played: keep them
-                # while _predict rewrites the first player's (simultaneous).
-                for x in range(a):
-                    prev[x] = sigma[x]
-                for b in range(2):
-                    if p == 1 - b:
-                        continue
-                    # PCFR+ needs b's reach at every history (the terminals too).
-                    qn[0] = 1.0
-                    _forward(node, child, aux, seg_start, seg_kind, seg_nc, 0, num_segments,
-                             cprob, prev, qn, b)
-                    _predict(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, order,
-                             level_order, infoset_offset, infoset_num_actions, parent_seq, qn,
-                             v, w, acc, regret, sigma, b)
-        counter[0] = t
+                    backward_parts(L, thread_parts[k], thread_parts[k + 1], cprob, sigma, q0,
+                                   q1, v, inst[k], p, live, live_count)
+                backward(L, 0, top, cprob, sigma, q0, q1, v, inst[0], p, live, live_count)
+            _update(L, S, P, p, sigma, cprob, summed, weight, fpos, fneg)
+        S.counter[0] = t
     return 0

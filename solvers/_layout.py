@@ -20,8 +20,9 @@ per non-terminal ``j``:
     (into strategies and regrets); for a chance node, the offset of its edge
     probabilities in ``cprob`` (one entry per chance edge).
 
-``seg_start``, ``seg_kind`` (0, 1: decision of that player, 2: chance) and
-``seg_nc`` describe the segments. Nodes of one level do not depend on each
+``seg_start``, ``seg_kind`` (0, 1: decision of that player,
+:data:`~solvers.kinds.SEG_CHANCE`: chance) and ``seg_nc`` describe the
+segments. Nodes of one level do not depend on each
 other in either direction, so their order is free; blocks keep each
 segment's accesses to the reach and value buffers within a window of a few
 thousand histories, so a tree larger than the caches is still read about
@@ -63,21 +64,24 @@ solver keeps a 1). In the tree's numbering: the previous flat action
 first history (``first``) and, per action, the information set
 (``action_infoset``).
 
-A layout is built once per tree (three numba passes, well under a second per
-million histories) and cached while the tree lives.
+A layout is built once per tree (three numba passes in
+:mod:`solvers._layout_fill`, well under a second per million histories) and
+cached while the tree lives. Kernels take the arrays they read as one
+:class:`LayoutArrays` named tuple (:attr:`Layout.arrays`).
 """
 
 from __future__ import annotations
 
 import weakref
+from typing import NamedTuple
 
-import numba
 import numpy as np
 
-from ._tree_check import own_sequences
+from . import _layout_fill as F
+from .kinds import CHANCE, TERMINAL
 from .memory import check_fits
 
-__all__ = ["Layout", "layout_for", "cached", "BLOCK", "PARTS"]
+__all__ = ["Layout", "LayoutArrays", "layout_for", "cached", "BLOCK", "PARTS"]
 
 #: Most non-terminals per block (see the module docstring).
 BLOCK = 4096
@@ -85,180 +89,66 @@ BLOCK = 4096
 PARTS = 16
 
 
-@numba.njit(cache=True)
-def _partition(kind, num_children, child_start, level_start, min_nodes, size, bounds):
-    """Cut the tree into ``parts`` groups of whole subtrees, one contiguous range per level.
+class LayoutArrays(NamedTuple):
+    """What the kernels read of a layout (one named tuple instead of 20 arguments).
 
-    The cut is made at the first level with at least ``min_nodes`` histories,
-    into ranges of about equal total subtree size (``size`` is scratch, one
-    per node); below it, a part's range at level ``d + 1`` is the children of
-    its range at level ``d``. ``bounds[d, p]`` is the first node of part ``p``
-    at level ``d`` (``bounds[d, parts]`` the level's end); above the cut part
-    0 holds the whole level. Returns the level of the cut (the number of
-    levels when no level is wide enough: everything stays in part 0).
+    ``I`` is the index dtype (uint32, or uint64 for trees of ``2**32``
+    entries and more); ``nt`` non-terminals, ``S`` segments, ``L`` levels,
+    ``m`` information sets.
+
+    Attributes
+    ----------
+    node, child, aux, par, edge : ndarray, I, shape (nt,)
+        Per non-terminal slot: node index, first child, strategy or chance
+        offset, parent slot, edge into it (``(x << 2) | owner``).
+    cprob : ndarray, float64, shape (chance_edges,)
+    seg_start : ndarray, int64, shape (S + 1,)
+    seg_kind : ndarray, int8, shape (S,)
+    seg_nc : ndarray, int64, shape (S,)
+    level_seg : ndarray, int64, shape (L + 1,)
+    part_seg : ndarray, int64, shape (L, PARTS + 1)
+    cut : int
+        First level split into parts.
+    one : int
+        Index of the constant 1 in the solver's edge table.
+    order : ndarray, int64, shape (m,)
+        Information sets in visiting order (player 0's, then player 1's from ``split``).
+    split : int
+    level_order : ndarray, int64, shape (2, L + 1)
+    info_offset, info_actions, info_parent : ndarray, I, shape (m,)
+        In ``order``: internal offset, number of actions, previous own action.
+    info_count : ndarray, float64, shape (m,)
+        In ``order``: number of histories.
+    iparent, ioff : ndarray, int64, shape (m,)
+        Per information set (tree numbering): internal index of the previous
+        own action (-1 at the root), internal offset.
+    num_actions : ndarray, int32, shape (m,)
+        The tree's ``infoset_num_actions``.
     """
-    n = kind.shape[0]
-    levels = level_start.shape[0] - 1
-    parts = bounds.shape[1] - 1
-    cut = levels
-    for d in range(levels):
-        if level_start[d + 1] - level_start[d] >= min_nodes:
-            cut = d
-            break
-    for d in range(levels):
-        bounds[d, 0] = level_start[d]
-        for p in range(1, parts + 1):
-            bounds[d, p] = level_start[d + 1]
-    if cut == levels:
-        return cut
-    for i in range(n - 1, -1, -1):
-        total = 1
-        if kind[i] != 2:
-            c0 = child_start[i]
-            for c in range(c0, c0 + num_children[i]):
-                total += size[c]
-        size[i] = total
-    lo = level_start[cut]
-    hi = level_start[cut + 1]
-    whole = 0
-    for i in range(lo, hi):
-        whole += size[i]
-    acc = 0
-    p = 1
-    for i in range(lo, hi):
-        while p < parts and acc * parts >= whole * p:
-            bounds[cut, p] = i
-            p += 1
-        acc += size[i]
-    for d in range(cut, levels - 1):
-        for p in range(1, parts):
-            first = level_start[d + 2]
-            for i in range(bounds[d, p], level_start[d + 1]):
-                if kind[i] != 2:
-                    first = child_start[i]
-                    break
-            bounds[d + 1, p] = first
-    return cut
 
-
-@numba.njit(cache=True)
-def _fill(kind, player, infoset, num_children, child_start, chance_prob, part_bounds,
-          infoset_offset, block, max_nc, node, child, aux, par, edge, cprob, seg_start,
-          seg_kind, seg_nc, part_seg, first, count, parent_seq, action_infoset, seq,
-          infoset_num_actions, counts, cursor, ptmp, etmp, num_actions):
-    """Fill the layout; returns the number of segments.
-
-    ``seq`` is scratch, one per node: the flat index of the last action of
-    the player being scanned on the path to the node. ``counts`` and
-    ``cursor`` are scratch with one entry per class (``kind * (max_nc + 1) +
-    nc``); ``ptmp`` and ``etmp`` are scratch, one per node (the parent's slot
-    and the edge of each node, until the node gets its own slot).
-    """
-    n = kind.shape[0]
-    m = first.shape[0]
-    classes = counts.shape[0]
-    for s in range(m):
-        first[s] = -1
-        count[s] = 0.0
-        o = infoset_offset[s]
-        for a in range(infoset_num_actions[s]):
-            action_infoset[o + a] = s
-    levels = part_bounds.shape[0]
-    parts = part_bounds.shape[1] - 1
-    j = 0      # next non-terminal slot
-    kc = 0     # next chance edge
-    nseg = 0
-    ptmp[0] = 0
-    etmp[0] = ((num_actions + cprob.shape[0]) << 2) | 3
-    for d in range(levels):
-        for pt in range(parts):
-            part_seg[d, pt] = nseg
-            i = part_bounds[d, pt]
-            end = part_bounds[d, pt + 1]
-            while i < end:
-                # one block: up to `block` non-terminals of this part of the level
-                for x in range(classes):
-                    counts[x] = 0
-                b0 = i
-                taken = 0
-                while i < end and taken < block:
-                    k = kind[i]
-                    if k != 2:
-                        cls = (2 if k == 1 else player[i]) * (max_nc + 1) + num_children[i]
-                        counts[cls] += 1
-                        taken += 1
-                    i += 1
-                pos = j
-                for x in range(classes):
-                    cursor[x] = pos
-                    if counts[x] > 0:
-                        seg_start[nseg] = pos
-                        seg_kind[nseg] = x // (max_nc + 1)
-                        seg_nc[nseg] = x % (max_nc + 1)
-                        nseg += 1
-                    pos += counts[x]
-                for t in range(b0, i):
-                    k = kind[t]
-                    if k == 2:
-                        continue
-                    nc = num_children[t]
-                    cls = (2 if k == 1 else player[t]) * (max_nc + 1) + nc
-                    slot = cursor[cls]
-                    cursor[cls] += 1
-                    node[slot] = t
-                    c0 = child_start[t]
-                    child[slot] = c0
-                    par[slot] = ptmp[t]
-                    edge[slot] = etmp[t]
-                    if k == 1:
-                        aux[slot] = kc
-                        for a in range(nc):
-                            cprob[kc + a] = chance_prob[c0 + a]
-                            ptmp[c0 + a] = slot
-                            etmp[c0 + a] = ((num_actions + kc + a) << 2) | 2
-                        kc += nc
-                    else:
-                        s = infoset[t]
-                        o = infoset_offset[s]
-                        aux[slot] = o
-                        pl = player[t]
-                        for a in range(nc):
-                            ptmp[c0 + a] = slot
-                            etmp[c0 + a] = ((o + a) << 2) | pl
-                        count[s] += 1.0
-                        if first[s] < 0 or t < first[s]:
-                            first[s] = t
-                j = pos
-        part_seg[d, parts] = nseg
-    seg_start[nseg] = j
-    for p in range(2):
-        own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p, seq,
-                      parent_seq)
-    return nseg
-
-
-@numba.njit(cache=True)
-def _internal(seg_start, seg_kind, aux, edge, action_infoset, ioff, order, infoset_offset,
-              infoset_num_actions, perm):
-    """Point decision nodes' ``aux`` and decision edges at internal offsets; fill ``perm``."""
-    for s in range(seg_kind.shape[0]):
-        if seg_kind[s] == 2:
-            continue
-        for j in range(seg_start[s], seg_start[s + 1]):
-            aux[j] = ioff[action_infoset[aux[j]]]
-    for j in range(edge.shape[0]):
-        e = np.int64(edge[j])
-        k = e & 3
-        if k < 2:
-            x = e >> 2
-            t = action_infoset[x]
-            edge[j] = ((ioff[t] + x - infoset_offset[t]) << 2) | k
-    for x in range(order.shape[0]):
-        s = order[x]
-        o = infoset_offset[s]
-        for k in range(infoset_num_actions[s]):
-            perm[ioff[s] + k] = o + k
-    return 0
+    node: np.ndarray
+    child: np.ndarray
+    aux: np.ndarray
+    par: np.ndarray
+    edge: np.ndarray
+    cprob: np.ndarray
+    seg_start: np.ndarray
+    seg_kind: np.ndarray
+    seg_nc: np.ndarray
+    level_seg: np.ndarray
+    part_seg: np.ndarray
+    cut: int
+    one: int
+    order: np.ndarray
+    split: int
+    level_order: np.ndarray
+    info_offset: np.ndarray
+    info_actions: np.ndarray
+    info_parent: np.ndarray
+    info_count: np.ndarray
+    iparent: np.ndarray
+    ioff: np.ndarray
+    num_actions: np.ndarray
 
 
 class Layout:
@@ -269,16 +159,21 @@ class Layout:
     ``cut``, ``part_bounds``, ``part_seg``, ``order``, ``split``,
     ``level_order``, ``ioff``, ``iparent``, ``perm``, ``info_offset``,
     ``info_actions``, ``info_count``, ``info_parent``, ``first``, ``count``,
-    ``parent_seq``, ``action_infoset``, ``num_nodes``.
+    ``parent_seq``, ``action_infoset``, ``num_nodes``; ``arrays`` gathers
+    what the kernels read (:class:`LayoutArrays`).
+
+    Parameters
+    ----------
+    tree : GameTree
     """
 
     def __init__(self, tree):
         n, m, a = tree.num_nodes, tree.num_infosets, tree.num_actions
         kind = tree.node_kind
         levels = tree.level_start.shape[0] - 1
-        num_nt = int(np.count_nonzero(kind != 2))
+        num_nt = int(np.count_nonzero(kind != TERMINAL))
         max_nc = int(tree.num_children.max()) if n > 1 else 1
-        chance_edges = int(tree.num_children[kind == 1].sum(dtype=np.int64))
+        chance_edges = int(tree.num_children[kind == CHANCE].sum(dtype=np.int64))
         wide = max(n, 4 * (a + chance_edges + 1)) >= 2 ** 32
         index = np.uint64 if wide else np.uint32
         classes = 3 * (max_nc + 1)
@@ -288,39 +183,42 @@ class Layout:
         check_fits(5 * size * num_nt + 8 * chance_edges + 17 * max_segments
                    + (np.dtype(seq_type).itemsize + 2 * size) * n + 88 * m + 20 * a,
                    "the solver layout")
+        flat = tree.flat
         seq = np.empty(n, seq_type)
         self.part_bounds = np.empty((levels, PARTS + 1), np.int64)
-        self.cut = int(_partition(kind, tree.num_children, tree.child_start, tree.level_start,
-                                  4 * PARTS, seq, self.part_bounds))
-        self.node = np.empty(num_nt, index)
-        self.child = np.empty(num_nt, index)
-        self.aux = np.empty(num_nt, index)
-        self.par = np.empty(num_nt, index)
-        self.edge = np.empty(num_nt, index)
-        self.cprob = np.empty(chance_edges)
-        seg_start = np.empty(max_segments + 1, np.int64)
-        seg_kind = np.empty(max_segments, np.int8)
-        seg_nc = np.empty(max_segments, np.int64)
-        self.part_seg = np.empty((levels, PARTS + 1), np.int64)
-        self.first = np.empty(m, np.int64)
-        self.count = np.empty(m)
-        self.parent_seq = np.full(m, -2, np.int64)  # all set by _fill (the tree is checked)
-        self.action_infoset = np.empty(a, np.int32)
-        ptmp = np.empty(n, index)
-        etmp = np.empty(n, index)
-        nseg = _fill(kind, tree.node_player, tree.node_infoset, tree.num_children,
-                     tree.child_start, tree.chance_prob, self.part_bounds,
-                     tree.infoset_offset, BLOCK, max_nc, self.node, self.child,
-                     self.aux, self.par, self.edge, self.cprob, seg_start, seg_kind, seg_nc,
-                     self.part_seg, self.first, self.count, self.parent_seq,
-                     self.action_infoset, seq, tree.infoset_num_actions,
-                     np.zeros(classes, np.int64), np.zeros(classes, np.int64), ptmp, etmp, a)
-        del seq, ptmp, etmp
+        self.cut = int(F.partition(flat, 4 * PARTS, seq, self.part_bounds))
+        out = F.FillOut(
+            node=np.empty(num_nt, index), child=np.empty(num_nt, index),
+            aux=np.empty(num_nt, index), par=np.empty(num_nt, index),
+            edge=np.empty(num_nt, index), cprob=np.empty(chance_edges),
+            seg_start=np.empty(max_segments + 1, np.int64),
+            seg_kind=np.empty(max_segments, np.int8), seg_nc=np.empty(max_segments, np.int64),
+            part_seg=np.empty((levels, PARTS + 1), np.int64), first=np.empty(m, np.int64),
+            count=np.empty(m), parent_seq=np.full(m, -2, np.int64),  # all set (the tree is checked)
+            action_infoset=np.empty(a, np.int32))
+        scratch = F.FillScratch(seq=seq, counts=np.zeros(classes, np.int64),
+                                cursor=np.zeros(classes, np.int64), ptmp=np.empty(n, index),
+                                etmp=np.empty(n, index))
+        nseg = F.fill(flat, self.part_bounds, BLOCK, max_nc, out, scratch, a)
+        del seq, scratch
+        for name in ("node", "child", "aux", "par", "edge", "cprob", "part_seg", "first",
+                     "count", "parent_seq", "action_infoset"):
+            setattr(self, name, getattr(out, name))
         self.one = a + chance_edges  # index of the constant 1 in the solver's edge table
-        self.seg_start = seg_start[:nseg + 1].copy()
-        self.seg_kind = seg_kind[:nseg].copy()
-        self.seg_nc = seg_nc[:nseg].copy()
+        self.seg_start = out.seg_start[:nseg + 1].copy()
+        self.seg_kind = out.seg_kind[:nseg].copy()
+        self.seg_nc = out.seg_nc[:nseg].copy()
+        del out
         self.level_seg = np.append(self.part_seg[:, 0], nseg).astype(np.int64)
+        self._order_infosets(tree, index)
+        self.num_nodes = n
+        self.arrays = LayoutArrays(*(getattr(self, name) for name in LayoutArrays._fields[:-1]),
+                                   num_actions=tree.infoset_num_actions)
+
+    def _order_infosets(self, tree, index):
+        """The information sets' visiting order and the internal action order (see the module docstring)."""
+        m, a = tree.num_infosets, tree.num_actions
+        levels = tree.level_start.shape[0] - 1
         # Information sets by (owner, level of the first history, number of
         # actions, first history): ancestors come first (an information set's
         # first history is deeper than its parent's) and equal action counts
@@ -338,8 +236,9 @@ class Layout:
         self.ioff = np.empty(m, np.int64)
         self.ioff[self.order] = np.cumsum(actions) - actions
         self.perm = np.empty(a, np.int64)
-        _internal(self.seg_start, self.seg_kind, self.aux, self.edge, self.action_infoset,
-                  self.ioff, self.order, tree.infoset_offset, tree.infoset_num_actions, self.perm)
+        F.to_internal_offsets(self.seg_start, self.seg_kind, self.aux, self.edge,
+                              self.action_infoset, self.ioff, self.order, tree.infoset_offset,
+                              tree.infoset_num_actions, self.perm)
         inverse = np.empty(a, np.int64)
         inverse[self.perm] = np.arange(a, dtype=np.int64)
         self.iparent = np.where(self.parent_seq < 0, -1,
@@ -355,7 +254,6 @@ class Layout:
         for p, (lo, hi) in enumerate(((0, self.split), (self.split, m))):
             self.level_order[p] = lo + np.searchsorted(levels_in_order[lo:hi],
                                                        np.arange(levels + 1))
-        self.num_nodes = n
 
     @property
     def nbytes(self):

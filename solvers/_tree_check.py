@@ -8,6 +8,8 @@ below (``OK`` when the tree is valid) and :data:`MESSAGES` turns it into the
 import numba
 import numpy as np
 
+from .kinds import CHANCE, DECISION, TERMINAL
+
 OK = 0
 E_KIND = 1
 E_ROOT_PROB = 2
@@ -31,7 +33,8 @@ E_PERFECT_RECALL = 19
 E_DUPLICATE_ACTION = 20
 
 MESSAGES = {
-    E_KIND: "node_kind[{i}] is not 0 (decision), 1 (chance) or 2 (terminal)",
+    E_KIND: (f"node_kind[{{i}}] is not {DECISION} (decision), {CHANCE} (chance) or {TERMINAL} "
+             "(terminal)"),
     E_ROOT_PROB: "chance_prob[0] (the root) must be 1.0",
     E_TERMINAL: "terminal node {i} must have num_children 0, node_player -1 and node_infoset -1",
     E_PLAYER: "decision node {i} has node_player not in {{0, 1}}",
@@ -57,25 +60,39 @@ MESSAGES = {
 
 
 @numba.njit(cache=True)
-def own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p, seq,
-                  parent_seq):
+def own_sequences(tree, p, seq, parent_seq):
     """Player ``p``'s sequences, in one pass over the nodes (parents come first).
 
-    ``seq[i]`` becomes the flat index of ``p``'s last action on the path to
-    node ``i`` (-1 for none) and, for each of ``p``'s information sets still
-    holding -2 in ``parent_seq``, ``parent_seq[s]`` the sequence at its first
-    history. Returns the first information set whose histories disagree
-    (perfect recall violated), or -1. Shared by :func:`check_tree` and the
-    solver layout (:mod:`solvers._layout`).
+    Parameters
+    ----------
+    tree : FlatTree
+        The tree's arrays (:class:`solvers.tree.FlatTree`).
+    p : int
+        The player, 0 or 1.
+    seq : ndarray, int32 or int64, shape (num_nodes,)
+        Out: the flat index of ``p``'s last action on the path to each node
+        (-1 for none).
+    parent_seq : ndarray, int64, shape (num_infosets,)
+        In/out: for each of ``p``'s information sets still holding -2, the
+        sequence at its first history.
+
+    Returns
+    -------
+    int
+        The first information set whose histories disagree (perfect recall
+        violated), or -1. Shared by :func:`check_tree` and the solver layout
+        (:mod:`solvers._layout`).
     """
+    kind, player, infoset = tree.node_kind, tree.node_player, tree.node_infoset
+    child_start, num_children, infoset_offset = tree.child_start, tree.num_children, tree.infoset_offset
     seq[0] = -1
     for i in range(kind.shape[0]):
         k = kind[i]
-        if k == 2:
+        if k == TERMINAL:
             continue
         c0 = child_start[i]
         nc = num_children[i]
-        if k == 0 and player[i] == p:
+        if k == DECISION and player[i] == p:
             s = infoset[i]
             if parent_seq[s] == -2:
                 parent_seq[s] = seq[i]
@@ -91,11 +108,32 @@ def own_sequences(kind, player, infoset, child_start, num_children, infoset_offs
 
 
 @numba.njit(cache=True)
-def check_tree(kind, player, infoset, child_start, num_children, chance_prob, payoff,
-               level_start, infoset_player, infoset_num_actions, infoset_offset,
-               infoset_actions, seq, parent_seq):
-    """Validate the tree arrays; ``seq`` (int64, one per node) and
-    ``parent_seq`` (int64, one per infoset) are scratch buffers."""
+def check_tree(tree, seq, parent_seq):
+    """Validate the arrays of a tree.
+
+    One pass per level over the nodes, then one sequence pass per player (about
+    90 lines: every check is one short branch on the same node loop).
+
+    Parameters
+    ----------
+    tree : FlatTree
+        The tree's arrays (:class:`solvers.tree.FlatTree`).
+    seq : ndarray, int64, shape (num_nodes,)
+        Scratch.
+    parent_seq : ndarray, int64, shape (max(num_infosets, 1),)
+        Scratch.
+
+    Returns
+    -------
+    (int, int)
+        ``(code, index)``: an ``E_*`` code (``OK`` when valid) and the node or
+        information set it concerns.
+    """
+    kind, player, infoset = tree.node_kind, tree.node_player, tree.node_infoset
+    child_start, num_children = tree.child_start, tree.num_children
+    chance_prob, payoff, level_start = tree.chance_prob, tree.payoff, tree.level_start
+    infoset_player, infoset_num_actions = tree.infoset_player, tree.infoset_num_actions
+    infoset_offset, infoset_actions = tree.infoset_offset, tree.infoset_actions
     n = kind.shape[0]
     num_infosets = infoset_player.shape[0]
     if chance_prob[0] != 1.0:
@@ -116,17 +154,17 @@ def check_tree(kind, player, infoset, child_start, num_children, chance_prob, pa
         for i in range(level_start[d], level_start[d + 1]):
             k = kind[i]
             nc = num_children[i]
-            if k != 0 and k != 1 and k != 2:
+            if k != DECISION and k != CHANCE and k != TERMINAL:
                 return E_KIND, i
             if not np.isfinite(payoff[i]):
                 return E_PAYOFF, i
-            if k == 2:
+            if k == TERMINAL:
                 if nc != 0 or player[i] != -1 or infoset[i] != -1:
                     return E_TERMINAL, i
                 continue
             if payoff[i] != 0.0:
                 return E_PAYOFF_NONTERMINAL, i
-            if k == 0:
+            if k == DECISION:
                 p = player[i]
                 if p != 0 and p != 1:
                     return E_PLAYER, i
@@ -148,7 +186,7 @@ def check_tree(kind, player, infoset, child_start, num_children, chance_prob, pa
             if c0 < lo_next or c0 + nc > hi_next:
                 return E_LEVEL, i
             next_child += nc
-            if k == 1:
+            if k == CHANCE:
                 total = 0.0
                 for c in range(c0, c0 + nc):
                     q = chance_prob[c]
@@ -168,8 +206,7 @@ def check_tree(kind, player, infoset, child_start, num_children, chance_prob, pa
     for p in range(2):
         for s in range(num_infosets):
             parent_seq[s] = -2
-        s = own_sequences(kind, player, infoset, child_start, num_children, infoset_offset, p,
-                          seq, parent_seq)
+        s = own_sequences(tree, p, seq, parent_seq)
         if s >= 0:
             return E_PERFECT_RECALL, s
         for s in range(num_infosets):

@@ -32,32 +32,59 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ._cfr_kernel import U, _forward, init_values
 from ._layout import layout_for
+from ._passes import U, forward, init_values
+from .kinds import SEG_CHANCE
 from .memory import check_fits
 from .policy import check_policy
 
-__all__ = ["BestResponse", "best_response", "nash_conv", "exploitability", "expected_values"]
+__all__ = ["BestResponse", "best_response", "nash_conv", "exploitability", "expected_values",
+           "nash_conv_of", "exploitability_of"]
 
 
 @numba.njit(cache=True)
-def br_kernel(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, cprob, order,
-              level_order, infoset_offset, infoset_num_actions, parent_seq, sigma, b,
-              with_values, q, w, v, acc, br_policy, out):
+def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
     """Best response of player ``b`` against ``sigma`` (flat, both players).
 
-    The tree is read through its :class:`~solvers._layout.Layout` arrays.
-    Scratch: ``q``, ``w`` (float64 per node), ``acc`` (float64 per action);
-    ``v`` (float64 per node) holds the payoffs at the terminals
-    (:func:`~solvers._cfr_kernel.init_values`) and, when ``with_values``,
-    receives player 0's on-policy value of every history. Writes ``out[0]`` =
-    best-response value for ``b``, ``out[1]`` = on-policy value for player 0
-    (when ``with_values``), and a pure best response into ``br_policy`` for
-    ``b``'s infosets when ``br_policy`` is not empty. Returns 0.
+    One forward pass and one backward pass (about 80 lines: the backward
+    pass and the per-level choice share the level loop).
+
+    Parameters
+    ----------
+    L : LayoutArrays
+        The tree's layout (:class:`~solvers._layout.LayoutArrays`).
+    sigma : ndarray, float64, shape (num_actions,)
+        The policy, in the layout's internal order.
+    b : int
+        The best responder, 0 or 1.
+    with_values : bool
+        Also compute player 0's on-policy value of every history into ``v``.
+    q, w : ndarray, float64, shape (num_nodes,)
+        Scratch.
+    v : ndarray, float64, shape (num_nodes,)
+        Holds the payoffs at the terminals
+        (:func:`~solvers._passes.init_values`); receives the values when
+        ``with_values``.
+    acc : ndarray, float64, shape (num_actions,)
+        Scratch.
+    br_policy : ndarray, float64, shape (num_actions,) or (0,)
+        When not empty, receives a pure best response at ``b``'s information
+        sets (internal order).
+    out : ndarray, float64, shape (2,)
+        ``out[0]``: best-response value for ``b``; ``out[1]``: on-policy value
+        for player 0 (when ``with_values``).
+
+    Returns
+    -------
+    int
+        0.
     """
+    node, child, aux = L.node, L.child, L.aux
+    seg_start, seg_kind, seg_nc, level_seg = L.seg_start, L.seg_kind, L.seg_nc, L.level_seg
+    cprob, order, level_order = L.cprob, L.order, L.level_order
+    infoset_offset, infoset_num_actions, parent_seq = L.ioff, L.num_actions, L.iparent
     q[0] = 1.0
-    _forward(node, child, aux, seg_start, seg_kind, seg_nc, 0, seg_kind.shape[0], cprob, sigma,
-             q, b)
+    forward(L, 0, seg_kind.shape[0], cprob, sigma, q, b)
     for j in range(acc.shape[0]):
         acc[j] = 0.0
     sign = 1.0 if b == 0 else -1.0
@@ -75,7 +102,7 @@ def br_kernel(node, child, aux, seg_start, seg_kind, seg_nc, level_seg, cprob, o
                 x = U(aux[j])
                 if with_values:
                     val = 0.0
-                    if kd == 2:
+                    if kd == SEG_CHANCE:
                         for k in range(nc):
                             val += cprob[x + k] * v[c + k]
                     else:
@@ -151,34 +178,53 @@ class _Workspace:
         self.w = np.empty(n) if w is None else w
         if v is None:
             v = np.empty(n)
-            init_values(tree.node_kind, tree.payoff, v)
+            init_values(tree.flat, v)
         self.v = v
         self.acc = np.empty(a)
         self.out = np.zeros(2)
         self.no_policy = np.zeros(0)
 
 
-def _run(tree, sigma, b, ws, br_policy, with_values=True):
+def _run(sigma, b, ws, br_policy, with_values=True):
     """Run :func:`br_kernel`; ``sigma`` and ``br_policy`` in the layout's internal order."""
-    lay = ws.layout
-    br_kernel(lay.node, lay.child, lay.aux, lay.seg_start, lay.seg_kind, lay.seg_nc,
-              lay.level_seg, lay.cprob, lay.order, lay.level_order, lay.ioff,
-              tree.infoset_num_actions, lay.iparent, sigma, b, with_values, ws.q, ws.w, ws.v,
-              ws.acc, br_policy, ws.out)
+    br_kernel(ws.layout.arrays, sigma, b, with_values, ws.q, ws.w, ws.v, ws.acc, br_policy, ws.out)
     return float(ws.out[0]), float(ws.out[1])
 
 
-def _values(tree, sigma, ws, internal=False):
+def _values(sigma, ws, internal=False):
     """(BR value of player 0, BR value of player 1, on-policy value of player 0).
 
-    ``sigma`` is a flat policy in the tree's order, or in the layout's
-    internal order when ``internal``.
+    ``sigma`` is a flat policy (float64, ``num_actions``) in the tree's order,
+    or in the layout's internal order when ``internal``.
     """
     if not internal:
         sigma = ws.layout.to_internal(sigma)
-    br0, ev0 = _run(tree, sigma, 0, ws, ws.no_policy, True)
-    br1, _ = _run(tree, sigma, 1, ws, ws.no_policy, False)
+    br0, ev0 = _run(sigma, 0, ws, ws.no_policy, True)
+    br1, _ = _run(sigma, 1, ws, ws.no_policy, False)
     return br0, br1, ev0
+
+
+def nash_conv_of(br0, br1, ev0):
+    """NashConv from the best-response values and player 0's on-policy value.
+
+    ``(BR_0 - v_0) + (BR_1 - v_1)`` with ``v_1 = -v_0`` (zero-sum), as in
+    OpenSpiel's ``nash_conv``. The one place this formula is written.
+    """
+    return (br0 - ev0) + (br1 + ev0)
+
+
+def exploitability_of(br0, br1, ev0):
+    """``nash_conv_of(br0, br1, ev0) / 2``: OpenSpiel's two-player exploitability. The one place."""
+    return nash_conv_of(br0, br1, ev0) / 2.0
+
+
+def policy_values(tree, policy, ws=None):
+    """``(exploitability, value of player 0)`` of a flat policy (tree order, float64, ``num_actions``).
+
+    ``ws`` is a workspace to reuse (one is made when ``None``).
+    """
+    br0, br1, ev0 = _values(policy, _Workspace(tree) if ws is None else ws)
+    return exploitability_of(br0, br1, ev0), ev0
 
 
 def _check_player(player):
@@ -208,7 +254,7 @@ def best_response(tree, policy, player):
     ws = _Workspace(tree)
     internal = ws.layout.to_internal(sigma)
     out = internal.copy()
-    value, ev0 = _run(tree, internal, player, ws, out)
+    value, ev0 = _run(internal, player, ws, out)
     return BestResponse(value, ws.layout.to_tree(out), ev0 if player == 0 else -ev0)
 
 
@@ -222,20 +268,34 @@ def expected_values(tree, policy):
     """
     sigma = check_policy(tree, policy)
     ws = _Workspace(tree)
-    _, ev0 = _run(tree, ws.layout.to_internal(sigma), 0, ws, ws.no_policy)
+    _, ev0 = _run(ws.layout.to_internal(sigma), 0, ws, ws.no_policy)
     return np.array([ev0, -ev0])
 
 
 def nash_conv(tree, policy):
     """NashConv: the sum over players of what a best response gains.
 
-    ``(BR_0 - v_0) + (BR_1 - v_1)``, as in OpenSpiel's ``nash_conv``.
+    ``(BR_0 - v_0) + (BR_1 - v_1)``, as in OpenSpiel's ``nash_conv``
+    (:func:`nash_conv_of`).
+
+    Parameters
+    ----------
+    tree : GameTree
+    policy : array_like, float64, shape (num_actions,)
+        Flat policy, or a ``SolveResult``.
     """
     sigma = check_policy(tree, policy)
-    br0, br1, ev0 = _values(tree, sigma, _Workspace(tree))
-    return (br0 - ev0) + (br1 + ev0)
+    return nash_conv_of(*_values(sigma, _Workspace(tree)))
 
 
 def exploitability(tree, policy):
-    """``nash_conv(tree, policy) / 2``, OpenSpiel's two-player convention."""
-    return nash_conv(tree, policy) / 2.0
+    """``nash_conv(tree, policy) / 2``, OpenSpiel's two-player convention (:func:`exploitability_of`).
+
+    Parameters
+    ----------
+    tree : GameTree
+    policy : array_like, float64, shape (num_actions,)
+        Flat policy, or a ``SolveResult``.
+    """
+    sigma = check_policy(tree, policy)
+    return exploitability_of(*_values(sigma, _Workspace(tree)))

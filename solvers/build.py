@@ -1,10 +1,13 @@
-"""Building a :class:`~solvers.tree.GameTree` by breadth-first enumeration.
+"""Enumerating a game breadth first into the arrays of a :class:`~solvers.tree.GameTree`.
 
-Two front ends share one breadth-first builder:
+Two front ends share one breadth-first builder; each returns the keyword
+arguments of ``GameTree(...)`` (this module does not import
+:mod:`solvers.tree`, which calls it from :meth:`GameTree.from_openspiel` and
+:meth:`GameTree.from_nested`):
 
-* :func:`tree_from_openspiel` enumerates any two-player zero-sum sequential
+* :func:`openspiel_arrays` enumerates any two-player zero-sum sequential
   OpenSpiel game, keyed by information-state strings (``game_id = str(game)``);
-* :func:`tree_from_nested` builds small hand-written or generated trees from
+* :func:`nested_arrays` takes small hand-written or generated trees as
   nested tuples (tests, toy games)::
 
       ("terminal", payoff_to_player_0)
@@ -19,16 +22,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import check_fits
-from .tree import GameTree
+from .kinds import CHANCE, DECISION, TERMINAL
+from .memory import check_fits, estimate_tree_bytes
 
-__all__ = ["tree_from_openspiel", "tree_from_nested"]
+__all__ = ["openspiel_arrays", "nested_arrays"]
 
 
 def _build(root, expand, game_id):
-    """Enumerate breadth first; ``expand(node)`` returns one of
-    ``("terminal", payoff)``, ``("chance", probs, children)`` or
-    ``("decision", player, key, actions, children)``."""
+    """Enumerate breadth first into ``GameTree`` keyword arguments.
+
+    ``expand(node)`` returns one of ``("terminal", payoff)``,
+    ``("chance", probs, children)`` or ``("decision", player, key, actions,
+    children)``. One loop over a level does every kind (about 80 lines: the
+    three kinds share the level's bookkeeping).
+    """
     kinds, players, infosets, child_start, num_children, payoffs = [], [], [], [], [], []
     chance_prob = [1.0]
     level_start = [0]
@@ -41,7 +48,7 @@ def _build(root, expand, game_id):
             spec = expand(node)
             tag = spec[0]
             if tag == "terminal":
-                kinds.append(2)
+                kinds.append(TERMINAL)
                 players.append(-1)
                 infosets.append(-1)
                 child_start.append(0)
@@ -50,7 +57,7 @@ def _build(root, expand, game_id):
                 continue
             if tag == "chance":
                 _, probs, children = spec
-                kinds.append(1)
+                kinds.append(CHANCE)
                 players.append(-1)
                 infosets.append(-1)
                 chance_prob.extend(float(p) for p in probs)
@@ -66,7 +73,7 @@ def _build(root, expand, game_id):
                 elif infoset_player[index] != player or infoset_actions[index] != actions:
                     raise ValueError(f"information set {key!r} has different players or legal "
                                      f"actions at different histories")
-                kinds.append(0)
+                kinds.append(DECISION)
                 players.append(player)
                 infosets.append(index)
                 chance_prob.extend([1.0] * len(children))
@@ -82,7 +89,7 @@ def _build(root, expand, game_id):
     num_nodes, num_infosets = len(kinds), len(keys)
     num_actions = sum(len(a) for a in infoset_actions)
     depth = len(level_start) - 2
-    check_fits(GameTree.estimate_bytes(num_nodes, num_infosets, num_actions, depth),
+    check_fits(estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth),
                f"the game tree of {game_id}")
     infoset_num_actions = np.array([len(a) for a in infoset_actions], dtype=np.int32)
     offsets = np.zeros(num_infosets, dtype=np.int64)
@@ -90,7 +97,7 @@ def _build(root, expand, game_id):
         offsets[1:] = np.cumsum(infoset_num_actions[:-1], dtype=np.int64)
     flat_actions = np.fromiter((a for acts in infoset_actions for a in acts), dtype=np.int32,
                                count=num_actions)
-    return GameTree(
+    return dict(
         node_kind=np.array(kinds, dtype=np.int8),
         node_player=np.array(players, dtype=np.int8),
         node_infoset=np.array(infosets, dtype=np.int32),
@@ -130,26 +137,14 @@ def _check_openspiel_game(game):
     return game
 
 
-def tree_from_openspiel(game):
-    """Enumerate a two-player zero-sum sequential OpenSpiel game.
+def openspiel_arrays(game):
+    """``GameTree`` keyword arguments enumerating an OpenSpiel game.
+
+    See :meth:`solvers.GameTree.from_openspiel`, which calls it.
 
     Parameters
     ----------
     game : pyspiel.Game or str
-        The game (or a string for ``pyspiel.load_game``).
-
-    Returns
-    -------
-    GameTree
-        Infoset keys are ``state.information_state_string(player)``, children
-        follow ``legal_actions()`` / ``chance_outcomes()`` order, and
-        ``game_id = str(game)``.
-
-    Raises
-    ------
-    ValueError
-        If the game is not two-player, sequential, zero-sum, enumerable and
-        with information-state strings, or if its tree lacks perfect recall.
     """
     game = _check_openspiel_game(game)
 
@@ -171,16 +166,15 @@ def tree_from_openspiel(game):
     return _build(game.new_initial_state(), expand, str(game))
 
 
-def tree_from_nested(root, game_id):
-    """Build a :class:`GameTree` from nested tuples (see the module docstring).
+def nested_arrays(root, game_id):
+    """``GameTree`` keyword arguments of a tree given as nested tuples.
+
+    See :meth:`solvers.GameTree.from_nested`, which calls it, and the module docstring.
 
     Parameters
     ----------
     root : tuple
-        ``("terminal", u)``, ``("chance", [(p, child), ...])`` or
-        ``("decision", player, key, [(action, child), ...])``.
     game_id : str
-        Identifier stored in the tree.
     """
 
     def expand(node):

@@ -6,9 +6,9 @@ with the memory the operating system reports as available and raises
 :class:`MemoryError` (naming both numbers) instead of letting the process be
 killed half way through a build or a solve.
 
-The per-history / per-infoset / per-action byte counts of a tree are defined
-next to the array layout in :mod:`solvers.tree`; the working memory of a solve
-is :func:`estimate_solve_bytes` below.
+The bytes of a tree's arrays (layout in :mod:`solvers.tree`) are
+:func:`estimate_tree_bytes`; the working memory of a solve is
+:func:`estimate_solve_bytes` below.
 """
 
 from __future__ import annotations
@@ -19,13 +19,54 @@ __all__ = [
     "available_bytes",
     "check_fits",
     "estimate_solve_bytes",
+    "estimate_tree_bytes",
     "format_bytes",
     "SOLVE_BYTES_PER_NODE",
     "SOLVE_BYTES_PER_INFOSET",
     "SOLVE_BYTES_PER_ACTION",
     "SOLVE_BYTES_PER_CHANCE_EDGE",
     "SOLVE_BYTES_PER_NONTERMINAL",
+    "BYTES_PER_NODE",
+    "BYTES_PER_INFOSET",
+    "BYTES_PER_ACTION",
 ]
+
+#: Bytes of a :class:`~solvers.tree.GameTree` per history: ``node_kind``,
+#: ``node_player`` (int8), ``node_infoset`` (int32), ``child_start`` (int64),
+#: ``num_children`` (int32), ``chance_prob``, ``payoff`` (float64).
+BYTES_PER_NODE = 1 + 1 + 4 + 8 + 4 + 8 + 8
+#: Per information set: ``infoset_player`` (int8), ``infoset_num_actions``
+#: (int32), ``infoset_offset`` (int64).
+BYTES_PER_INFOSET = 1 + 4 + 8
+#: Per infoset action: ``infoset_actions`` (int32).
+BYTES_PER_ACTION = 4
+
+
+def _count(name, value):
+    if int(value) != value or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth=0):
+    """Bytes the arrays of a :class:`~solvers.tree.GameTree` of this size occupy (keys not included).
+
+    Parameters
+    ----------
+    num_nodes, num_infosets, num_actions : int
+        Histories, information sets and (flat) infoset actions.
+    depth : int
+        Index of the deepest level (``level_start`` has ``depth + 2`` int64 entries).
+
+    Returns
+    -------
+    int
+        ``34 * num_nodes + 13 * num_infosets + 4 * num_actions + 8 * (depth + 2)``.
+    """
+    return (BYTES_PER_NODE * _count("num_nodes", num_nodes)
+            + BYTES_PER_INFOSET * _count("num_infosets", num_infosets)
+            + BYTES_PER_ACTION * _count("num_actions", num_actions)
+            + 8 * (_count("depth", depth) + 2))
 
 #: Working memory of a default solve (float64, alternating updates, one
 #: thread) per history (node): the value buffer (float64, shared with the
@@ -91,8 +132,7 @@ def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False,
     """
     for name, value in (("num_nodes", num_nodes), ("num_infosets", num_infosets),
                         ("num_actions", num_actions), ("threads", threads)):
-        if int(value) != value or value < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        _count(name, value)
     if precision not in ("float64", "float32"):
         raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
     if updates not in ("alternating", "simultaneous"):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _npz
-from .best_response import _values, _Workspace
+from .best_response import policy_values
 from .policy import check_policy
 from .policy import from_openspiel_policy as _flat_from_openspiel
 from .policy import to_openspiel_policy
@@ -119,12 +119,12 @@ class SolveResult:
         converted like a solver's result.
         """
         sigma = check_policy(tree, policy).copy()
-        br0, br1, ev0 = _values(tree, sigma, _Workspace(tree))
+        value, ev0 = policy_values(tree, sigma)
         return cls(game_id=tree.game_id, algorithm=str(algorithm), iterations=int(iterations),
                    seed=int(seed), average_policy=sigma, current_policy=sigma.copy(),
                    curve_iterations=np.array([iterations], np.int64),
                    curve_seconds=np.zeros(1),
-                   curve_exploitability=np.array([((br0 - ev0) + (br1 + ev0)) / 2.0]),
+                   curve_exploitability=np.array([value]),
                    game_value=np.array([ev0, -ev0]),
                    infoset_num_actions=tree.infoset_num_actions.copy(),
                    infoset_actions=tree.infoset_actions.copy(), tree=tree)

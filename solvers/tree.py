@@ -16,7 +16,8 @@ array                     dtype    meaning
 ========================  =======  ============================================
 ``level_start``           int64    ``depth + 2`` entries; level ``d`` is
                                    ``range(level_start[d], level_start[d+1])``
-``node_kind``             int8     0 decision, 1 chance, 2 terminal
+``node_kind``             int8     ``DECISION`` (0), ``CHANCE`` (1) or
+                                   ``TERMINAL`` (2), :mod:`solvers.kinds`
 ``node_player``           int8     0 or 1 at decision nodes, -1 otherwise
 ``node_infoset``          int32    information set of a decision node, else -1
 ``child_start``           int64    first child (any value at terminals)
@@ -38,7 +39,8 @@ array                     dtype    meaning
 
 Memory: 34 bytes per history (1 + 1 + 4 + 8 + 4 + 8 + 8), 13 bytes per
 information set (1 + 4 + 8) and 4 bytes per infoset action, plus
-``8 * (depth + 2)`` for ``level_start``; see :meth:`GameTree.estimate_bytes`.
+``8 * (depth + 2)`` for ``level_start``; see
+:func:`solvers.memory.estimate_tree_bytes`.
 Validation uses a transient 8 bytes per history and per information set.
 Infoset keys are either a sequence of strings or a callable rendering the key
 of infoset ``i`` on demand (so a huge tree needs no per-infoset Python
@@ -47,20 +49,47 @@ arrays of length ``num_actions`` aligned with ``infoset_offset``.
 
 The tree must have perfect recall (checked on construction): all histories of
 an information set share the owner's previous information set and action.
+
+Kernels take the twelve arrays as one :class:`FlatTree` named tuple
+(:attr:`GameTree.flat`), not as positional arguments.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from . import _tree_check
-from .memory import check_fits
+from . import _tree_check, build
+from .memory import BYTES_PER_ACTION, BYTES_PER_INFOSET, BYTES_PER_NODE, check_fits
+from .memory import estimate_tree_bytes
 
-__all__ = ["GameTree", "BYTES_PER_NODE", "BYTES_PER_INFOSET", "BYTES_PER_ACTION"]
+__all__ = ["GameTree", "FlatTree", "BYTES_PER_NODE", "BYTES_PER_INFOSET", "BYTES_PER_ACTION"]
 
-BYTES_PER_NODE = 1 + 1 + 4 + 8 + 4 + 8 + 8
-BYTES_PER_INFOSET = 1 + 4 + 8
-BYTES_PER_ACTION = 4
+
+class FlatTree(NamedTuple):
+    """The arrays of a :class:`GameTree`, as kernels take them (numba accepts named tuples).
+
+    Per node (``num_nodes`` entries): ``node_kind`` (int8), ``node_player`` (int8),
+    ``node_infoset`` (int32), ``child_start`` (int64), ``num_children`` (int32),
+    ``chance_prob`` (float64), ``payoff`` (float64). ``level_start`` (int64, ``depth + 2``).
+    Per information set: ``infoset_player`` (int8), ``infoset_num_actions`` (int32),
+    ``infoset_offset`` (int64). Per action: ``infoset_actions`` (int32). Meanings in the
+    module docstring.
+    """
+
+    node_kind: np.ndarray
+    node_player: np.ndarray
+    node_infoset: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    chance_prob: np.ndarray
+    payoff: np.ndarray
+    level_start: np.ndarray
+    infoset_player: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_offset: np.ndarray
+    infoset_actions: np.ndarray
 
 _NODE_FIELDS = (
     ("node_kind", np.int8),
@@ -195,15 +224,17 @@ class GameTree:
     def _check_structure(self):
         n, m = self.num_nodes, self.num_infosets
         check_fits(8 * (n + m), "validating the game tree")
-        code, index = _tree_check.check_tree(
-            self.node_kind, self.node_player, self.node_infoset, self.child_start,
-            self.num_children, self.chance_prob, self.payoff, self.level_start,
-            self.infoset_player, self.infoset_num_actions, self.infoset_offset,
-            self.infoset_actions, np.empty(n, np.int64), np.empty(max(m, 1), np.int64))
+        code, index = _tree_check.check_tree(self.flat, np.empty(n, np.int64),
+                                             np.empty(max(m, 1), np.int64))
         if code != _tree_check.OK:
             raise ValueError("invalid game tree: " + _tree_check.MESSAGES[code].format(i=index))
 
     # -------------------------------------------------------------- properties
+    @property
+    def flat(self):
+        """The tree's arrays as a :class:`FlatTree` (no copies), the form kernels take."""
+        return FlatTree(*(getattr(self, name) for name in FlatTree._fields))
+
     @property
     def num_nodes(self):
         """Number of histories (nodes)."""
@@ -227,22 +258,12 @@ class GameTree:
     @property
     def nbytes(self):
         """Bytes held by the tree's arrays (infoset keys not included)."""
-        names = [name for name, _ in _NODE_FIELDS + _INFOSET_FIELDS]
-        names += ["level_start", "infoset_actions"]
-        return int(sum(getattr(self, name).nbytes for name in names))
+        return int(sum(a.nbytes for a in self.flat))
 
     @staticmethod
     def estimate_bytes(num_nodes, num_infosets, num_actions, depth=0):
-        """Bytes the arrays of a tree of this size occupy (keys not included).
-
-        ``34 * num_nodes + 13 * num_infosets + 4 * num_actions + 8 * (depth + 2)``.
-        """
-        for name, value in (("num_nodes", num_nodes), ("num_infosets", num_infosets),
-                            ("num_actions", num_actions), ("depth", depth)):
-            if int(value) != value or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-        return (BYTES_PER_NODE * int(num_nodes) + BYTES_PER_INFOSET * int(num_infosets)
-                + BYTES_PER_ACTION * int(num_actions) + 8 * (int(depth) + 2))
+        """Bytes the arrays of a tree of this size occupy; :func:`solvers.memory.estimate_tree_bytes`."""
+        return estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth)
 
     # -------------------------------------------------------------------- keys
     def infoset_key(self, i):
@@ -292,17 +313,39 @@ class GameTree:
     def from_openspiel(cls, game):
         """Enumerate a two-player zero-sum sequential OpenSpiel game.
 
-        Information-state strings become the infoset keys and
-        ``game_id = str(game)``. See :func:`solvers.build.tree_from_openspiel`.
+        Parameters
+        ----------
+        game : pyspiel.Game or str
+            The game (or a string for ``pyspiel.load_game``).
+
+        Returns
+        -------
+        GameTree
+            Infoset keys are ``state.information_state_string(player)``, children
+            follow ``legal_actions()`` / ``chance_outcomes()`` order, and
+            ``game_id = str(game)``.
+
+        Raises
+        ------
+        ValueError
+            If the game is not two-player, sequential, zero-sum, enumerable and
+            with information-state strings, or if its tree lacks perfect recall.
         """
-        from .build import tree_from_openspiel
-        return tree_from_openspiel(game)
+        return cls(**build.openspiel_arrays(game))
 
     @classmethod
     def from_nested(cls, root, game_id):
-        """Build a tree from nested tuples; see :func:`solvers.build.tree_from_nested`."""
-        from .build import tree_from_nested
-        return tree_from_nested(root, game_id)
+        """Build a tree from nested tuples (see :mod:`solvers.build`).
+
+        Parameters
+        ----------
+        root : tuple
+            ``("terminal", u)``, ``("chance", [(p, child), ...])`` or
+            ``("decision", player, key, [(action, child), ...])``.
+        game_id : str
+            Identifier stored in the tree.
+        """
+        return cls(**build.nested_arrays(root, game_id))
 
     def __repr__(self):
         return (f"GameTree(game_id={self.game_id!r}, num_nodes={self.num_nodes}, "

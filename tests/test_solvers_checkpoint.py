@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import solvers
-import solvers.cfr
+import solvers.history
+import solvers.solver
 from solvers.checkpoint import load_checkpoint
 
 
@@ -46,13 +47,13 @@ def test_split_run_equals_uninterrupted_run(algorithm, leduc, tmp_path):
 def test_checkpoints_are_written_every_k_iterations(kuhn, tmp_path, monkeypatch):
     _, tree = kuhn
     written = []
-    original = solvers.cfr.save_checkpoint
+    original = solvers.solver.save_checkpoint
 
     def spy(path, tree, algorithm, seed, iteration, *args):
         written.append(iteration)
         return original(path, tree, algorithm, seed, iteration, *args)
 
-    monkeypatch.setattr(solvers.cfr, "save_checkpoint", spy)
+    monkeypatch.setattr(solvers.solver, "save_checkpoint", spy)
     path = tmp_path / "ck.npz"
     solvers.solve(tree, "cfr", iterations=50, checkpoint=path, checkpoint_every=20, progress=False)
     assert written == [20, 40, 50]
@@ -61,7 +62,7 @@ def test_checkpoints_are_written_every_k_iterations(kuhn, tmp_path, monkeypatch)
 
 
 def _interrupt_after(monkeypatch, calls):
-    original = solvers.cfr._Run._iterate
+    original = solvers.history.HistoryTree.iterate
     count = {"n": 0}
 
     def iterate(self, n):
@@ -70,7 +71,7 @@ def _interrupt_after(monkeypatch, calls):
         if count["n"] == calls:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(solvers.cfr._Run, "_iterate", iterate)
+    monkeypatch.setattr(solvers.history.HistoryTree, "iterate", iterate)
 
 
 def test_interrupt_returns_last_complete_iterate_and_resumes(leduc, tmp_path, monkeypatch):

@@ -11,18 +11,19 @@ from open_spiel.python.algorithms import cfr as os_cfr
 import solvers
 from solvers import GameTree, from_openspiel_policy
 from solvers._layout import PARTS, layout_for
+from solvers.kinds import CHANCE, SEG_CHANCE, TERMINAL
 from solvers.checkpoint import load_checkpoint
 
 two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                  reason="numba has a single thread here")
 
-cfr_module = importlib.import_module("solvers.cfr")
+history_module = importlib.import_module("solvers.history")  # the GameTree representation
 
 
 @pytest.fixture
 def parallel_small_trees(monkeypatch):
     """Let the test trees (far below PARALLEL_MIN_HISTORIES) run on several threads."""
-    monkeypatch.setattr(cfr_module, "PARALLEL_MIN_HISTORIES", 0)
+    monkeypatch.setattr(history_module, "PARALLEL_MIN_HISTORIES", 0)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +115,7 @@ def test_small_trees_run_on_one_thread(liars_dice, parallel_small_trees, monkeyp
     one = solvers.solve(tree, "cfr+", iterations=30, progress=False)
     two = solvers.solve(tree, "cfr+", iterations=30, threads=2, progress=False)
     assert not np.array_equal(one.average_policy, two.average_policy)  # really parallel
-    monkeypatch.setattr(cfr_module, "PARALLEL_MIN_HISTORIES", tree.num_nodes + 1)
+    monkeypatch.setattr(history_module, "PARALLEL_MIN_HISTORIES", tree.num_nodes + 1)
     small = solvers.solve(tree, "cfr+", iterations=30, threads=2, progress=False)
     assert np.array_equal(one.average_policy, small.average_policy)
     assert np.array_equal(one.current_policy, small.current_policy)
@@ -152,7 +153,7 @@ def test_layout_describes_the_tree(name, request):
     _, tree = request.getfixturevalue(name)
     lay = layout_for(tree)
     kind = tree.node_kind
-    nonterminal = np.flatnonzero(kind != 2)
+    nonterminal = np.flatnonzero(kind != TERMINAL)
     node = lay.node.astype(np.int64)
     # every non-terminal exactly once, level by level
     assert np.array_equal(np.sort(node), nonterminal)
@@ -162,7 +163,7 @@ def test_layout_describes_the_tree(name, request):
     # segments: one kind and one number of children each
     for s in range(lay.seg_kind.shape[0]):
         members = node[lay.seg_start[s]:lay.seg_start[s + 1]]
-        kinds = np.where(kind[members] == 1, 2, tree.node_player[members])
+        kinds = np.where(kind[members] == CHANCE, SEG_CHANCE, tree.node_player[members])
         assert np.all(kinds == lay.seg_kind[s])
         assert np.all(tree.num_children[members] == lay.seg_nc[s])
     # parent slots and edge probabilities reproduce the tree's
@@ -191,6 +192,6 @@ def test_parts_group_whole_subtrees(liars_dice):
         for p in range(PARTS):
             part_of[lay.part_bounds[d, p]:lay.part_bounds[d, p + 1]] = p
     for i in range(tree.level_start[lay.cut], tree.num_nodes):
-        if tree.node_kind[i] != 2:
+        if tree.node_kind[i] != TERMINAL:
             children = slice(tree.child_start[i], tree.child_start[i] + tree.num_children[i])
             assert np.all(part_of[children] == part_of[i])
