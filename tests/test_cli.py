@@ -3,10 +3,16 @@
 import json
 import subprocess
 import sys
+import tracemalloc
 
 import numba
 import numpy as np
 import pytest
+
+import coupsolve
+from coup_helpers import histories
+from coupsolve import Rules
+from coupsolve.cli import main
 
 
 def run(*args, stdin=None):
@@ -50,10 +56,44 @@ def test_analyse_and_plot(strategy, tmp_path):
     assert png.stat().st_size > 1000
 
 
-def test_info_counts_without_building():
+def test_info_counts_without_building(monkeypatch):
     out = run("info", "--turn-limit", "1")
     assert out.returncode == 0, out.stderr
     assert "63,973 histories" in out.stdout
+    # in this process: no tree object may be made, and the peak of numpy's allocations stays far below
+    # the bytes of the turn-limit-2 tree (3,072,301 histories)
+    import solvers
+    import coupsolve.tree
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("info built a tree")
+
+    monkeypatch.setattr(solvers.GameTree, "__init__", refuse)
+    monkeypatch.setattr(coupsolve.tree, "build_tree", refuse)
+    monkeypatch.setattr(coupsolve, "build_tree", refuse)
+    assert main(["info", "--turn-limit", "1"]) == 0  # imports and compiled code loaded: not counted below
+    tracemalloc.start()
+    try:
+        assert main(["info", "--turn-limit", "2"]) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3_072_301 * 34 / 10  # the tree's node arrays alone are 34 bytes a history
+
+
+def test_info_sizes_are_openspiel_enumeration():
+    rules = Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin+Captain+Contessa", copies=1,
+                           starting_coins="3,3")
+    out = run("info", "--preset", "two-player-standard", "--turn-limit", "2", "--rule",
+              "characters=Duke+Assassin+Captain+Contessa", "--rule", "copies=1", "--rule", "starting_coins=3,3")
+    assert out.returncode == 0, out.stderr
+    assert f"rules: {rules}" in out.stdout
+    nodes = decisions = depth = 0
+    for state, _, path in histories(coupsolve.load_game(rules)):
+        nodes += 1
+        decisions += not (state.is_terminal() or state.is_chance_node())
+        depth = max(depth, len(path))
+    assert f"{nodes:,} histories ({decisions:,} decisions) in {depth + 1} levels" in out.stdout
 
 
 def test_rule_options_reach_the_rules():
