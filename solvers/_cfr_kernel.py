@@ -133,7 +133,7 @@ class Params(NamedTuple):
     simultaneous: bool
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _regret_match(regret, sigma, o, m, plus, discount, fpos, fneg):
     """The variant's regret update and regret matching of one information set (actions ``o..o+m-1``)."""
     total = 0.0
