@@ -1,17 +1,25 @@
 """coupsolve: Coup modelled exactly, as an OpenSpiel game, with numba-compiled CFR solvers.
 
-Importing the package registers the OpenSpiel game ``python_coup``.
+Importing the package registers the OpenSpiel game ``python_coup``. ``count_tree(rules)`` sizes a
+two-player game tree without building it; ``build_tree(rules)`` builds the game-agnostic
+``solvers.GameTree``; ``build_coup_tree(rules)`` a ``CoupTree`` holding it with the Coup-side extras the
+analysis needs.
 """
 
 import os as _os
 
+import solvers as _solvers
 from solvers._cache_guard import guard as _guard
 
-_guard(_os.path.dirname(__file__))  # the tree builder inlines the engine: see solvers/_cache_guard.py
+# the phase modules inline each other and the tree builder inlines the engine and reads solvers'
+# constants: any change under coupsolve/ or solvers/ clears coupsolve's numba cache (solvers/_cache_guard.py)
+_guard(_os.path.dirname(__file__), _os.path.dirname(_solvers.__file__))
 
 from .rules import CHARACTERS, Rules
 from .game import CoupGame, CoupState, load_game
-from .tree import build_tree, count_tree
+from .builder import TreeSize, count_tree
+from .couptree import CoupTree, build_coup_tree, build_tree
 
-__all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game", "build_tree", "count_tree"]
+__all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game", "build_tree", "build_coup_tree",
+           "CoupTree", "TreeSize", "count_tree"]
 __version__ = "0.1.0"

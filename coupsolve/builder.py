@@ -2,8 +2,10 @@
 
 Two depth-first passes over the game, both in numba with an explicit stack (no Python per node):
 
-1. *count*: nodes per level and decision nodes. This gives the exact size of the tree, so the memory
-   is checked (and a tree that will not fit refused) before anything large is allocated.
+1. *count* (:func:`count_tree`): nodes per level and decision nodes. This gives the exact size of the
+   tree (a :class:`TreeSize`), so the memory is checked (and a tree that will not fit refused) before
+   anything large is allocated; a caller that already counted (the command line sizes the tree before
+   building it) passes the :class:`TreeSize` to the build, which then does not count again.
 2. *fill*: the level-ordered arrays of :class:`solvers.GameTree`. The children of a node are given a
    contiguous block of the next level when the node is expanded; since a depth-first walk expands the
    nodes of a level in index order, level ``d + 1`` is the concatenation of the children of level
@@ -15,24 +17,33 @@ player's token sequence. Each sequence is hashed with two independent 64-bit pol
 first keys a dictionary of information sets and the second is stored and compared on every hit, so a
 collision of the first hash is detected and reported instead of merging two information sets (both
 colliding at once has probability about 2^-64 per pair). An information set's key string is rendered
-on demand by replaying one of its histories through the OpenSpiel state, so keys are the observer's
-``information_state_string`` exactly, with no per-infoset Python objects in memory.
+on demand by replaying one of its histories through the OpenSpiel state
+(:class:`coupsolve.couptree.KeyRenderer`), so keys are the observer's ``information_state_string``
+exactly, with no per-infoset Python objects in memory.
 
-Memory: the tree itself is ``GameTree.estimate_bytes``; the builder adds the stack (small), the
-information-set dictionary (about ``INFOSET_DICT_BYTES`` per information set) and 32 bytes per
-information set of bookkeeping.
+Memory (:func:`estimate_build_bytes`, an upper bound: every decision node counted as its own
+information set and every decision child as an action): the tree itself,
+``solvers.estimate_tree_bytes`` (34 bytes per history, 13 per information set, 4 per action), plus
+85 bytes per decision node for the build's information-set bookkeeping: the dictionary entry
+(``INFOSET_DICT_BYTES`` = 64), the second hash (8), the owner (1), the number of actions (4) and the
+representative history (8). With ``context=True``, 4 bytes per history for the node context.
+
+The passes are this module's :func:`count_tree` and :func:`fill_tree`; :mod:`coupsolve.couptree` turns
+a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`) or into a
+:class:`coupsolve.CoupTree` holding one with the Coup-side extras (:func:`coupsolve.build_coup_tree`).
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from numba import njit, types
 
-from solvers.tree import GameTree
-from solvers.memory import check_fits, format_bytes
+from solvers import CHANCE, DECISION, TERMINAL
+from solvers.memory import check_fits, estimate_tree_bytes, format_bytes
 
 from . import engine as E
 from .rules import Rules
@@ -44,6 +55,7 @@ HASH_SEED = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))
 OK = 0
 ERR_COLLISION = 1
 ERR_RECALL = 2
+ERR_CAPACITY = 3
 
 
 @njit(cache=True, inline="always")
@@ -51,19 +63,128 @@ def _mix(h, token, mul):
     return (h ^ np.uint64(token + 1)) * mul + np.uint64(0x632BE59BD9B4E019)
 
 
-@njit(cache=True)
-def _walk(P, max_depth, fill, level_count, level_start,
-          node_kind, node_player, node_infoset, child_start, num_children, chance_prob, payoff,
-          table, is_h2, is_player, is_nact, is_rep, is_actions, context, counts):
-    """Walk the whole game depth-first. ``fill=False``: count nodes per level into ``level_count``.
+class NodeArrays(NamedTuple):
+    """The per-node arrays the walk fills (all empty when it only counts).
 
-    ``fill=True``: write the node arrays and information sets. ``counts`` returns
-    ``[nodes, decision nodes, decision children, infosets, infoset actions, error node]``.
-    Returns a status code.
+    ``level_count`` (int64, one per level, counting walk only), ``level_start`` (int64, levels + 1),
+    then, one entry per node, ``node_kind``, ``node_player`` (int8), ``node_infoset`` (int32),
+    ``child_start`` (int64), ``num_children`` (int32), ``chance_prob``, ``payoff`` (float64) and
+    ``context`` (int32, or empty when not wanted).
     """
-    S = E.S_SIZE
+
+    level_count: np.ndarray
+    level_start: np.ndarray
+    node_kind: np.ndarray
+    node_player: np.ndarray
+    node_infoset: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    chance_prob: np.ndarray
+    payoff: np.ndarray
+    context: np.ndarray
+
+
+class InfosetArrays(NamedTuple):
+    """The information sets the walk finds, with room for one per decision node.
+
+    ``h2`` (uint64, the second hash), ``player`` (int8), ``nact`` (int32), ``rep`` (int64, the first
+    history seen), ``actions`` (int32, one per decision child: the flat action ids).
+    """
+
+    h2: np.ndarray
+    player: np.ndarray
+    nact: np.ndarray
+    rep: np.ndarray
+    actions: np.ndarray
+
+
+@njit(cache=True)
+def _absorb(h, ev, ne):
+    """Mix the ``ne`` events of ``ev`` into both players' two hashes ``h`` (uint64, shape (2, 2))."""
+    for p in range(2):
+        a0 = h[p, 0]
+        a1 = h[p, 1]
+        for i in range(ne):
+            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
+            a0 = _mix(a0, tok, HASH_MUL[0])
+            a1 = _mix(a1, tok, HASH_MUL[1])
+        h[p, 0] = a0
+        h[p, 1] = a1
+
+
+@njit(cache=True)
+def _expand(P, s, v, fill, out, acts, probs, ret, counts):
+    """Classify history ``v`` (state ``s``) and list its moves into ``acts``/``probs``.
+
+    Writes the node's kind, player, payoff and context when ``fill``; counts decision nodes and their
+    children in ``counts[1]``, ``counts[2]``. Returns ``(number of children, acting player or -1)``.
+    """
+    if E.is_terminal(s):
+        if fill:
+            E.returns(P, s, ret)
+            out.node_kind[v] = TERMINAL
+            out.node_player[v] = -1
+            out.node_infoset[v] = -1
+            out.payoff[v] = ret[0]
+        return 0, -1
+    if E.is_chance(s):
+        k = E.chance_outcomes(P, s, acts, probs)
+        if fill:
+            out.node_kind[v] = CHANCE
+            out.node_player[v] = -1
+            out.node_infoset[v] = -1
+        return k, -1
+    k = E.legal_actions(P, s, acts)
+    p = E.current_player(s)
+    counts[1] += 1
+    counts[2] += k
+    if fill:
+        out.node_kind[v] = DECISION
+        out.node_player[v] = p
+        if out.context.shape[0] > 0:
+            out.context[v] = E.node_context(s)
+    return k, p
+
+
+@njit(cache=True)
+def _infoset(table, iset, key, h2, p, k, v, acts, n_infosets, n_actions):
+    """The information set of decision ``v`` (player ``p``, ``k`` actions ``acts``), made if new.
+
+    Returns ``(index, n_infosets, n_actions, status)``; ``status`` is ``OK``, ``ERR_COLLISION`` (same
+    first hash, different second), ``ERR_RECALL`` (same key, another owner or action count) or
+    ``ERR_CAPACITY``.
+    """
+    if key in table:
+        I = table[key]
+        if iset.h2[I] != h2:
+            return I, n_infosets, n_actions, ERR_COLLISION
+        if iset.nact[I] != k or iset.player[I] != p:
+            return I, n_infosets, n_actions, ERR_RECALL
+        return I, n_infosets, n_actions, OK
+    I = n_infosets
+    if I >= iset.h2.shape[0]:
+        return I, n_infosets, n_actions, ERR_CAPACITY  # the caller sized it from the decision count
+    table[key] = I
+    iset.h2[I] = h2
+    iset.player[I] = p
+    iset.nact[I] = k
+    iset.rep[I] = v
+    for j in range(k):
+        iset.actions[n_actions + j] = acts[j]
+    return I, n_infosets + 1, n_actions + k, OK
+
+
+@njit(cache=True)
+def _walk(P, max_depth, fill, out, table, iset, counts):
+    """Walk the whole game depth-first with an explicit stack (one level of state per depth).
+
+    ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
+    the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
+    (int64, 6) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
+    the error]``. Returns a status code (``OK``, ``ERR_*``).
+    """
     D = max_depth + 1
-    st = np.zeros((D, S), dtype=np.int32)
+    st = np.zeros((D, E.S_SIZE), dtype=np.int32)
     h = np.zeros((D, 2, 2), dtype=np.uint64)  # per depth, per player, the two hashes
     node = np.zeros(D, dtype=np.int64)
     nxt = np.zeros(D, dtype=np.int64)  # next child to visit
@@ -74,117 +195,57 @@ def _walk(P, max_depth, fill, level_count, level_start,
     buf = np.zeros(E.MAX_MOVES, dtype=np.int32)
     pbuf = np.zeros(E.MAX_MOVES, dtype=np.float64)
     ret = np.zeros(E.MAXP, dtype=np.float64)
-    free = np.zeros(D + 1, dtype=np.int64)
+    free = np.zeros(D + 1, dtype=np.int64)  # next free slot per level (fill)
     if fill:
-        for d in range(min(D + 1, level_start.shape[0])):
-            free[d] = level_start[d]
-    n_infosets = 0
-    n_actions = 0
-
-    ne = E.initial_state(P, st[0], ev, buf, pbuf)
+        for d in range(min(D + 1, out.level_start.shape[0])):
+            free[d] = out.level_start[d]
+        free[0] = 1
     for p in range(2):
         h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
         h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
-    for i in range(ne):
-        for p in range(2):
-            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
-            h[0, p, 0] = _mix(h[0, p, 0], tok, HASH_MUL[0])
-            h[0, p, 1] = _mix(h[0, p, 1], tok, HASH_MUL[1])
-
-    depth = 0
-    node[0] = 0
-    if fill:
-        free[0] = 1
+    _absorb(h[0], ev, E.initial_state(P, st[0], ev, buf, pbuf))
+    n_infosets = 0
+    n_actions = 0
     counts[0] = 0
     counts[1] = 0
     counts[2] = 0
+    depth = 0
+    node[0] = 0
     entered = True
     while depth >= 0:
         s = st[depth]
         if entered:
             entered = False
             counts[0] += 1
-            if not fill:
-                level_count[depth] += 1
             v = node[depth]
-            if E.is_terminal(s):
-                if fill:
-                    E.returns(P, s, ret)
-                    node_kind[v] = 2
-                    node_player[v] = -1
-                    node_infoset[v] = -1
-                    child_start[v] = free[depth + 1]
-                    num_children[v] = 0
-                    payoff[v] = ret[0]
-                nch[depth] = 0
-            elif E.is_chance(s):
-                k = E.chance_outcomes(P, s, acts[depth], probs[depth])
-                nch[depth] = k
-                if fill:
-                    node_kind[v] = 1
-                    node_player[v] = -1
-                    node_infoset[v] = -1
-            else:
-                k = E.legal_actions(P, s, acts[depth])
-                nch[depth] = k
-                p = E.current_player(s)
-                counts[1] += 1
-                counts[2] += k
-                if fill:
-                    node_kind[v] = 0
-                    node_player[v] = p
-                    if context.shape[0] > 0:
-                        context[v] = E.node_context(s)
-                    key = h[depth, p, 0]
-                    h2 = h[depth, p, 1]
-                    if key in table:
-                        I = table[key]
-                        if is_h2[I] != h2:
-                            counts[5] = v
-                            return ERR_COLLISION
-                        if is_nact[I] != k or is_player[I] != p:
-                            counts[5] = v
-                            return ERR_RECALL
-                    else:
-                        I = n_infosets
-                        if I >= is_h2.shape[0]:
-                            counts[5] = v
-                            return 3  # capacity (the caller sized it from the decision count)
-                        table[key] = I
-                        is_h2[I] = h2
-                        is_player[I] = p
-                        is_nact[I] = k
-                        is_rep[I] = v
-                        for j in range(k):
-                            is_actions[n_actions + j] = acts[depth, j]
-                        n_actions += k
-                        n_infosets += 1
-                    node_infoset[v] = I
-            if fill and nch[depth] > 0:
-                child_start[v] = free[depth + 1]
-                num_children[v] = nch[depth]
-                free[depth + 1] += nch[depth]
+            if not fill:
+                out.level_count[depth] += 1
+            k, p = _expand(P, s, v, fill, out, acts[depth], probs[depth], ret, counts)
+            nch[depth] = k
+            if fill:
+                if p >= 0:
+                    I, n_infosets, n_actions, status = _infoset(
+                        table, iset, h[depth, p, 0], h[depth, p, 1], p, k, v, acts[depth],
+                        n_infosets, n_actions)
+                    if status != OK:
+                        counts[5] = v
+                        return status
+                    out.node_infoset[v] = I
+                out.child_start[v] = free[depth + 1]
+                out.num_children[v] = k
+                free[depth + 1] += k
             nxt[depth] = 0
-        # descend into the next child, or climb
-        j = nxt[depth]
+        j = nxt[depth]  # descend into the next child, or climb
         if j < nch[depth]:
             nxt[depth] = j + 1
             c = st[depth + 1]
             c[:] = s
-            ne = E.apply(P, c, acts[depth, j], ev, 0, buf, pbuf)
-            for p in range(2):
-                a0 = h[depth, p, 0]
-                a1 = h[depth, p, 1]
-                for i in range(ne):
-                    tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
-                    a0 = _mix(a0, tok, HASH_MUL[0])
-                    a1 = _mix(a1, tok, HASH_MUL[1])
-                h[depth + 1, p, 0] = a0
-                h[depth + 1, p, 1] = a1
+            h[depth + 1] = h[depth]
+            _absorb(h[depth + 1], ev, E.apply(P, c, acts[depth, j], ev, 0, buf, pbuf))
             if fill:
-                w = child_start[node[depth]] + j
+                w = out.child_start[node[depth]] + j
                 node[depth + 1] = w
-                chance_prob[w] = probs[depth, j] if E.is_chance(s) else 1.0
+                out.chance_prob[w] = probs[depth, j] if E.is_chance(s) else 1.0
             depth += 1
             entered = True
         else:
@@ -198,154 +259,107 @@ def _max_depth(rules: Rules) -> int:
     return E.game_bounds(rules.params())[0]
 
 
-def count_tree(rules: Rules) -> dict:
+class TreeSize(NamedTuple):
+    """The exact size of a Coup tree, from one counting walk (:func:`count_tree`).
+
+    Pass it to :func:`coupsolve.build_tree` (or :func:`coupsolve.build_coup_tree`) so the build does
+    not count again.
+    """
+
+    rules: Rules
+    nodes: int
+    decision_nodes: int
+    decision_children: int
+    levels: np.ndarray  # int64: histories per level
+    seconds: float  # of the counting walk
+
+
+def _empty_nodes(level_count):
+    e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
+                        np.zeros(0, np.float64))
+    return NodeArrays(level_count, e64, e8, e8, e32, e64, e32, ef, ef, e32)
+
+
+def _empty_infosets():
+    return InfosetArrays(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(0, np.int32),
+                         np.zeros(0, np.int64), np.zeros(0, np.int32))
+
+
+def count_tree(rules: Rules) -> TreeSize:
     """Walk the game once without storing it: nodes per level, decision nodes and their children."""
-    _check_two_players(rules)
+    _check_rules(rules)
     D = _max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(6, dtype=np.int64)
-    empty8, empty32, empty64, emptyf = (np.zeros(0, np.int8), np.zeros(0, np.int32),
-                                        np.zeros(0, np.int64), np.zeros(0, np.float64))
     t0 = time.perf_counter()
-    status = _walk(rules.params(), D - 1, False, level_count, empty64, empty8, empty8, empty32, empty64,
-                   empty32, emptyf, emptyf, _new_table(), np.zeros(0, np.uint64), empty8, empty32, empty64,
-                   empty32, empty32, counts)
+    status = _walk(rules.params(), D - 1, False, _empty_nodes(level_count), _new_table(),
+                   _empty_infosets(), counts)
     assert status == OK
-    levels = level_count[level_count > 0]
-    return {"nodes": int(counts[0]), "decision_nodes": int(counts[1]), "decision_children": int(counts[2]),
-            "levels": levels, "seconds": time.perf_counter() - t0}
+    return TreeSize(rules, int(counts[0]), int(counts[1]), int(counts[2]),
+                    level_count[level_count > 0], time.perf_counter() - t0)
 
 
-def estimate_build_bytes(size: dict) -> int:
-    """Bytes of the tree (an upper bound: every decision node counted as its own information set)."""
-    d, a = size["decision_nodes"], size["decision_children"]
-    tree = GameTree.estimate_bytes(size["nodes"], d, a, len(size["levels"]))
-    return tree + d * (INFOSET_DICT_BYTES + 8 + 1 + 4 + 8)
+def estimate_build_bytes(size: TreeSize, context: bool = False) -> int:
+    """Bytes a build of a tree of this size allocates (the upper bound of the module docstring)."""
+    d, a = size.decision_nodes, size.decision_children
+    tree = estimate_tree_bytes(size.nodes, d, a, len(size.levels))
+    return tree + d * (INFOSET_DICT_BYTES + 8 + 1 + 4 + 8) + (4 * size.nodes if context else 0)
 
 
 def _new_table():
     return numba.typed.Dict.empty(key_type=types.uint64, value_type=types.int64)
 
 
-def _check_two_players(rules: Rules):
+def _check_rules(rules):
+    if not isinstance(rules, Rules):
+        raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
     if rules.players != 2:
         raise ValueError(f"players: the solvers handle two-player zero-sum games; these rules have "
                          f"{rules.players} players")
 
 
-def build_tree(rules: Rules, *, context: bool = False, verbose: bool = False) -> GameTree:
-    """The whole game tree of two-player ``rules`` as a :class:`solvers.GameTree`.
-
-    With ``context=True`` the tree also carries ``tree.node_context`` (int32 per node: the packed
-    decision context of :func:`coupsolve.engine.node_context`, for :mod:`coupsolve.analysis`).
-
-    Raises ``MemoryError`` (naming the estimate and the memory available) before allocating a tree
-    that will not fit, and ``ValueError`` for rules the solvers cannot take (more than two players).
-    ``tree.build_info`` holds the sizes and the seconds of each pass.
-    """
-    if not isinstance(rules, Rules):
-        raise TypeError(f"build_tree takes a coupsolve.Rules, got {type(rules).__name__}")
-    size = count_tree(rules)
-    need = estimate_build_bytes(size) + (4 * size["nodes"] if context else 0)
-    check_fits(need, f"the game tree of {rules} ({size['nodes']:,} histories)")
-    if verbose:
-        print(f"{size['nodes']:,} histories in {len(size['levels'])} levels; "
-              f"at most {format_bytes(need)} to build (count pass {size['seconds']:.1f} s)")
-    t0 = time.perf_counter()
-    n, dn, da = size["nodes"], size["decision_nodes"], size["decision_children"]
-    levels = size["levels"]
-    level_start = np.zeros(len(levels) + 1, dtype=np.int64)
-    level_start[1:] = np.cumsum(levels)
-    node_kind = np.empty(n, np.int8)
-    node_player = np.empty(n, np.int8)
-    node_infoset = np.empty(n, np.int32)
-    child_start = np.empty(n, np.int64)
-    num_children = np.empty(n, np.int32)
+def _allocate(size, context):
+    """Empty node and information-set arrays for a tree of ``size``."""
+    n, dn, da = size.nodes, size.decision_nodes, size.decision_children
+    level_start = np.zeros(len(size.levels) + 1, dtype=np.int64)
+    level_start[1:] = np.cumsum(size.levels)
     chance_prob = np.empty(n, np.float64)
-    payoff = np.zeros(n, np.float64)
     chance_prob[0] = 1.0
-    is_h2 = np.empty(dn, np.uint64)
-    is_player = np.empty(dn, np.int8)
-    is_nact = np.empty(dn, np.int32)
-    is_rep = np.empty(dn, np.int64)
-    is_actions = np.empty(da, np.int32)
+    out = NodeArrays(np.zeros(0, np.int64), level_start, np.empty(n, np.int8), np.empty(n, np.int8),
+                     np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32), chance_prob,
+                     np.zeros(n, np.float64), np.zeros(n if context else 0, np.int32))
+    iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
+                         np.empty(dn, np.int64), np.empty(da, np.int32))
+    return out, iset
+
+
+def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
+              verbose: bool = False):
+    """The fill pass: ``(node arrays, information-set arrays, counts, sizes and seconds)``.
+
+    The shared core of :func:`coupsolve.build_tree` and :func:`coupsolve.build_coup_tree`; ``size`` is counted
+    when not given. Raises ``MemoryError`` before allocating a tree that will not fit.
+    """
+    _check_rules(rules)
+    if size is None:
+        size = count_tree(rules)
+    elif not isinstance(size, TreeSize) or size.rules != rules:
+        raise ValueError("size must be count_tree(rules) of these very rules")
+    need = estimate_build_bytes(size, context)
+    check_fits(need, f"the game tree of {rules} ({size.nodes:,} histories)")
+    if verbose:
+        print(f"{size.nodes:,} histories in {len(size.levels)} levels; "
+              f"at most {format_bytes(need)} to build (count pass {size.seconds:.1f} s)")
+    t0 = time.perf_counter()
+    out, iset = _allocate(size, context)
     counts = np.zeros(6, dtype=np.int64)
-    node_context = np.zeros(n if context else 0, np.int32)
-    table = _new_table()
-    status = _walk(rules.params(), _max_depth(rules), True, np.zeros(0, np.int64), level_start,
-                   node_kind, node_player, node_infoset, child_start, num_children, chance_prob, payoff,
-                   table, is_h2, is_player, is_nact, is_rep, is_actions, node_context, counts)
+    status = _walk(rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts)
     if status == ERR_COLLISION:
         raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
                            "(the tree would merge two information sets)")
     if status != OK:
         raise RuntimeError(f"the tree builder failed with status {status} at history {counts[5]} "
                            "(a perfect-recall violation in the engine)")
-    del table
-    m, na = int(counts[3]), int(counts[4])
-    num_act = is_nact[:m].copy()
-    offset = np.zeros(m, dtype=np.int64)
-    offset[1:] = np.cumsum(num_act)[:-1]
-    rep = is_rep[:m].copy()
-    fill_seconds = time.perf_counter() - t0
-
-    renderer = _KeyRenderer(rules, level_start, child_start, rep)
-    tree = GameTree(node_kind=node_kind, node_player=node_player, node_infoset=node_infoset,
-                    child_start=child_start, num_children=num_children, chance_prob=chance_prob,
-                    payoff=payoff, level_start=level_start, infoset_player=is_player[:m].copy(),
-                    infoset_num_actions=num_act, infoset_offset=offset,
-                    infoset_actions=is_actions[:na].copy(), game_id=rules_game_id(rules),
-                    infoset_keys=renderer)
-    tree.state_at = renderer.state  # the OpenSpiel state of history v (replayed from the root)
-    tree.rules = rules
-    tree.infoset_rep = rep
-    tree.node_context = node_context if context else None
-    tree.build_info = {"histories": n, "infosets": m, "levels": len(levels),
-                       "count_seconds": size["seconds"], "fill_seconds": fill_seconds,
-                       "seconds": size["seconds"] + time.perf_counter() - t0,
-                       "bytes": tree.nbytes, "bytes_per_history": tree.nbytes / n}
-    return tree
-
-
-def rules_game_id(rules: Rules) -> str:
-    """The game id of a Coup tree: the OpenSpiel game string (so a policy maps to that game)."""
-    from .game import load_game
-
-    return str(load_game(rules))
-
-
-class _KeyRenderer:
-    """Render an information set's key by replaying one of its histories through the OpenSpiel state."""
-
-    def __init__(self, rules, level_start, child_start, rep):
-        self.rules, self.level_start, self.child_start, self.rep = rules, level_start, child_start, rep
-        self._game = None
-
-    def path(self, v: int) -> list[int]:
-        """Child indices from the root to node v (parents found by binary search per level)."""
-        ls, cs = self.level_start, self.child_start
-        out = []
-        d = int(np.searchsorted(ls, v, side="right")) - 1
-        while d > 0:
-            lo, hi = ls[d - 1], ls[d]
-            parent = lo + int(np.searchsorted(cs[lo:hi], v, side="right")) - 1
-            out.append(v - int(cs[parent]))
-            v, d = parent, d - 1
-        return out[::-1]
-
-    def state(self, v: int):
-        from .game import load_game
-
-        if self._game is None:
-            self._game = load_game(self.rules)
-        state = self._game.new_initial_state()
-        for k in self.path(v):
-            moves = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                     else state.legal_actions())
-            state.apply_action(moves[k])
-        return state
-
-    def __call__(self, i: int) -> str:
-        state = self.state(int(self.rep[i]))
-        return state.information_state_string(state.current_player())
-
+    info = {"histories": size.nodes, "infosets": int(counts[3]), "levels": len(size.levels),
+            "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0}
+    return out, iset, counts, info
