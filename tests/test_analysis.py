@@ -13,12 +13,12 @@ from coup_helpers import histories
 
 
 @pytest.fixture(scope="module")
-def tree():
-    return coupsolve.build_tree(Rules.two_player_selection(turn_limit=1), context=True)
+def coup_tree():
+    return coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=1))
 
 
-def test_uniform_policy_bluffs_at_the_rate_of_missing_the_card(tree):
-    a = analyse(tree, tree.uniform_policy())
+def test_uniform_policy_bluffs_at_the_rate_of_missing_the_card(coup_tree):
+    a = analyse(coup_tree, coup_tree.tree.uniform_policy())
     # p0 lacks a given character with probability 4/5 (own choice) * 4/5 (dealt card) = 16/25, and so
     # does p1 when it blocks Foreign Aid (its dealt card is any of the five with probability 1/5 by
     # symmetry). (The blocks of a Steal are conditioned by the challenge before them, so they differ.)
@@ -35,12 +35,13 @@ def test_uniform_policy_bluffs_at_the_rate_of_missing_the_card(tree):
     assert a.choice[0] == pytest.approx({c: 0.2 for c in coupsolve.CHARACTERS})
 
 
-def test_a_constructed_bluffing_policy(tree):
+def test_a_constructed_bluffing_policy(coup_tree):
     # p0 taxes always with a Duke and half the time without one (else takes Income)
+    tree = coup_tree.tree
     sigma = tree.uniform_policy()
     for I in range(tree.num_infosets):
-        v = tree.infoset_rep[I]
-        ctx = tree.node_context[v]
+        v = coup_tree.infoset_rep[I]
+        ctx = coup_tree.node_context[v]
         if (ctx & 15) != E.PH_TURN or tree.infoset_player[I] != 0:
             continue
         acts = list(tree.actions(I))
@@ -50,7 +51,7 @@ def test_a_constructed_bluffing_policy(tree):
         sigma[o + acts.index(E.ACT_TAX)] = 1.0 if holds else 0.5
         if not holds:
             sigma[o + acts.index(E.ACT_INCOME)] = 0.5
-    a = analyse(tree, sigma)
+    a = analyse(coup_tree, sigma)
     tax = {s.claim: s for s in a.claims}["Tax"]
     p_duke = 9 / 25
     assert tax.made == pytest.approx(p_duke + (1 - p_duke) * 0.5)
@@ -61,9 +62,9 @@ def test_totals_are_consistent_on_a_solved_strategy():
     import solvers
 
     rules = Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
-    tree = coupsolve.build_tree(rules, context=True)
-    result = solvers.solve(tree, iterations=30, progress=False)
-    a = analyse(tree, result.average_policy)
+    coup_tree = coupsolve.build_coup_tree(rules)
+    result = solvers.solve(coup_tree.tree, iterations=30, progress=False)
+    a = analyse(coup_tree, result.average_policy)
     assert a.game_value[0] == pytest.approx(result.game_value[0])
     for rows in [a.claims] + list(a.by_turn.values()) + list(a.by_influence.values()):
         for s in rows:
@@ -139,10 +140,10 @@ def _counts(stats):
 def test_by_turn_and_by_influence_match_a_walk_of_the_openspiel_game(rules):
     import solvers
 
-    tree = coupsolve.build_tree(rules, context=True)
+    coup_tree = coupsolve.build_coup_tree(rules)
     game = coupsolve.load_game(rules)
-    result = solvers.solve(tree, iterations=20, progress=False)
-    a = analyse(tree, result.average_policy)
+    result = solvers.solve(coup_tree.tree, iterations=20, progress=False)
+    a = analyse(coup_tree, result.average_policy)
     walked = _counts_by_walking(game, result.to_openspiel_policy(game))
     assert {claim for _, _, claim in walked} >= {"Steal", "Block Captain"}
     assert all(sum(row[f] for row in walked.values()) > 0 for f in range(4))  # bluffs, caught ones too
@@ -160,7 +161,7 @@ def test_by_turn_and_by_influence_match_a_walk_of_the_openspiel_game(rules):
         assert _counts(a.claims[c]) == pytest.approx(want, abs=1e-9, rel=0)
 
 
-def test_analysis_needs_the_context(tree):
+def test_analysis_needs_the_context():
     bare = coupsolve.build_tree(Rules.two_player_selection(turn_limit=1))
     with pytest.raises(ValueError, match="context=True"):
         analyse(bare, bare.uniform_policy())

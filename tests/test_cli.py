@@ -63,14 +63,17 @@ def test_info_counts_without_building(monkeypatch):
     # in this process: no tree object may be made, and the peak of numpy's allocations stays far below
     # the bytes of the turn-limit-2 tree (3,072,301 histories)
     import solvers
-    import coupsolve.tree
+    import coupsolve.builder
+    import coupsolve.couptree
 
     def refuse(*args, **kwargs):
         raise AssertionError("info built a tree")
 
     monkeypatch.setattr(solvers.GameTree, "__init__", refuse)
-    monkeypatch.setattr(coupsolve.tree, "build_tree", refuse)
-    monkeypatch.setattr(coupsolve, "build_tree", refuse)
+    monkeypatch.setattr(coupsolve.builder, "fill_tree", refuse)
+    for module in (coupsolve, coupsolve.couptree):
+        monkeypatch.setattr(module, "build_tree", refuse)
+        monkeypatch.setattr(module, "build_coup_tree", refuse)
     assert main(["info", "--turn-limit", "1"]) == 0  # imports and compiled code loaded: not counted below
     tracemalloc.start()
     try:
