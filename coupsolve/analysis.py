@@ -1,9 +1,9 @@
 """What a solved strategy does: bluff and challenge frequencies, the card choice, values by hand.
 
-Everything is computed exactly from a flat policy over the whole tree (built with
-``build_tree(rules, context=True)``): each decision is weighted by the probability of reaching it when
-chance and both players follow the policy, so a frequency here is a ratio of expected counts, not an
-estimate from sampled games.
+Everything is computed exactly from a flat policy over the whole tree (a :class:`coupsolve.CoupTree`
+built with ``build_coup_tree(rules)``, which records each history's decision context): each decision
+is weighted by the probability of reaching it when chance and both players follow the policy, so a
+frequency here is a ratio of expected counts, not an estimate from sampled games.
 
 Definitions (per claim: Tax/Duke, Steal/Captain, Assassinate/Assassin, Exchange/Ambassador, the four
 blocks, and with the marked cards the Treaty, a claim of the Treaty Contessa):
@@ -24,104 +24,76 @@ import math
 import numba
 import numpy as np
 
+from solvers import DECISION
 from solvers.evaluate import reach_and_values
 
 from . import engine as E
+from .context import context_field
+from .names import card_name
 from .rules import CHARACTERS
 
-CLAIMS = ("Tax", "Steal", "Assassinate", "Exchange", "Block Duke", "Block Contessa", "Block Captain",
-          "Block Ambassador", "Treaty")
-CLAIM_CHARACTER = ("Duke", "Captain", "Assassin", "Ambassador", "Duke", "Contessa", "Captain", "Ambassador",
-                   "Contessa (Treaty)")
-_CLAIM_CHAR = np.array([CHARACTERS.index(c.split()[0]) for c in CLAIM_CHARACTER], dtype=np.int64)
-TREATY_CLAIM = CLAIMS.index("Treaty")
-# block character -> claim index
-_BLOCK_CLAIM = np.array([4, -1, 6, 7, 5], dtype=np.int64)
+CLAIMS = E.CLAIM_NAMES
+CLAIM_CHARACTER = tuple(card_name(int(E.CLAIM_CHAR[c]), E.CLAIM_MARK[c] >= 0) for c in range(E.NUM_CLAIMS))
+TREATY_CLAIM = E.CLAIM_TREATY
 MADE, BLUFF, CHALLENGED, SUCCESS = 0, 1, 2, 3
 
 
 @numba.njit(cache=True)
-def _turn_claim(a):
-    if a == E.ACT_TAX:
-        return 0
-    if E.ACT_STEAL <= a < E.ACT_PASS:
-        return 1
-    if E.ACT_ASSASSINATE <= a < E.ACT_STEAL:
-        return 2
-    if a == E.ACT_EXCHANGE:
-        return 3
-    return -1
-
-
-@numba.njit(cache=True)
 def _accumulate(kind, infoset, context, infoset_offset, infoset_num_actions, infoset_actions, sigma,
-                reach, claim_char, block_claim, acc):
-    """acc[turn, one_influence, claim, field] += reach-weighted counts (fields MADE..SUCCESS)."""
+                reach, acc):
+    """Add the reach-weighted counts of every claim into ``acc``.
+
+    Parameters
+    ----------
+    kind, infoset, context : arrays of shape (nodes,)
+        Node kinds (``DECISION`` is a decision), information sets (``int64``) and packed contexts (``CTX_*`` layout).
+    infoset_offset, infoset_num_actions, infoset_actions : integer arrays
+        Each information set's first slot in the flat policy, its action count, and the action ids.
+    sigma : float64[slots]
+        The flat policy.
+    reach : float64[nodes]
+        Each node's reach probability under ``sigma``.
+    acc : float64[turns + 1, 2, NUM_CLAIMS, 4]
+        ``acc[turn, one_influence, claim, field]`` for the fields MADE, BLUFF, CHALLENGED, SUCCESS; turns
+        past the last row are counted in it.
+    """
     max_turn = acc.shape[0] - 1
     for i in range(kind.shape[0]):
-        if kind[i] != 0 or reach[i] == 0.0:
+        if kind[i] != DECISION or reach[i] == 0.0:
             continue
         ctx = context[i]
-        ph = ctx & 15
-        turn = min((ctx >> E.CTX_TURN) & 255, max_turn)
+        ph = context_field(ctx, E.CTX_PHASE)
+        turn = min(context_field(ctx, E.CTX_TURN), max_turn)
         I = infoset[i]
         o = infoset_offset[I]
-        if ph == E.PH_TURN or ph == E.PH_BLOCK:
-            mask = (ctx >> E.CTX_HAND) & 31
-            one = 1 if ((ctx >> E.CTX_INFL) & 7) == 1 else 0
+        if ph == E.PH_TURN or ph == E.PH_BLOCK or ph == E.PH_BLOCK_CHALLENGE:
+            # claims made here by the decider: declared actions, blocks, the Treaty
+            one = 1 if context_field(ctx, E.CTX_INFL) == 1 else 0
+            hand = context_field(ctx, E.CTX_HAND)
             for j in range(infoset_num_actions[I]):
-                a = infoset_actions[o + j]
-                if ph == E.PH_TURN:
-                    c = _turn_claim(a)
-                elif a >= E.ACT_BLOCK and a < E.ACT_LOSE:
-                    c = block_claim[a - E.ACT_BLOCK]
-                else:
-                    c = -1
+                c = E.ACTION_CLAIM[infoset_actions[o + j]]
                 if c < 0:
                     continue
                 w = reach[i] * sigma[o + j]
-                acc[turn, one, c, 0] += w
-                if (mask >> claim_char[c]) & 1 == 0:
-                    acc[turn, one, c, 1] += w
-        elif ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
-            if ph == E.PH_BLOCK_CHALLENGE:  # marked cards: the actor may claim the Treaty here
-                one = 1 if ((ctx >> E.CTX_INFL) & 7) == 1 else 0
-                for j in range(infoset_num_actions[I]):
-                    if infoset_actions[o + j] == E.ACT_TREATY:
-                        w = reach[i] * sigma[o + j]
-                        acc[turn, one, TREATY_CLAIM, 0] += w
-                        if (ctx >> E.CTX_HOLDS_TREATY) & 1 == 0:
-                            acc[turn, one, TREATY_CLAIM, 1] += w
-            if (ctx >> E.CTX_TREATY) & 1:
-                c = TREATY_CLAIM
-            elif ph == E.PH_CHALLENGE:
-                c = _turn_claim(_kind_action((ctx >> E.CTX_ACTION) & 7))
-            else:
-                c = block_claim[((ctx >> E.CTX_BLOCK) & 7) - 1]
+                acc[turn, one, c, MADE] += w
+                if E.CLAIM_MARK[c] >= 0:
+                    holds = context_field(ctx, E.CTX_HOLDS_TREATY)
+                else:
+                    holds = (hand >> E.CLAIM_CHAR[c]) & 1
+                if holds == 0:
+                    acc[turn, one, c, BLUFF] += w
+        if ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
+            c = context_field(ctx, E.CTX_CLAIM) - 1  # the claim this round may challenge
             if c < 0:
                 continue
-            one = (ctx >> E.CTX_ONE) & 1
-            holds = (ctx >> E.CTX_HOLDS) & 1
+            one = context_field(ctx, E.CTX_ONE)
+            holds = context_field(ctx, E.CTX_HOLDS)
             for j in range(infoset_num_actions[I]):
                 if infoset_actions[o + j] == E.ACT_CHALLENGE:
                     w = reach[i] * sigma[o + j]
-                    acc[turn, one, c, 2] += w
+                    acc[turn, one, c, CHALLENGED] += w
                     if holds == 0:
-                        acc[turn, one, c, 3] += w
-
-
-@numba.njit(cache=True)
-def _kind_action(k):
-    """Context action index (1 Income ... 7 Steal) -> a representative turn action id."""
-    if k == 3:
-        return E.ACT_TAX
-    if k == 4:
-        return E.ACT_EXCHANGE
-    if k == 6:
-        return E.ACT_ASSASSINATE
-    if k == 7:
-        return E.ACT_STEAL
-    return -1
+                        acc[turn, one, c, SUCCESS] += w
 
 
 def _ratio(a, b):
@@ -247,34 +219,48 @@ class Analysis:
         plt.close(fig)
 
 
-def analyse(tree, policy, meta=None) -> Analysis:
-    """Analyse a flat ``policy`` over a Coup tree built with ``build_tree(rules, context=True)``."""
-    context = getattr(tree, "node_context", None)
-    if context is None:
-        raise ValueError("analyse() needs a tree built with coupsolve.build_tree(rules, context=True)")
+def analyse(coup_tree, policy, meta=None) -> Analysis:
+    """Analyse a flat ``policy`` over a Coup tree.
+
+    Parameters
+    ----------
+    coup_tree : CoupTree
+        Built with ``coupsolve.build_coup_tree(rules)`` (``context=True``, the default).
+    policy : array_like, float64, shape (num_actions,)
+        A flat policy over ``coup_tree.tree`` (for example ``SolveResult.average_policy``).
+    meta : dict, optional
+        Copied into ``Analysis.meta`` (``title`` titles the plot).
+    """
+    from .couptree import CoupTree
+
+    if not isinstance(coup_tree, CoupTree) or coup_tree.node_context is None:
+        raise ValueError("analyse() needs a coupsolve.CoupTree built with context=True "
+                         "(coupsolve.build_coup_tree(rules))")
+    tree, rules, context = coup_tree.tree, coup_tree.rules, coup_tree.node_context
     reach, value = reach_and_values(tree, policy)
     sigma = np.asarray(policy, dtype=np.float64)
-    max_turn = tree.rules.turn_limit
+    max_turn = rules.turn_limit
     acc = np.zeros((max_turn + 1, 2, len(CLAIMS), 4))
     _accumulate(tree.node_kind, tree.node_infoset, context, tree.infoset_offset, tree.infoset_num_actions,
-                tree.infoset_actions, sigma, reach, _CLAIM_CHAR, _BLOCK_CLAIM, acc)
+                tree.infoset_actions, sigma, reach, acc)
     total = acc.sum(axis=(0, 1))
     by_turn = {t: _rows(acc[t].sum(axis=0)) for t in range(1, max_turn + 1)}
     by_infl = {"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))}
-    choice, choice_value = _choices(tree, sigma, reach, value)
-    return Analysis(rules=tree.rules.to_dict(), game_value=(float(value[0]), -float(value[0])),
+    choice, choice_value = _choices(tree, rules, sigma, reach, value)
+    return Analysis(rules=rules.to_dict(), game_value=(float(value[0]), -float(value[0])),
                     claims=_rows(total), by_turn=by_turn, by_influence=by_infl, choice=choice,
-                    choice_value=choice_value, hand_value=_hand_values(tree, reach, value), meta=dict(meta or {}))
+                    choice_value=choice_value, hand_value=_hand_values(coup_tree, reach, value),
+                    meta=dict(meta or {}))
 
 
-def _choices(tree, sigma, reach, value):
+def _choices(tree, rules, sigma, reach, value):
     """Card-selection setup: each seat's choice distribution and the value of each choice to it."""
     choice, choice_value = {}, {}
-    if tree.rules.setup != "selection":
+    if rules.setup != "selection":
         return choice, choice_value
     level = lambda d: range(int(tree.level_start[d]), int(tree.level_start[d + 1]))  # noqa: E731
     for seat, d in ((0, 0), (1, 1)):
-        nodes = [v for v in level(d) if tree.node_kind[v] == 0 and tree.node_player[v] == seat]
+        nodes = [v for v in level(d) if tree.node_kind[v] == DECISION and tree.node_player[v] == seat]
         if not nodes:
             continue
         I = int(tree.node_infoset[nodes[0]])
@@ -289,16 +275,16 @@ def _choices(tree, sigma, reach, value):
     return choice, choice_value
 
 
-def _hand_values(tree, reach, value):
+def _hand_values(coup_tree, reach, value):
     """Each seat's value by its hand at the first turn (probability of the hand, value to the seat)."""
-    ctx = tree.node_context
-    first = np.flatnonzero((tree.node_kind == 0) & ((ctx & 15) == E.PH_TURN)
-                           & (((ctx >> E.CTX_TURN) & 255) == 1))
+    ctx = coup_tree.node_context
+    first = np.flatnonzero((coup_tree.tree.node_kind == DECISION) & (context_field(ctx, E.CTX_PHASE) == E.PH_TURN)
+                           & (context_field(ctx, E.CTX_TURN) == 1))
     out = {0: {}, 1: {}}
     for v in first:
         if reach[v] == 0.0:
             continue
-        state = tree.state_at(int(v))
+        state = coup_tree.state_at(int(v))
         for seat in (0, 1):
             hand = "+".join(state.hand(seat))
             p, pv = out[seat].get(hand, (0.0, 0.0))

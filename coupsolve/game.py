@@ -11,14 +11,15 @@ Perfect-recall information state (``information_state_tensor``):
 
 ``player`` [n]: one-hot seat of the observer. ``hand`` [5]: the observer's face-down cards (counts by
 character). ``events`` [L]: the observer's observation sequence, one slot per event, each slot holding
-``token + 1`` (0 = unused; tokens as in :mod:`coupsolve.engine`, private ones only for the owner).
+``token + 1`` (0 = unused; tokens as in :mod:`coupsolve.tables`, private ones only for the owner).
 ``L = engine.max_events(...)`` is an upper bound on the events of a game at the turn limit.
 
 Observation (``observation_tensor``, the current state only, not perfect recall):
 
-``player`` [n]; ``phase`` [13] one-hot of the engine phase; ``actor``, ``cursor``, ``target``,
-``challenger``, ``blocker`` [n each] one-hot seats (all zero when none); ``action`` [7] one-hot of the
-declared action (Income, Foreign Aid, Tax, Exchange, Coup, Assassinate, Steal); ``block`` [5] one-hot
+``player`` [n]; ``phase`` [18] one-hot of the engine phase (``engine.NUM_PHASES``); ``actor``, ``cursor``,
+``target``, ``challenger``, ``blocker`` [n each] one-hot seats (all zero when none); ``action`` [7] one-hot
+of the declared action's kind (``tables.KIND_NAMES``: Income, Foreign Aid, Tax, Exchange, Coup,
+Assassinate, Steal; a Vengeance shows as Assassinate); ``block`` [5] one-hot
 of the character claimed by a block; ``turn`` [1]; ``coins`` [n]; ``influence`` [n] face-down
 counts; ``face_up`` [n, 5]; ``hand`` [5] and ``exchange`` [5] (the observer's face-down cards and
 Exchange draws); ``deck`` [1] the number of cards in the Court deck.
@@ -177,7 +178,7 @@ class CoupState(pyspiel.State):
         return _params_array(self._pkey)
 
     def engine_state(self) -> np.ndarray:
-        """A fresh int32 copy of the engine state (layout in :mod:`coupsolve.engine`)."""
+        """A fresh int32 copy of the engine state (layout in :mod:`coupsolve.tables`)."""
         return np.asarray(self._s, dtype=np.int32)
 
     @property
@@ -304,10 +305,7 @@ class CoupState(pyspiel.State):
             head = (f"turn {s[E.S_TURN]}/{r.turn_limit}, "
                     f"{'chance' if who < 0 else f'p{who}'} to act: {E.PHASE_NAMES[ph]}")
             if s[E.S_ACTION] >= 0:
-                a = s[E.S_ACTION]
-                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
-                    a += max(s[E.S_TARGET], 0)
-                head += f" (p{s[E.S_ACTOR]} {action_name(a)}"
+                head += f" ({_declared(s)}"
                 if s[E.S_BLOCKER] >= 0:
                     head += f", blocked by p{s[E.S_BLOCKER]} with {CHARACTERS[s[E.S_BLOCK_CHAR]]}"
                 head += ")"
@@ -368,7 +366,7 @@ class CoupObserver:
         elif self.public:
             pieces += [("phase", E.NUM_PHASES, (E.NUM_PHASES,)), ("actor", n, (n,)), ("cursor", n, (n,)),
                        ("target", n, (n,)), ("challenger", n, (n,)), ("blocker", n, (n,)),
-                       ("action", 7, (7,)), ("block", E.NCH, (E.NCH,)), ("turn", 1, (1,)),
+                       ("action", len(E.KIND_NAMES), (len(E.KIND_NAMES),)), ("block", E.NCH, (E.NCH,)), ("turn", 1, (1,)),
                        ("coins", n, (n,)), ("influence", n, (n,)), ("face_up", n * E.NCH, (n, E.NCH)),
                        ("deck", 1, (1,))]
             if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
@@ -416,10 +414,7 @@ class CoupObserver:
                                                           or s[E.S_PHASE] >= E.PH_EVENT_DEAL)):
                 d[name][s[idx]] = 1
         if s[E.S_ACTION] >= 0:
-            kind = s[E.S_ACTION]
-            if kind == E.ACT_VENGEANCE:
-                kind = E.ACT_ASSASSINATE  # the free Assassination
-            d["action"][kind if kind < E.ACT_COUP else 4 + (kind - E.ACT_COUP) // E.MAXP] = 1
+            d["action"][E.KIND_SLOT[s[E.S_ACTION]]] = 1  # a Vengeance shows as Assassinate
         if s[E.S_BLOCK_CHAR] >= 0:
             d["block"][s[E.S_BLOCK_CHAR]] = 1
         d["turn"][0] = s[E.S_TURN]
@@ -450,10 +445,7 @@ class CoupObserver:
             parts.append(f"turn {s[E.S_TURN]}")
             parts.append(E.PHASE_NAMES[ph])
             if s[E.S_ACTION] >= 0:
-                a = s[E.S_ACTION]
-                if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
-                    a += max(s[E.S_TARGET], 0)
-                parts.append(f"p{s[E.S_ACTOR]} {action_name(a)}")
+                parts.append(_declared(s))
             if s[E.S_BLOCKER] >= 0:
                 parts.append(f"p{s[E.S_BLOCKER]} Block {CHARACTERS[s[E.S_BLOCK_CHAR]]}")
             if s[E.S_CHALLENGER] >= 0:
@@ -474,6 +466,14 @@ class CoupObserver:
                 if up:
                     parts.append("marked face up " + ", ".join(up))
         return " | ".join(parts)
+
+
+def _declared(s) -> str:
+    """'p0 Steal p1': the declared action of the engine state ``s`` with its actor and target."""
+    a = s[E.S_ACTION]
+    if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
+        a += max(s[E.S_TARGET], 0)
+    return f"p{s[E.S_ACTOR]} {action_name(a)}"
 
 
 def load_game(rules: Rules | None = None, **options) -> CoupGame:

@@ -2,7 +2,7 @@
 
 Every option of the rules reference (``RULES.md``) is a field here, named exactly as there; the
 OpenSpiel game takes the same names as parameters. ``Rules.params()`` packs a configuration into the
-small integer vector that the compiled engine reads (layout in :mod:`coupsolve.engine`).
+small integer vector that the compiled engine reads (layout in :mod:`coupsolve.tables`).
 
 Options that the rules reference marks as options but does not name (the costs of Coup and Assassinate
 and the forced-Coup threshold) are the fields ``coup_cost``, ``assassinate_cost`` and ``forced_coup``.
@@ -16,6 +16,8 @@ import re
 from typing import Any, Mapping
 
 import numpy as np
+
+from . import tables
 
 CHARACTERS = ("Duke", "Assassin", "Captain", "Ambassador", "Contessa")
 MAX_PLAYERS = 6
@@ -246,11 +248,7 @@ class Rules:
     @property
     def event_cards(self) -> int:
         """Face-down cards of the event mat (0 without it): 4 with two or three players, 3 with four, else 1."""
-        if not self.event_mat:
-            return 0
-        from .engine import event_cards
-
-        return event_cards(self.players)
+        return tables.event_cards(self.players) if self.event_mat else 0
 
     @property
     def deck_size(self) -> int:
@@ -298,32 +296,31 @@ class Rules:
         return out
 
     def params(self) -> np.ndarray:
-        """The integer parameter vector read by the compiled engine."""
-        from . import engine as E
-
-        p = np.zeros(E.P_SIZE, dtype=np.int32)
-        p[E.P_PLAYERS] = self.players
-        p[E.P_SETUP] = SETUPS.index(self.setup)
-        p[E.P_TURN_LIMIT] = self.turn_limit
-        p[E.P_LIMIT_PAYOFF] = LIMIT_PAYOFFS.index(self.limit_payoff)
-        p[E.P_START_SEAT] = -1 if self.starting_seat == "random" else self.starting_seat
-        p[E.P_COUP_COST] = self.coup_cost
-        p[E.P_ASSASSINATE_COST] = self.assassinate_cost
-        p[E.P_FORCED_COUP] = self.forced_coup
+        """The integer parameter vector read by the compiled engine (``int32[P_SIZE]``, layout in
+        :mod:`coupsolve.tables`)."""
+        p = np.zeros(tables.P_SIZE, dtype=np.int32)
+        p[tables.P_PLAYERS] = self.players
+        p[tables.P_SETUP] = SETUPS.index(self.setup)
+        p[tables.P_TURN_LIMIT] = self.turn_limit
+        p[tables.P_LIMIT_PAYOFF] = LIMIT_PAYOFFS.index(self.limit_payoff)
+        p[tables.P_START_SEAT] = -1 if self.starting_seat == "random" else self.starting_seat
+        p[tables.P_COUP_COST] = self.coup_cost
+        p[tables.P_ASSASSINATE_COST] = self.assassinate_cost
+        p[tables.P_FORCED_COUP] = self.forced_coup
         for c, name in enumerate(CHARACTERS):
-            p[E.P_COPIES + c] = self.copies if name in self.characters else 0
+            p[tables.P_COPIES + c] = self.copies if name in self.characters else 0
         for i, coins in enumerate(self.coins_by_turn_order):
-            p[E.P_START_COINS + i] = coins
-        p[E.P_SELECTIVE_COUP] = self.selective_coup
-        p[E.P_CONTESSA_TAX] = self.contessa_blocks_tax
-        p[E.P_FACTIONS] = self.factions
-        p[E.P_HALVES_STEAL] = self.ambassador_halves_steal
-        p[E.P_BOUNTY] = self.challenge_bounty
-        p[E.P_BUYOUT] = self.challenge_buyout
-        p[E.P_DECLINE_PROOF] = self.decline_proof
-        p[E.P_EVENT_MAT] = self.event_cards
-        p[E.P_MARKED] = self.marked_cards
-        p[E.P_TURN_HOOK] = self.marked_cards or self.event_mat or self.selective_coup
+            p[tables.P_START_COINS + i] = coins
+        p[tables.P_SELECTIVE_COUP] = self.selective_coup
+        p[tables.P_CONTESSA_TAX] = self.contessa_blocks_tax
+        p[tables.P_FACTIONS] = self.factions
+        p[tables.P_HALVES_STEAL] = self.ambassador_halves_steal
+        p[tables.P_BOUNTY] = self.challenge_bounty
+        p[tables.P_BUYOUT] = self.challenge_buyout
+        p[tables.P_DECLINE_PROOF] = self.decline_proof
+        p[tables.P_EVENT_MAT] = self.event_cards
+        p[tables.P_MARKED] = self.marked_cards
+        p[tables.P_TURN_HOOK] = self.marked_cards or self.event_mat or self.selective_coup
         return p
 
     def __str__(self) -> str:

@@ -493,8 +493,8 @@ def test_the_analysis_counts_treaty_claims():
 
     rules = Rules.standard(players=2, turn_limit=1, characters="Duke+Contessa", copies=3, marked_cards=True,
                            starting_coins="1,1")
-    tree = coupsolve.build_tree(rules, context=True)
-    rows = {r.claim: r for r in analyse(tree, tree.uniform_policy()).claims}
+    coup_tree = coupsolve.build_coup_tree(rules)
+    rows = {r.claim: r for r in analyse(coup_tree, coup_tree.tree.uniform_policy()).claims}
     # p0: Foreign Aid 1/3, p1 blocks 1/2, p0 claims the Treaty 1/3; p0 holds the Treaty with probability 1/3
     treaty = rows["Treaty"]
     assert treaty.made == pytest.approx(1 / 18)

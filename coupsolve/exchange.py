@@ -1,0 +1,109 @@
+"""The Exchange after it resolves: the actor draws two cards (``PH_EXCHANGE_DRAW``), then keeps as many
+cards as they have influence from their hand and the draw (``PH_KEEP``); the rest go back to the deck.
+
+The keep is private (the others see that cards were kept). With the marked cards a keep also says which
+marked copies are kept (``ACT_KEEP_MARKED + j``, the ``KM_*`` tables of :mod:`coupsolve.tables`).
+Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MOVES]``, ``prob``
+``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
+"""
+
+from numba import njit
+
+from .chance import draw_cards, draw_outcomes, emit_marks
+from .core import deck_size, emit_private, emit_public, influence, marks_at, move_cards, pair_code, plain_count
+from .flow import end_turn
+from .tables import *  # noqa: F403 (the layout constants and tables)
+
+
+@njit(cache=True)
+def draw_outcomes_exchange(P, s, out, prob):
+    """PH_EXCHANGE_DRAW: two cards from the Court deck (fewer when a reduced deck runs short)."""
+    return draw_outcomes(P, s, min(2, deck_size(s)), out, prob)
+
+
+@njit(cache=True)
+def exchange_draw_step(P, s, outcome, ev, ne):
+    """PH_EXCHANGE_DRAW: the drawn cards go to the pool S_POOL, seen by the actor only."""
+    a = s[S_ACTOR]
+    if deck_size(s) == 0:  # nothing to draw (a tiny reduced deck)
+        ne = emit_public(ev, ne, a, CODE_HIDDEN_DRAW0)
+        ne = emit_marks(P, ev, ne, a, 0)
+    else:
+        ne = draw_cards(P, s, outcome, S_POOL, LOC_POOL, ev, ne, a, CODE_DRAW, CODE_HIDDEN_DRAW)
+    s[S_PHASE] = PH_KEEP
+    return ne
+
+
+@njit(cache=True)
+def keep_actions(P, s, out):
+    """PH_KEEP: every multiset of S_ACTOR's influence in size from their hand and the pool (plain keeps
+    by id, then the keeps holding marked cards). Returns how many."""
+    a = s[S_ACTOR]
+    keep = influence(s, a)
+    base = S_HAND + NCH * a
+    marked = (marks_at(s, LOC_HAND + a) | marks_at(s, LOC_POOL)) if P[P_MARKED] else 0
+    k = 0
+    for x in range(NCH):
+        hx = plain_count(s[base + x] + s[S_POOL + x], x, marked)
+        if hx == 0:
+            continue
+        if keep == 1:
+            out[k] = ACT_KEEP + x
+            k += 1
+            continue
+        for y in range(x, NCH):
+            hy = plain_count(s[base + y] + s[S_POOL + y], y, marked)
+            if (x == y and hx >= 2) or (x != y and hy > 0):
+                out[k] = ACT_KEEP + pair_code(x, y)
+                k += 1
+    if marked:
+        k = _keeps_marked(s, base, keep, marked, out, k)
+    return k
+
+
+@njit(cache=True)
+def _keeps_marked(s, base, keep, marked, out, k):
+    """Append the keeps holding marked cards (``marked``: the marked cards in hand and pool) from
+    ``out[k]``; the plain cards such a keep needs besides its marked ones must be there too."""
+    for j in range(NUM_KEEP_MARKED):
+        m = KM_M[j]
+        mask = KM_MASK[j]
+        if MS_SIZE[m] != keep or (mask & ~marked) != 0:
+            continue
+        ok = True
+        for c in range(NCH):
+            in_m = (MS_FIRST[m] == c) + (MS_SECOND[m] == c)
+            if plain_count(in_m, c, mask) > plain_count(s[base + c] + s[S_POOL + c], c, marked):
+                ok = False
+        if ok:
+            out[k] = ACT_KEEP_MARKED + j
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def keep_step(P, s, action, ev, ne):
+    """PH_KEEP: hand and pool go back to the deck and the kept cards come back to hand (private);
+    the turn ends."""
+    p = s[S_ACTOR]
+    base = S_HAND + NCH * p
+    for c in range(NCH):
+        s[S_DECK + c] += s[base + c] + s[S_POOL + c]
+        s[base + c] = 0
+        s[S_POOL + c] = 0
+    if P[P_MARKED]:  # every marked card of the hand and the draw goes back, then the kept ones
+        for mm in range(3):
+            if s[S_MARK + mm] == LOC_POOL or s[S_MARK + mm] == LOC_HAND + p:
+                s[S_MARK + mm] = LOC_DECK
+    if action >= ACT_KEEP_MARKED:
+        j = action - ACT_KEEP_MARKED
+        m = KM_M[j]
+        for mm in range(3):
+            if (KM_MASK[j] >> mm) & 1:
+                s[S_MARK + mm] = LOC_HAND + p
+    else:
+        m = action - ACT_KEEP
+    move_cards(s, S_DECK, base, m)
+    ne = emit_private(ev, ne, p, action, CODE_HIDDEN_KEEP)
+    end_turn(P, s)
+    return ne
