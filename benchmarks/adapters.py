@@ -6,10 +6,9 @@ library's average strategy with the library's own evaluator, converted to
 OpenSpiel's convention (``NashConv / 2``):
 
 ``coupsolve``
-    :func:`solvers.solve`'s engine (``solvers.cfr._Run``: the buffers and the
-    compiled kernel of one solve) with its options ``precision``, ``updates``
-    and ``threads``; exploitability: :func:`solvers.exploitability`'s exact
-    best response.
+    the solver object :class:`solvers.Solver` (what :func:`solvers.solve`
+    drives) with its options ``precision``, ``updates`` and ``threads``;
+    exploitability: its exact best response.
 ``OpenSpiel C++``
     ``pyspiel.CFRSolver`` / ``pyspiel.CFRPlusSolver``; exploitability:
     ``pyspiel.exploitability``.
@@ -68,21 +67,21 @@ class Ours:
     library = OURS
 
     def __init__(self, game, algorithm, precision="float64", updates="alternating", threads=1):
-        from solvers.algorithms import get_algorithm
-        from solvers.cfr import _Run
+        import solvers
 
         self.tree = game.tree()
         self.mode = mode_label(precision, updates, threads)
-        self.run = _Run(self.tree, get_algorithm(algorithm), 0, None, precision, updates, threads)
+        self.solver = solvers.Solver(self.tree, algorithm, precision=precision, updates=updates,
+                                     threads=threads)
 
     def step(self, k):
-        self.run._iterate(k)
+        self.solver.step(k)
 
     def exploitability(self):
-        return float(self.run._evaluate()[0])
+        return float(self.solver.exploitability())
 
     def close(self):
-        self.run = None
+        self.solver = None
 
 
 class _OpenSpiel:

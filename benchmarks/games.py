@@ -3,7 +3,7 @@
 Each :class:`Game` gives the OpenSpiel game (what OpenSpiel's and LiteEFG's
 solvers run on; for Coup the Python game ``python_coup``) and coupsolve's flat
 tree of the same game (``GameTree.from_openspiel`` for the OpenSpiel games,
-the compiled builder ``coupsolve.build_tree`` for Coup, whose trees equal
+the compiled builder ``coupsolve.build_coup_tree`` for Coup, whose trees equal
 OpenSpiel's enumeration of ``python_coup``; see ``tests/test_coup_tree.py``).
 """
 
@@ -25,6 +25,7 @@ class Game:
     _tree: object = field(default=None, repr=False)
     _game: object = field(default=None, repr=False)
     build_seconds: float = float("nan")
+    build_info: dict = field(default_factory=dict)  # the Coup builder's sizes and pass seconds
 
     @property
     def is_coup(self):
@@ -55,7 +56,8 @@ class Game:
             if self.is_coup:
                 import coupsolve
 
-                self._tree = coupsolve.build_tree(self.rules())
+                coup_tree = coupsolve.build_coup_tree(self.rules(), context=False)
+                self._tree, self.build_info = coup_tree.tree, coup_tree.build_info
             else:
                 import solvers
 

@@ -70,8 +70,6 @@ def task_compile(_args):
 
     import solvers
     from solvers._layout import layout_for
-    from solvers.algorithms import get_algorithm
-    from solvers.cfr import _Run
 
     out = {"import": time.perf_counter() - began}
     tree = solvers.GameTree.from_openspiel(pyspiel.load_game("kuhn_poker"))
@@ -81,19 +79,20 @@ def task_compile(_args):
     # run_iterations is compiled once per reach/value type; the options
     # (algorithm, updates, threads) are runtime arguments of that one kernel.
     for precision in ("float64", "float32"):
-        run = _Run(tree, get_algorithm("cfr+"), 0, None, precision, "alternating", 1)
+        solver = solvers.Solver(tree, "cfr+", precision=precision)
         began = time.perf_counter()
-        run._iterate(1)
+        solver.step(1)
         first = time.perf_counter() - began
         began = time.perf_counter()
-        run._iterate(1)
+        solver.step(1)
         out[f"CFR iterations ({precision})"] = [first, time.perf_counter() - began]
-    run = _Run(tree, get_algorithm("cfr+"), 0, None, "float64", "alternating", 1)
+    solver = solvers.Solver(tree, "cfr+")
     began = time.perf_counter()
-    run._evaluate()
+    solver.exploitability()
     first = time.perf_counter() - began
+    solver.step(1)  # a new average: evaluated again
     began = time.perf_counter()
-    run._evaluate()
+    solver.exploitability()
     out["exploitability (best response)"] = [first, time.perf_counter() - began]
     leduc = solvers.GameTree.from_openspiel(pyspiel.load_game("leduc_poker"))
     began = time.perf_counter()
@@ -116,7 +115,7 @@ def task_build(args):
             info = dict(peak_rss=_status("VmHWM"), histories=tree.num_nodes,
                         infosets=tree.num_infosets, actions=tree.num_actions,
                         tree_bytes=tree.nbytes, bytes_per_history=tree.nbytes / tree.num_nodes,
-                        build_info={k: v for k, v in getattr(tree, "build_info", {}).items()
+                        build_info={k: v for k, v in game.build_info.items()
                                     if isinstance(v, (int, float))})
         del tree
     game.drop_tree()
@@ -126,7 +125,7 @@ def task_build(args):
 def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
     """Bytes each phase of one pass moves (model), counting each array element once.
 
-    Forward (:func:`solvers._cfr_kernel._pull`), every non-terminal: parent
+    Forward (:func:`solvers._passes.pull`), every non-terminal: parent
     slot and edge (index size each), the parent's reach, the edge's
     probability (float64), its own reach and its entry in the list of reached
     histories. Backward, each reached non-terminal (``live_fraction`` of
@@ -157,9 +156,8 @@ def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
 def task_solve(args):
     import numba
 
+    import solvers
     from solvers._layout import layout_for
-    from solvers.algorithms import get_algorithm
-    from solvers.cfr import _Run
     from solvers.memory import estimate_solve_bytes
 
     game = _game(args.game)
@@ -174,7 +172,6 @@ def task_solve(args):
     out["layout_seconds"] = time.perf_counter() - began
     out["layout_bytes"] = layout.nbytes
     out["rss_with_tree"] = _status("VmRSS")
-    spec = get_algorithm("cfr+")
     modes = []
     for text in args.modes.split(","):
         precision, updates, threads = text.split("/")
@@ -187,29 +184,30 @@ def task_solve(args):
         rss0 = _status("VmRSS")
         row = dict(precision=precision, updates=updates, threads=threads)
         try:
-            run = _Run(tree, spec, 0, None, precision, updates, threads)
+            solver = solvers.Solver(tree, "cfr+", precision=precision, updates=updates,
+                                    threads=threads)
         except MemoryError as exc:
             row["error"] = str(exc)
             results.append(row)
             continue
         began = time.perf_counter()
-        run._iterate(1)
+        solver.step(1)
         row["first_iteration_seconds"] = time.perf_counter() - began
         began = time.perf_counter()
-        run._iterate(1)
+        solver.step(1)
         estimate = max(time.perf_counter() - began, 1e-9)
         k = max(1, int(args.block / estimate))
         per_iteration = []
         for _ in range(args.repeats):
             began = time.perf_counter()
-            run._iterate(k)
+            solver.step(k)
             per_iteration.append((time.perf_counter() - began) / k)
-        live_fraction = float(run.live_count.sum()) / max(layout.node.shape[0], 1)
+        live_fraction = solver.representation.live_fraction()
         began = time.perf_counter()
-        value, _ = run._evaluate()
+        value = solver.exploitability()
         row.update(seconds=per_iteration, iterations_per_block=k, live_fraction=live_fraction,
                    exploitability_seconds=time.perf_counter() - began,
-                   exploitability=value, iterations=int(run.counter[0]),
+                   exploitability=value, iterations=solver.iterations,
                    peak_rss=_status("VmHWM") if reset else -1, rss_before=rss0,
                    estimate_bytes=estimate_solve_bytes(
                        tree.num_nodes, tree.num_infosets, tree.num_actions, False,
@@ -218,7 +216,7 @@ def task_solve(args):
                        layout=False),
                    bytes_per_pass=sum(_bytes_per_pass(tree, layout, precision, updates,
                                                       live_fraction).values()))
-        del run
+        del solver
         results.append(row)
     out["modes"] = results
     return out
@@ -229,8 +227,8 @@ def task_phases(args):
 
     The phases are the kernels :func:`solvers._cfr_kernel.run_iterations`
     calls, called here one at a time on copies of a warm solver's buffers:
-    ``forward`` (:func:`~solvers._cfr_kernel._pull`, every non-terminal),
-    ``backward`` (:func:`~solvers._cfr_kernel._backward`, the reached
+    ``forward`` (:func:`~solvers._passes.pull`, every non-terminal),
+    ``backward`` (:func:`~solvers._passes.backward`, the reached
     non-terminals only) and ``infosets``
     (:func:`~solvers._cfr_kernel._infosets`, the updated player's
     information sets). ``stream`` reads the forward pass's bytes in order
@@ -241,10 +239,10 @@ def task_phases(args):
     import numba
     import numpy as np
 
+    import solvers
     from solvers import _cfr_kernel as K
+    from solvers import _passes
     from solvers._layout import layout_for
-    from solvers.algorithms import get_algorithm
-    from solvers.cfr import _Run
 
     @numba.njit(cache=False)
     def stream(par, edge, q, live):
@@ -259,38 +257,38 @@ def task_phases(args):
     game = _game(args.game)
     tree = game.tree()
     lay = layout_for(tree)
-    run = _Run(tree, get_algorithm("cfr+"), 0, None, "float64", "alternating", 1)
+    solver = solvers.Solver(tree, "cfr+")
     began = time.perf_counter()
-    run._iterate(args.warm)
+    solver.step(args.warm)
     warm = (time.perf_counter() - began) / max(args.warm, 1)
     began = time.perf_counter()
-    run._iterate(1)
+    solver.step(1)
     iteration = time.perf_counter() - began
+    rep = solver.representation  # the phases run on copies of its buffers
+    L, params = lay.arrays, rep.params
     nseg = lay.seg_kind.shape[0]
-    a = run.own.shape[0] - 1
-    tab = run.tab.copy()
+    state = rep.state._replace(tab=rep.state.tab.copy(), regret=rep.state.regret.copy(),
+                               cumulative=rep.state.cumulative.copy(), own=rep.state.own.copy(),
+                               inst=np.zeros((0, 0)))
+    a = state.own.shape[0] - 1
+    tab = state.tab
     sigma, cprob = tab[:a], tab[a:lay.one]
-    regret, cumulative, own = run.regret.copy(), run.cumulative.copy(), run.own.copy()
-    reg = np.zeros_like(regret)
-    q0, q1, v, live, live_count = run.q0, run.q1, run.v, run.live, run.live_count
+    reg = np.zeros_like(state.regret)
+    q0, q1, v, live, live_count = state.q0, state.q1, state.v, state.live, state.live_count
     q_scratch = np.zeros_like(q0)
     live_scratch = np.empty_like(live)
-    del run
+    del solver, rep
 
     def forward(p):
-        K._pull(lay.par, lay.edge, lay.seg_start, 0, nseg, tab, lay.one, q0, q1, p, live,
-                live_count)
+        _passes.pull(L, 0, nseg, tab, q0, q1, p, live, live_count)
 
     def backward(p):
-        K._backward(lay.node, lay.child, lay.aux, lay.seg_start, lay.seg_kind, lay.seg_nc, 0,
-                    nseg, cprob, sigma, q0, q1, v, reg, p, live, live_count)
+        _passes.backward(L, 0, nseg, cprob, sigma, q0, q1, v, reg, p, live, live_count)
 
     def infosets(p):
-        own[a] = 1.0
+        state.own[a] = 1.0
         lo, hi = (0, lay.split) if p == 0 else (lay.split, lay.order.shape[0])
-        K._infosets(lo, hi, lay.info_offset, lay.info_actions, lay.info_parent, lay.info_count,
-                    sigma, cumulative, own, regret, np.zeros((0, 0)), False, 1.0, True, False,
-                    1.0, 1.0, False)
+        K._infosets(L, state, lo, hi, sigma, False, 1.0, 1.0, 1.0, params)
 
     def read(_p):
         stream(lay.par, lay.edge, q_scratch, live_scratch)

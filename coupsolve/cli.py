@@ -52,22 +52,23 @@ def _fmt_bytes(n):
 
 
 def _sizes(rules):
-    """Exact tree size from a counting walk, and the memory a build and a solve need."""
+    """Exact tree size from a counting walk (a TreeSize the build reuses), and the memory a build
+    (with the node context the analysis needs) and a solve need."""
     import solvers
-    from .tree import count_tree, estimate_build_bytes
+    from .builder import count_tree, estimate_build_bytes
 
     size = count_tree(rules)
-    build = estimate_build_bytes(size) + 4 * size["nodes"]  # + node context for the analysis
-    solve = solvers.estimate_solve_bytes(size["nodes"], size["decision_nodes"], size["decision_children"])
+    build = estimate_build_bytes(size, context=True)
+    solve = solvers.estimate_solve_bytes(size.nodes, size.decision_nodes, size.decision_children)
     return size, build, solve
 
 
 def _print_sizes(rules, out=sys.stdout):
     size, build, solve = _sizes(rules)
     print(f"rules: {rules}", file=out)
-    print(f"tree: {size['nodes']:,} histories ({size['decision_nodes']:,} decisions) in "
-          f"{len(size['levels'])} levels; memory: at most {_fmt_bytes(build)} for the tree and "
-          f"{_fmt_bytes(solve)} for the solve (counted in {size['seconds']:.1f} s)", file=out)
+    print(f"tree: {size.nodes:,} histories ({size.decision_nodes:,} decisions) in "
+          f"{len(size.levels)} levels; memory: at most {_fmt_bytes(build)} for the tree and "
+          f"{_fmt_bytes(solve)} for the solve (counted in {size.seconds:.1f} s)", file=out)
     return size, build, solve
 
 
@@ -75,26 +76,25 @@ def _print_sizes(rules, out=sys.stdout):
 def _cmd_solve(args) -> int:
     import solvers
     from .analysis import analyse
-    from .tree import build_tree
+    from .couptree import build_coup_tree
 
     if args.out and os.path.exists(args.out) and not args.force:
         raise CliError(f"{args.out} exists; pass --force to overwrite it")
     if args.out and not args.out.endswith(".npz"):
         raise CliError(f"--out must name a .npz file, got {args.out}")
     rules = _rules(args)
-    from solvers.cfr import check_threads
-
-    check_threads(args.threads)  # before the build, not after it
+    solvers.check_threads(args.threads)  # before the build, not after it
     iterations, target = args.iterations, args.target_exploitability
     if iterations is None and target is None:
         iterations, target = DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET
     human = sys.stdout if not args.json else sys.stderr
-    _print_sizes(rules, human)
+    size, _, _ = _print_sizes(rules, human)
     t0 = time.perf_counter()
-    tree = build_tree(rules, context=True)
+    coup_tree = build_coup_tree(rules, size=size)  # counted once, above
+    tree = coup_tree.tree
     build_s = time.perf_counter() - t0
     print(f"built in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
-          f"{tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
+          f"{coup_tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
     result = solvers.solve(tree, algorithm=args.algorithm, iterations=iterations,
                            target_exploitability=target, seed=args.seed, check_every=args.check_every,
                            progress=not args.no_progress, precision=args.precision,
@@ -102,7 +102,7 @@ def _cmd_solve(args) -> int:
     expl = float(result.curve_exploitability[-1]) if len(result.curve_exploitability) else math.nan
     if args.out:
         result.save(args.out)
-    analysis = analyse(tree, result.average_policy,
+    analysis = analyse(coup_tree, result.average_policy,
                        meta={"title": f"{rules} - {result.algorithm}, {result.iterations} iterations"})
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations} iterations in {result.seconds:.1f} s{status}; "
@@ -126,10 +126,10 @@ def _cmd_solve(args) -> int:
 
 # ---- loading a strategy ----------------------------------------------------------------------------
 def _load_strategy(path):
-    """(rules, tree, result) for a strategy file, with clear errors for anything else."""
+    """(rules, CoupTree, result) for a strategy file, with clear errors for anything else."""
     import pyspiel
     import solvers
-    from .tree import build_tree
+    from .couptree import build_coup_tree
 
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
@@ -140,16 +140,17 @@ def _load_strategy(path):
     if not result.game_id.startswith("python_coup("):
         raise CliError(f"{path} is a strategy for {result.game_id}, not for Coup")
     rules = pyspiel.load_game(result.game_id).rules
-    tree = build_tree(rules, context=True)
-    result = solvers.SolveResult.load(path, tree=tree)  # checks the layout against the rebuilt tree
-    return rules, tree, result
+    coup_tree = build_coup_tree(rules)
+    # checks the layout against the rebuilt tree
+    result = solvers.SolveResult.load(path, tree=coup_tree.tree)
+    return rules, coup_tree, result
 
 
 def _cmd_analyse(args) -> int:
     from .analysis import analyse
 
-    rules, tree, result = _load_strategy(args.strategy)
-    analysis = analyse(tree, result.average_policy,
+    rules, coup_tree, result = _load_strategy(args.strategy)
+    analysis = analyse(coup_tree, result.average_policy,
                        meta={"title": f"{rules} - {result.algorithm}, {result.iterations} iterations"})
     expl = float(result.curve_exploitability[-1]) if len(result.curve_exploitability) else math.nan
     print(f"rules: {rules}\n{result.algorithm}, {result.iterations} iterations, exploitability {expl:.3g}\n")
@@ -189,7 +190,8 @@ def _cmd_play(args) -> int:
     from .game import load_game
     from .names import token_name
 
-    rules, tree, result = _load_strategy(args.strategy)
+    rules, coup_tree, result = _load_strategy(args.strategy)
+    tree = coup_tree.tree
     if args.seat not in (0, 1):
         raise CliError(f"--seat must be 0 or 1, got {args.seat}")
     game = load_game(rules)
@@ -308,8 +310,7 @@ def _add_rules_args(p):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from solvers import ALGORITHMS
-    from solvers.cfr import PRECISIONS, UPDATES
+    from solvers import ALGORITHMS, PRECISIONS, UPDATES
 
     parser = argparse.ArgumentParser(prog="coupsolve", description="Solve and study the card game Coup.")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -16,10 +16,10 @@ from coupsolve.analysis import analyse
 path = sys.argv[1]
 meta = solvers.SolveResult.load(path)                      # the file records its game
 game = pyspiel.load_game(meta.game_id)
-tree = coupsolve.build_tree(game.rules, context=True)
-result = solvers.SolveResult.load(path, tree=tree)        # refused if the tree does not match
-print("our exploitability:     ", solvers.exploitability(tree, result.average_policy))
+coup_tree = coupsolve.build_coup_tree(game.rules)
+result = solvers.SolveResult.load(path, tree=coup_tree.tree)  # refused if the tree does not match
+print("our exploitability:     ", solvers.exploitability(coup_tree.tree, result.average_policy))
 print("OpenSpiel's, same policy:", exploitability.exploitability(game, result.to_openspiel_policy(game)))
-analysis = analyse(tree, result.average_policy)
+analysis = analyse(coup_tree, result.average_policy)
 print(analysis.to_table())
 analysis.plot("analysis.png")

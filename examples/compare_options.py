@@ -61,14 +61,15 @@ def main(limit, coins=None, payoff="draw"):
         rules = Rules.two_player_selection(turn_limit=limit, limit_payoff=payoff,
                                            **({"starting_coins": coins} if coins else {}), **options)
         t0 = time.perf_counter()
-        tree = coupsolve.build_tree(rules, context=True)
+        coup_tree = coupsolve.build_coup_tree(rules)
+        tree = coup_tree.tree
         result = solvers.solve(tree, target_exploitability=1e-3, iterations=5000, progress=False)
-        a = analyse(tree, result.average_policy)
+        a = analyse(coup_tree, result.average_policy)
         results[name] = a
         print(f"{name:<25}{tree.num_nodes:>11,}{tree.num_infosets:>10,}{result.iterations:>11}"
               f"{result.exploitability:>10.1e}{a.game_value[0]:>+10.4f}{time.perf_counter() - t0:>9.0f}",
               flush=True)
-        del tree, result
+        del coup_tree, tree, result
     base = {r.claim: r for r in results["base"].claims}
     for title, field in (("bluff rate (the claimant lacks the character)", "bluff"),
                          ("challenge rate (the claim is challenged)", "challenged"),

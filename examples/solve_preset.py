@@ -12,10 +12,10 @@ from coupsolve.analysis import analyse
 
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 rules = Rules.two_player_selection(turn_limit=limit)
-tree = coupsolve.build_tree(rules, context=True)          # the whole game, as flat arrays
-print(tree, tree.build_info["seconds"], "s to build")
-result = solvers.solve(tree, algorithm="cfr+", target_exploitability=1e-3, iterations=5000, seed=0)
+coup_tree = coupsolve.build_coup_tree(rules)              # the whole game, as flat arrays, and its extras
+print(coup_tree.tree, coup_tree.build_info["seconds"], "s to build")
+result = solvers.solve(coup_tree.tree, algorithm="cfr+", target_exploitability=1e-3, iterations=5000, seed=0)
 print(f"exploitability {result.exploitability:.2g} after {result.iterations} iterations")
-print(analyse(tree, result.average_policy).to_table())
+print(analyse(coup_tree, result.average_policy).to_table())
 if len(sys.argv) > 2:
     result.save(sys.argv[2])                              # .npz + JSON metadata with the rules

@@ -28,7 +28,8 @@ def solve_one(limit, payoff, target, scratch):
 
     rules = Rules.two_player_selection(turn_limit=limit, limit_payoff=payoff)
     t0 = time.perf_counter()
-    tree = coupsolve.build_tree(rules, context=True)
+    coup_tree = coupsolve.build_coup_tree(rules)
+    tree = coup_tree.tree
     build = time.perf_counter() - t0
     checkpoint = os.path.join(scratch, f"tl{limit}_{payoff}.ckpt.npz")
     resume = checkpoint if os.path.exists(checkpoint) else None
@@ -36,7 +37,7 @@ def solve_one(limit, payoff, target, scratch):
                            check_every=10, progress=False, checkpoint=checkpoint, checkpoint_every=50,
                            resume=resume)
     name = f"tl{limit}_{payoff}"
-    analysis = analyse(tree, result.average_policy,
+    analysis = analyse(coup_tree, result.average_policy,
                        meta={"title": f"turn limit {limit}, limit payoff {payoff}: CFR+ "
                                       f"{result.iterations} iterations, exploitability "
                                       f"{result.exploitability:.1e}"})

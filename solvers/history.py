@@ -66,6 +66,13 @@ class HistoryTree:
     updates : {"alternating", "simultaneous"}
     threads : int
         Trees under :data:`PARALLEL_MIN_HISTORIES` histories run on one thread.
+
+    Attributes
+    ----------
+    layout : solvers._layout.Layout
+    state : solvers._cfr_kernel.SolverState
+        The kernel's buffers (internal order); read by profiling tools only.
+    params : solvers._cfr_kernel.Params
     """
 
     def __init__(self, tree, spec, precision, updates, threads):
@@ -121,6 +128,10 @@ class HistoryTree:
                                      updates=updates, threads=threads, chance_edges=edges,
                                      nonterminals=num_nt, layout=not built)
                 + 16 * a + (0 if built else 12 * n))
+
+    def live_fraction(self):
+        """Fraction of the non-terminals the last forward pass reached (a diagnostic for benchmarks)."""
+        return float(self.state.live_count.sum()) / max(self.layout.node.shape[0], 1)
 
     @property
     def iterations(self):

@@ -135,6 +135,11 @@ class Solver:
         return solver
 
     @property
+    def representation(self):
+        """The representation iterating the tree (for diagnostics and profiling; not needed to solve)."""
+        return self._rep
+
+    @property
     def algorithm(self):
         """The algorithm's name."""
         return self.spec.name

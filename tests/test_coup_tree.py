@@ -14,11 +14,13 @@ SMALL = SMALL_RULES
 @pytest.fixture(scope="module", params=range(len(SMALL)), ids=lambda i: str(SMALL[i]))
 def both_trees(request):
     rules = SMALL[request.param]
-    return rules, coupsolve.build_tree(rules), GameTree.from_openspiel(coupsolve.load_game(rules))
+    slow = GameTree.from_openspiel(coupsolve.load_game(rules))
+    return rules, coupsolve.build_coup_tree(rules, context=False), slow
 
 
 def test_same_tree_as_openspiel_enumeration(both_trees):
-    rules, fast, slow = both_trees
+    rules, coup_tree, slow = both_trees
+    fast = coup_tree.tree
     assert fast.num_nodes == slow.num_nodes
     assert fast.num_infosets == slow.num_infosets
     assert fast.num_actions == slow.num_actions
@@ -32,7 +34,8 @@ def test_same_tree_as_openspiel_enumeration(both_trees):
 
 
 def test_infosets_are_the_observer_information_states(both_trees):
-    rules, fast, slow = both_trees
+    rules, coup_tree, slow = both_trees
+    fast = coup_tree.tree
     assert fast.game_id == slow.game_id
     # every information set of the fast tree renders to a distinct OpenSpiel key with the same
     # owner and legal actions as in OpenSpiel's enumeration
@@ -44,17 +47,45 @@ def test_infosets_are_the_observer_information_states(both_trees):
     rng = np.random.default_rng(0)
     decisions = np.flatnonzero(fast.node_kind == 0)
     for v in rng.choice(decisions, size=min(300, decisions.size), replace=False):
-        state = fast.state_at(int(v))
+        state = coup_tree.state_at(int(v))
         key = state.information_state_string(state.current_player())
         assert fast.infoset_key(fast.node_infoset[v]) == key
 
 
 def test_sizes_of_the_selection_setup_grow_with_the_turn_limit():
-    sizes = [coupsolve.count_tree(Rules.two_player_selection(turn_limit=t))["nodes"] for t in (1, 2)]
+    counted = [coupsolve.count_tree(Rules.two_player_selection(turn_limit=t)) for t in (1, 2)]
+    sizes = [size.nodes for size in counted]
     assert sizes[0] < sizes[1]
-    tree = coupsolve.build_tree(Rules.two_player_selection(turn_limit=2))
+    tree = coupsolve.build_tree(Rules.two_player_selection(turn_limit=2), size=counted[1])
     assert tree.num_nodes == sizes[1]
     assert 2_000_000 < tree.num_nodes < 5_000_000  # "about 3 million histories"
+
+
+def test_a_given_size_is_not_counted_again(monkeypatch):
+    import coupsolve.builder
+
+    rules = Rules.two_player_selection(turn_limit=1)
+    size = coupsolve.count_tree(rules)
+
+    def no_second_count(_rules):
+        raise AssertionError("counted twice")
+
+    monkeypatch.setattr(coupsolve.builder, "count_tree", no_second_count)
+    coup_tree = coupsolve.build_coup_tree(rules, size=size)
+    assert coup_tree.tree.num_nodes == size.nodes
+    assert coup_tree.build_info["count_seconds"] == size.seconds
+    with pytest.raises(ValueError, match="count_tree"):
+        coupsolve.build_tree(rules.replace(limit_payoff="influence"), size=size)
+
+
+def test_the_coup_tree_holds_a_bare_game_tree():
+    rules = Rules.two_player_selection(turn_limit=1)
+    coup_tree = coupsolve.build_coup_tree(rules)
+    assert type(coup_tree.tree) is GameTree and not hasattr(coup_tree.tree, "rules")
+    assert coup_tree.rules == rules and coup_tree.node_context.shape == (coup_tree.tree.num_nodes,)
+    assert coup_tree.infoset_rep.shape == (coup_tree.tree.num_infosets,)
+    assert coup_tree.build_info["histories"] == coup_tree.tree.num_nodes
+    assert coupsolve.build_coup_tree(rules, context=False).node_context is None
 
 
 def test_refuses_what_it_cannot_build(monkeypatch):
