@@ -46,7 +46,8 @@ def _accumulate(kind, infoset, context, infoset_offset, infoset_num_actions, inf
     Parameters
     ----------
     kind, infoset, context : arrays of shape (nodes,)
-        Node kinds (``DECISION`` is a decision), information sets (``int64``) and packed contexts (``CTX_*`` layout).
+        Node kinds (``solvers.DECISION`` at decisions), information sets (``int64``) and packed contexts
+        (``CTX_*`` layout).
     infoset_offset, infoset_num_actions, infoset_actions : integer arrays
         Each information set's first slot in the flat policy, its action count, and the action ids.
     sigma : float64[slots]
@@ -278,7 +279,8 @@ def _choices(tree, rules, sigma, reach, value):
 def _hand_values(coup_tree, reach, value):
     """Each seat's value by its hand at the first turn (probability of the hand, value to the seat)."""
     ctx = coup_tree.node_context
-    first = np.flatnonzero((coup_tree.tree.node_kind == DECISION) & (context_field(ctx, E.CTX_PHASE) == E.PH_TURN)
+    kind = coup_tree.tree.node_kind
+    first = np.flatnonzero((kind == DECISION) & (context_field(ctx, E.CTX_PHASE) == E.PH_TURN)
                            & (context_field(ctx, E.CTX_TURN) == 1))
     out = {0: {}, 1: {}}
     for v in first:
