@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _npz
 
-__all__ = ["save_checkpoint", "load_checkpoint"]
+__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint"]
 
 _KIND = "coupsolve.solvers.checkpoint"
 _STATE = ("regret", "cumulative", "sigma")
@@ -47,14 +47,22 @@ def save_checkpoint(path, tree, algorithm, seed, iteration, seconds, state, curv
     _npz.save(path, _KIND, meta, arrays)
 
 
-def load_checkpoint(path, tree):
+def load_checkpoint(path, tree=None):
     """Read a checkpoint written for ``tree``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    tree : GameTree, optional
+        When given, the file must be for its game and infoset layout (else
+        :func:`check_checkpoint` does that later).
 
     Returns
     -------
     dict
-        ``algorithm``, ``seed``, ``iterations``, ``seconds``, the state arrays
-        and the curve arrays.
+        ``algorithm``, ``seed``, ``iterations``, ``seconds``, the state arrays,
+        the curve arrays, and ``game_id``, ``infoset_num_actions`` and
+        ``infoset_actions`` (for :func:`check_checkpoint`).
 
     Raises
     ------
@@ -67,12 +75,26 @@ def load_checkpoint(path, tree):
                if n not in arrays]
     if missing:
         raise ValueError(f"checkpoint {path} lacks arrays {missing}")
-    _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"],
-                      arrays["infoset_actions"], path)
     out = {name: np.ascontiguousarray(arrays[name], dtype=np.float64) for name in _STATE}
+    out.update(path=path, game_id=meta["game_id"], infoset_num_actions=arrays["infoset_num_actions"],
+               infoset_actions=arrays["infoset_actions"])
+    if tree is not None:
+        check_checkpoint(out, tree)
     out["curve_iterations"] = arrays["curve_iterations"].astype(np.int64)
     out["curve_seconds"] = arrays["curve_seconds"].astype(np.float64)
     out["curve_exploitability"] = arrays["curve_exploitability"].astype(np.float64)
     out.update(algorithm=meta["algorithm"], seed=int(meta["seed"]),
                iterations=int(meta["iterations"]), seconds=float(meta["seconds"]))
     return out
+
+
+def check_checkpoint(saved, tree):
+    """Refuse a checkpoint (as :func:`load_checkpoint` returns it) written for another game or layout.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the games and the layouts.
+    """
+    _npz.check_layout(tree, saved["game_id"], saved["infoset_num_actions"], saved["infoset_actions"],
+                      saved["path"])
