@@ -222,6 +222,29 @@ def task_solve(args):
     return out
 
 
+def _stream():
+    """A kernel reading the forward pass's bytes in order, with no indirection (compiled on first use)."""
+    import numba
+
+    @numba.njit(cache=False)
+    def stream(par, edge, q, live):
+        total = 0.0
+        for j in range(par.shape[0]):
+            q[j] = q[j] * 0.5 + float(par[j]) + float(edge[j])
+            live[j] = par[j]
+        for j in range(q.shape[0]):
+            total += q[j]
+        return total
+
+    global _STREAM
+    if _STREAM is None:
+        _STREAM = stream
+    return _STREAM
+
+
+_STREAM = None
+
+
 def task_phases(args):
     """Time each phase of a CFR+ pass alone (float64, alternating, one thread).
 
@@ -236,23 +259,12 @@ def task_phases(args):
     histories) with no indirection: the difference from ``forward`` is the
     cost of the random parent and strategy reads.
     """
-    import numba
     import numpy as np
 
     import solvers
     from solvers import _cfr_kernel as K
     from solvers import _passes
     from solvers._layout import layout_for
-
-    @numba.njit(cache=False)
-    def stream(par, edge, q, live):
-        total = 0.0
-        for j in range(par.shape[0]):
-            q[j] = q[j] * 0.5 + float(par[j]) + float(edge[j])
-            live[j] = par[j]
-        for j in range(q.shape[0]):
-            total += q[j]
-        return total
 
     game = _game(args.game)
     tree = game.tree()
@@ -291,7 +303,7 @@ def task_phases(args):
         K._infosets(L, state, lo, hi, sigma, False, 1.0, 1.0, 1.0, params)
 
     def read(_p):
-        stream(lay.par, lay.edge, q_scratch, live_scratch)
+        _stream()(lay.par, lay.edge, q_scratch, live_scratch)
 
     phases = {"forward": forward, "backward": backward, "infosets": infosets, "stream": read}
     seconds = {name: [] for name in phases}

@@ -9,7 +9,8 @@ payoffs kept in the value buffer at the terminals. The passes over the tree
 are in :mod:`solvers._passes`; this module holds the information-set updates
 and the iteration loop. The kernel takes three named tuples: the layout
 (:class:`~solvers._layout.LayoutArrays`), the solver's buffers
-(:class:`SolverState`) and the algorithm's scalars (:class:`Params`).
+(:class:`~solvers._state.SolverState`) and the algorithm's scalars
+(:class:`~solvers._state.Params`).
 
 One iteration ``t`` with alternating updates performs, for ``p = 0`` then
 ``p = 1``:
@@ -55,82 +56,11 @@ each thread whole subtrees (the layout's parts) below a shallow level, two
 row of ``inst``, summed in :func:`_infosets`. Kernels allocate nothing.
 """
 
-from typing import NamedTuple
-
 import numba
-import numpy as np
 from numba import prange
 
 from ._passes import U, backward, backward_parts, forward, pull, pull_parts
 from .kinds import BOTH_PLAYERS
-
-
-class SolverState(NamedTuple):
-    """The buffers of one solve, as the kernel takes them (allocated by :mod:`solvers.representation`).
-
-    ``a`` actions, ``n`` histories, ``nt`` non-terminals, ``S`` segments,
-    ``T`` threads; ``real`` is float64 or float32 (``precision``); per-action
-    arrays are in the layout's internal order.
-
-    Attributes
-    ----------
-    tab : ndarray, float64, shape (L.one + 1,)
-        The current strategy (``tab[:a]``, updated in place), the chance
-        probabilities and a final 1 at ``L.one``.
-    regret, cumulative : ndarray, float64, shape (a,)
-        Cumulative regrets and average-strategy weights.
-    own : ndarray, float64, shape (a + 1,)
-        The owner's sequence reach of each action, and a final 1.
-    inst : ndarray, float64, shape (rows, a)
-        Regret terms of one pass, one row per thread (``rows`` is ``T``, or 1
-        for predictive variants, else 0).
-    acc, prev : ndarray, float64, shape (a,) or (0,)
-        Predictive variants: predicted values, the strategy just played.
-    q0, q1 : ndarray, real, shape (nt,); q1 (0,) unless simultaneous
-        Counterfactual reach per non-terminal slot.
-    v : ndarray, real, shape (n,)
-        Player 0's values; the payoffs at the terminals (``init_values``).
-    qn, w : ndarray, float64, shape (n,) or (0,)
-        Predictive variants: reach and subtree values of the prediction.
-    live : ndarray, index dtype, shape (nt,)
-    live_count : ndarray, int64, shape (S,)
-        The reached non-terminals of the last forward pass.
-    counter : ndarray, int64, shape (1,)
-        Completed iterations.
-    """
-
-    tab: np.ndarray
-    regret: np.ndarray
-    cumulative: np.ndarray
-    own: np.ndarray
-    inst: np.ndarray
-    acc: np.ndarray
-    prev: np.ndarray
-    q0: np.ndarray
-    q1: np.ndarray
-    v: np.ndarray
-    qn: np.ndarray
-    w: np.ndarray
-    live: np.ndarray
-    live_count: np.ndarray
-    counter: np.ndarray
-
-
-class Params(NamedTuple):
-    """The algorithm's scalars (:class:`solvers.algorithms.AlgorithmSpec`) and the update scheme.
-
-    ``plus``, ``discount``, ``predictive`` (bool), ``alpha``, ``beta``,
-    ``gamma`` (float): as in :class:`~solvers.algorithms.AlgorithmSpec`.
-    ``simultaneous`` (bool): both players from one pass.
-    """
-
-    plus: bool
-    discount: bool
-    alpha: float
-    beta: float
-    gamma: float
-    predictive: bool
-    simultaneous: bool
 
 
 @numba.njit(cache=True)

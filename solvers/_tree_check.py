@@ -108,11 +108,91 @@ def own_sequences(tree, p, seq, parent_seq):
 
 
 @numba.njit(cache=True)
+def _check_node(tree, i):
+    """The checks of node ``i`` alone (kind, owner, information set, payoff); ``OK`` or an ``E_*``."""
+    k = tree.node_kind[i]
+    nc = tree.num_children[i]
+    player, infoset = tree.node_player[i], tree.node_infoset[i]
+    if k != DECISION and k != CHANCE and k != TERMINAL:
+        return E_KIND
+    if not np.isfinite(tree.payoff[i]):
+        return E_PAYOFF
+    if k == TERMINAL:
+        if nc != 0 or player != -1 or infoset != -1:
+            return E_TERMINAL
+        return OK
+    if tree.payoff[i] != 0.0:
+        return E_PAYOFF_NONTERMINAL
+    if k == CHANCE:
+        return E_CHANCE if (player != -1 or infoset != -1 or nc < 1) else OK
+    if player != 0 and player != 1:
+        return E_PLAYER
+    if infoset < 0 or infoset >= tree.infoset_player.shape[0]:
+        return E_INFOSET_RANGE
+    if tree.infoset_player[infoset] != player:
+        return E_INFOSET_PLAYER
+    if nc < 1:
+        return E_NO_CHILDREN
+    if nc != tree.infoset_num_actions[infoset]:
+        return E_NUM_CHILDREN
+    return OK
+
+
+@numba.njit(cache=True)
+def _check_edges(tree, i):
+    """The probabilities of the edges out of non-terminal ``i``: ``(code, index)``."""
+    c0 = tree.child_start[i]
+    nc = tree.num_children[i]
+    chance_prob = tree.chance_prob
+    if tree.node_kind[i] == CHANCE:
+        total = 0.0
+        for c in range(c0, c0 + nc):
+            q = chance_prob[c]
+            if not (q >= 0.0 and q <= 1.0):
+                return E_CHANCE_PROB, c
+            total += q
+        if abs(total - 1.0) > 1e-9:
+            return E_CHANCE_SUM, i
+    else:
+        for c in range(c0, c0 + nc):
+            if chance_prob[c] != 1.0:
+                return E_EDGE_PROB, c
+    return OK, 0
+
+
+@numba.njit(cache=True)
+def _check_levels(tree):
+    """Every node, level by level, and the tiling of the children: ``(code, index)``."""
+    level_start = tree.level_start
+    next_child = 1
+    num_levels = level_start.shape[0] - 1
+    for d in range(num_levels):
+        lo_next = level_start[d + 1]
+        hi_next = level_start[d + 2] if d + 2 <= num_levels else lo_next
+        for i in range(level_start[d], level_start[d + 1]):
+            code = _check_node(tree, i)
+            if code != OK:
+                return code, i
+            if tree.node_kind[i] == TERMINAL:
+                continue
+            c0 = tree.child_start[i]
+            nc = tree.num_children[i]
+            if c0 != next_child:
+                return E_TILING, i
+            if c0 < lo_next or c0 + nc > hi_next:
+                return E_LEVEL, i
+            next_child += nc
+            code, where = _check_edges(tree, i)
+            if code != OK:
+                return code, where
+    if next_child != tree.node_kind.shape[0]:
+        return E_COUNT, next_child
+    return OK, 0
+
+
+@numba.njit(cache=True)
 def check_tree(tree, seq, parent_seq):
     """Validate the arrays of a tree.
-
-    One pass per level over the nodes, then one sequence pass per player (about
-    90 lines: every check is one short branch on the same node loop).
 
     Parameters
     ----------
@@ -129,14 +209,10 @@ def check_tree(tree, seq, parent_seq):
         ``(code, index)``: an ``E_*`` code (``OK`` when valid) and the node or
         information set it concerns.
     """
-    kind, player, infoset = tree.node_kind, tree.node_player, tree.node_infoset
-    child_start, num_children = tree.child_start, tree.num_children
-    chance_prob, payoff, level_start = tree.chance_prob, tree.payoff, tree.level_start
     infoset_player, infoset_num_actions = tree.infoset_player, tree.infoset_num_actions
     infoset_offset, infoset_actions = tree.infoset_offset, tree.infoset_actions
-    n = kind.shape[0]
     num_infosets = infoset_player.shape[0]
-    if chance_prob[0] != 1.0:
+    if tree.chance_prob[0] != 1.0:
         return E_ROOT_PROB, 0
     # Duplicate action ids inside one infoset.
     for s in range(num_infosets):
@@ -146,61 +222,9 @@ def check_tree(tree, seq, parent_seq):
             for b in range(a + 1, m):
                 if infoset_actions[o + a] == infoset_actions[o + b]:
                     return E_DUPLICATE_ACTION, s
-    next_child = 1
-    num_levels = level_start.shape[0] - 1
-    for d in range(num_levels):
-        lo_next = level_start[d + 1]
-        hi_next = level_start[d + 2] if d + 2 <= num_levels else lo_next
-        for i in range(level_start[d], level_start[d + 1]):
-            k = kind[i]
-            nc = num_children[i]
-            if k != DECISION and k != CHANCE and k != TERMINAL:
-                return E_KIND, i
-            if not np.isfinite(payoff[i]):
-                return E_PAYOFF, i
-            if k == TERMINAL:
-                if nc != 0 or player[i] != -1 or infoset[i] != -1:
-                    return E_TERMINAL, i
-                continue
-            if payoff[i] != 0.0:
-                return E_PAYOFF_NONTERMINAL, i
-            if k == DECISION:
-                p = player[i]
-                if p != 0 and p != 1:
-                    return E_PLAYER, i
-                s = infoset[i]
-                if s < 0 or s >= num_infosets:
-                    return E_INFOSET_RANGE, i
-                if infoset_player[s] != p:
-                    return E_INFOSET_PLAYER, i
-                if nc < 1:
-                    return E_NO_CHILDREN, i
-                if nc != infoset_num_actions[s]:
-                    return E_NUM_CHILDREN, i
-            else:
-                if player[i] != -1 or infoset[i] != -1 or nc < 1:
-                    return E_CHANCE, i
-            c0 = child_start[i]
-            if c0 != next_child:
-                return E_TILING, i
-            if c0 < lo_next or c0 + nc > hi_next:
-                return E_LEVEL, i
-            next_child += nc
-            if k == CHANCE:
-                total = 0.0
-                for c in range(c0, c0 + nc):
-                    q = chance_prob[c]
-                    if not (q >= 0.0 and q <= 1.0):
-                        return E_CHANCE_PROB, c
-                    total += q
-                if abs(total - 1.0) > 1e-9:
-                    return E_CHANCE_SUM, i
-            else:
-                for c in range(c0, c0 + nc):
-                    if chance_prob[c] != 1.0:
-                        return E_EDGE_PROB, c
-    if next_child != n:
-        return E_COUNT, next_child
+    code, index = _check_levels(tree)
+    if code != OK:
+        return code, index
     # Perfect recall: every node of an infoset has the same last own
     # (infoset, action) sequence; one pass per player.
     for p in range(2):

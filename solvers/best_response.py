@@ -46,8 +46,8 @@ __all__ = ["BestResponse", "best_response", "nash_conv", "exploitability", "expe
 def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
     """Best response of player ``b`` against ``sigma`` (flat, both players).
 
-    One forward pass and one backward pass (about 80 lines: the backward
-    pass and the per-level choice share the level loop).
+    One forward pass and one backward pass; the code is about 55 lines, the
+    rest of its length documents the arguments.
 
     Parameters
     ----------

@@ -33,8 +33,7 @@ def _build(root, expand, game_id):
 
     ``expand(node)`` returns one of ``("terminal", payoff)``,
     ``("chance", probs, children)`` or ``("decision", player, key, actions,
-    children)``. One loop over a level does every kind (about 80 lines: the
-    three kinds share the level's bookkeeping).
+    children)``.
     """
     kinds, players, infosets, child_start, num_children, payoffs = [], [], [], [], [], []
     chance_prob = [1.0]
@@ -86,9 +85,22 @@ def _build(root, expand, game_id):
             payoffs.append(0.0)
             next_level.extend(children)
         level = next_level
-    num_nodes, num_infosets = len(kinds), len(keys)
+    nodes = dict(node_kind=kinds, node_player=players, node_infoset=infosets,
+                 child_start=child_start, num_children=num_children, chance_prob=chance_prob,
+                 payoff=payoffs, level_start=level_start)
+    return _arrays(nodes, infoset_player, infoset_actions, keys, game_id)
+
+
+_DTYPES = dict(node_kind=np.int8, node_player=np.int8, node_infoset=np.int32,
+               child_start=np.int64, num_children=np.int32, chance_prob=np.float64,
+               payoff=np.float64, level_start=np.int64)
+
+
+def _arrays(nodes, infoset_player, infoset_actions, keys, game_id):
+    """The lists of :func:`_build` as ``GameTree`` keyword arguments, once the memory is checked."""
+    num_nodes, num_infosets = len(nodes["node_kind"]), len(keys)
     num_actions = sum(len(a) for a in infoset_actions)
-    depth = len(level_start) - 2
+    depth = len(nodes["level_start"]) - 2
     check_fits(estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth),
                f"the game tree of {game_id}")
     infoset_num_actions = np.array([len(a) for a in infoset_actions], dtype=np.int32)
@@ -98,14 +110,7 @@ def _build(root, expand, game_id):
     flat_actions = np.fromiter((a for acts in infoset_actions for a in acts), dtype=np.int32,
                                count=num_actions)
     return dict(
-        node_kind=np.array(kinds, dtype=np.int8),
-        node_player=np.array(players, dtype=np.int8),
-        node_infoset=np.array(infosets, dtype=np.int32),
-        child_start=np.array(child_start, dtype=np.int64),
-        num_children=np.array(num_children, dtype=np.int32),
-        chance_prob=np.array(chance_prob, dtype=np.float64),
-        payoff=np.array(payoffs, dtype=np.float64),
-        level_start=np.array(level_start, dtype=np.int64),
+        {name: np.array(values, dtype=_DTYPES[name]) for name, values in nodes.items()},
         infoset_player=np.array(infoset_player, dtype=np.int8),
         infoset_num_actions=infoset_num_actions,
         infoset_offset=offsets,

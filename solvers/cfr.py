@@ -58,6 +58,9 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
           precision="float64", updates="alternating", threads=1):
     """Approximate a Nash equilibrium of ``tree`` with a CFR-family algorithm.
 
+    (Long only by this docstring: the body validates the arguments, makes or
+    resumes a :class:`~solvers.Solver` and hands it to the loop ``_drive``.)
+
     Parameters
     ----------
     tree : GameTree

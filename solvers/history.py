@@ -3,7 +3,7 @@
 The :class:`~solvers.representation.Representation` that
 :class:`solvers.Solver` uses for a ``GameTree``. It builds (once per tree)
 the solver layout (:mod:`solvers._layout`), allocates every buffer once, as
-one :class:`~solvers._cfr_kernel.SolverState`, and calls the kernel
+one :class:`~solvers._state.SolverState`, and calls the kernel
 (:func:`solvers._cfr_kernel.run_iterations`); the exploitability of the
 average policy is the exact best response (:mod:`solvers.best_response`),
 sharing the value buffer when it is float64.
@@ -25,13 +25,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._cfr_kernel import Params, SolverState, run_iterations
+from ._cfr_kernel import run_iterations
 from ._layout import cached as layout_cached
 from ._layout import layout_for
 from ._passes import init_values, normalize_average
 from .best_response import _values, _Workspace
 from .kinds import CHANCE, TERMINAL
 from .memory import check_fits, estimate_solve_bytes
+from ._state import Params, SolverState
 from .representation import register
 from .tree import GameTree
 
@@ -70,9 +71,9 @@ class HistoryTree:
     Attributes
     ----------
     layout : solvers._layout.Layout
-    state : solvers._cfr_kernel.SolverState
+    state : solvers._state.SolverState
         The kernel's buffers (internal order); read by profiling tools only.
-    params : solvers._cfr_kernel.Params
+    params : solvers._state.Params
     """
 
     def __init__(self, tree, spec, precision, updates, threads):
