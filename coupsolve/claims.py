@@ -12,42 +12,48 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 
 from numba import njit
 
-from .core import emit_action, emit_public, enter_loss, holds_claim, next_living
+from .core import emit_action, emit_public, enter_loss, holds_claim, next_living, two_choices
 from .tables import *  # noqa: F403 (the layout constants and tables)
 from .turn import block_stands, can_block, open_block_round, resolve
 
 
 @njit(cache=True)
-def challenge(P, s, challenged, claim, ev, ne, after_proven, after_failed):
+def challenge(P, s, challenged, claim, ev, ne, after_proven):
     """S_CHALLENGER challenges ``challenged``'s ``claim``; return the new event count.
 
-    The loser of the challenge must lose an influence, then ``after_proven`` or ``after_failed``
-    (``AFTER_*``) follows. With decline_proof a holder of the card decides first (phase PH_PROVE).
+    The loser of the challenge must lose an influence, then ``after_proven`` (``AFTER_*_PROVEN``) or the
+    ``AFTER_*_FAILED`` after it follows. With decline_proof a holder of the card decides first (PH_PROVE).
     """
     if P[P_BOUNTY]:  # the challenger takes the bounty before the challenge is resolved
         s[S_COINS + s[S_CHALLENGER]] += P[P_BOUNTY]
-    if holds_claim(s, challenged, claim):
-        if P[P_DECLINE_PROOF]:
-            # the holder decides (PH_PROVE); a player without the card fails at once, and both emit
-            # the same public outcome, so others cannot tell a declined proof from a bluff
-            s[S_PHASE] = PH_PROVE
-            s[S_CURSOR] = challenged
-            s[S_AFTER] = after_proven
-            return ne
+    holds = holds_claim(s, challenged, claim)
+    if holds and P[P_DECLINE_PROOF]:
+        # the holder decides (PH_PROVE); a player without the card fails at once, and both emit the
+        # same public outcome, so others cannot tell a declined proof from a bluff
+        s[S_PHASE] = PH_PROVE
+        s[S_CURSOR] = challenged
+        s[S_AFTER] = after_proven
+        return ne
+    return _outcome(s, challenged, holds, after_proven, ev, ne)
+
+
+@njit(cache=True, inline="always")
+def _outcome(s, challenged, proved, after_proven, ev, ne):
+    """The challenge's public outcome: the challenger loses an influence to a proof, ``challenged`` to a
+    failure; then AFTER_*_PROVEN or AFTER_*_FAILED (which follows it). Returns the new event count."""
+    if proved:
         ne = emit_public(ev, ne, challenged, CODE_PROVED)
         enter_loss(s, s[S_CHALLENGER], after_proven)
     else:
         ne = emit_public(ev, ne, challenged, CODE_FAILED)
-        enter_loss(s, challenged, after_failed)
+        enter_loss(s, challenged, after_proven + 1)
     return ne
 
 
 @njit(cache=True)
 def challenge_actions(P, s, out):
     """PH_CHALLENGE: Pass or Challenge; returns 2."""
-    out[0] = ACT_PASS
-    out[1] = ACT_CHALLENGE
-    return 2
+    return two_choices(out, ACT_PASS, ACT_CHALLENGE)
 
 
 @njit(cache=True)
@@ -59,9 +65,8 @@ def challenge_step(P, s, action, ev, ne):
     if action == ACT_CHALLENGE:
         s[S_CHALLENGER] = p
         if s[S_TREATY]:
-            return challenge(P, s, actor, CLAIM_TREATY, ev, ne, AFTER_TREATY_PROVEN, AFTER_TREATY_FAILED)
-        return challenge(P, s, actor, ACTION_CLAIM[s[S_ACTION]], ev, ne, AFTER_ACTION_PROVEN,
-                         AFTER_ACTION_FAILED)
+            return challenge(P, s, actor, CLAIM_TREATY, ev, ne, AFTER_TREATY_PROVEN)
+        return challenge(P, s, actor, ACTION_CLAIM[s[S_ACTION]], ev, ne, AFTER_ACTION_PROVEN)
     q = next_living(P, s, p)
     if q != actor:
         s[S_CURSOR] = q
@@ -106,8 +111,7 @@ def block_step(P, s, action, ev, ne):
 @njit(cache=True)
 def block_challenge_actions(P, s, out):
     """PH_BLOCK_CHALLENGE: Pass or Challenge, and for the actor of a blocked Foreign Aid the Treaty."""
-    out[0] = ACT_PASS
-    out[1] = ACT_CHALLENGE
+    two_choices(out, ACT_PASS, ACT_CHALLENGE)
     if (P[P_MARKED] and s[S_CURSOR] == s[S_ACTOR] and s[S_ACTION] == ACT_FOREIGN_AID
             and s[S_MARK + TREATY] != LOC_NONE):
         out[2] = ACT_TREATY  # the actor may override the Duke's block with the Treaty
@@ -130,7 +134,7 @@ def block_challenge_step(P, s, action, ev, ne):
     if action == ACT_CHALLENGE:
         s[S_CHALLENGER] = p
         return challenge(P, s, s[S_BLOCKER], ACTION_CLAIM[ACT_BLOCK + s[S_BLOCK_CHAR]], ev, ne,
-                         AFTER_BLOCK_PROVEN, AFTER_BLOCK_FAILED)
+                         AFTER_BLOCK_PROVEN)
     q = next_living(P, s, p)
     if q == s[S_BLOCKER]:
         q = next_living(P, s, q)
@@ -143,22 +147,13 @@ def block_challenge_step(P, s, action, ev, ne):
 
 @njit(cache=True)
 def prove_actions(P, s, out):
-    """PH_PROVE (decline_proof): Prove or Decline; returns 2."""
-    out[0] = ACT_PROVE
-    out[1] = ACT_DECLINE
-    return 2
+    """PH_PROVE (decline_proof): the challenged player, who holds the card, may Prove it or Decline
+    (and lose the challenge as if bluffing); returns 2."""
+    return two_choices(out, ACT_PROVE, ACT_DECLINE)
 
 
 @njit(cache=True)
 def prove_step(P, s, action, ev, ne):
     """PH_PROVE: the challenged holder proves (the challenger loses) or declines (they lose, as if
     bluffing). Only the outcome is public: a player without the card fails the same way."""
-    p = s[S_CURSOR]
-    after_proven = s[S_AFTER]
-    if action == ACT_PROVE:
-        ne = emit_public(ev, ne, p, CODE_PROVED)
-        enter_loss(s, s[S_CHALLENGER], after_proven)
-    else:
-        ne = emit_public(ev, ne, p, CODE_FAILED)
-        enter_loss(s, p, after_proven + 1)  # AFTER_*_FAILED follows AFTER_*_PROVEN
-    return ne
+    return _outcome(s, s[S_CURSOR], action == ACT_PROVE, s[S_AFTER], ev, ne)

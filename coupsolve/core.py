@@ -157,6 +157,14 @@ def emit_action(ev, ne, s, action):
     return emit_public(ev, ne, current_player(s), action)
 
 
+@njit(cache=True, inline="always")
+def two_choices(out, a, b):
+    """Write the two legal actions ``a < b`` of a fixed choice into ``out``; return 2."""
+    out[0] = a
+    out[1] = b
+    return 2
+
+
 # ---- small transitions ---------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def move_cards(s, src, dst, m):

@@ -24,9 +24,24 @@ module                   what is in it
 =======================  ===================================================================================
 
 Functions mutate the state array they are given and append *events* (what each player observes) to an
-event buffer; nothing else is shared. Arrays: ``P`` the parameters ``int32[P_SIZE]`` (built by
-:meth:`coupsolve.Rules.params`), ``s`` the state ``int32[S_SIZE]``, ``ev`` events ``int32[k, 3]``
-(k >= ``MAX_EVENTS_PER_STEP``), ``buf`` ``int32[MAX_MOVES]`` and ``prob`` ``float64[MAX_MOVES]``.
+event buffer; nothing else is shared. Every kernel takes its arrays as these names (and a function's
+docstring says only what its other arguments are):
+
+``P`` : int32[P_SIZE]
+    The parameters (built by :meth:`coupsolve.Rules.params`; layout in :mod:`coupsolve.tables`).
+``s`` : int32[S_SIZE]
+    The state, advanced in place by a step.
+``out``, ``buf`` : int32[MAX_MOVES]
+    Legal action or chance outcome ids, written from index 0; the count is returned.
+``prob`` : float64[MAX_MOVES]
+    The chance outcomes' probabilities, beside ``out``.
+``ev`` : int32[k, 3], k >= MAX_EVENTS_PER_STEP
+    Event rows ``(owner, private_token, public_token)``; ``ne`` rows are in use, and a step returns the
+    new count.
+
+Each phase group offers, per phase, ``<phase>_actions(P, s, out)`` (decisions) or
+``<phase>_outcomes(P, s, out, prob)`` (chance) beside ``<phase>_step(P, s, action, ev, ne)``;
+:func:`legal_actions`, :func:`chance_outcomes` and ``_step`` below dispatch on ``s[S_PHASE]``.
 """
 
 from numba import njit
@@ -40,7 +55,7 @@ from .core import (current_player, deck_size, in_game, influence, is_chance, is_
 from .deal import (choose_actions, choose_step, deal_outcomes, deal_step, event_deal_outcomes,
                    event_deal_step, reset, start_outcomes, start_step)
 from .eventmat import flip_outcomes, flip_step
-from .exchange import draw_outcomes_exchange, exchange_draw_step, keep_actions, keep_step
+from .exchange import exchange_draw_outcomes, exchange_draw_step, keep_actions, keep_step
 from .influence import lose_actions, lose_step, replace_outcomes, replace_step, returns  # noqa: F401
 from .tables import *  # noqa: F403 (the layout constants, tables and bounds, re-exported)
 from .turn import turn_actions, turn_step, vengeance_actions, vengeance_step
@@ -49,8 +64,21 @@ from .variants import faction_actions, faction_step
 
 @njit(cache=True)
 def legal_actions(P, s, out):
-    """Fill ``out`` (``int32[MAX_MOVES]``) with the legal actions of decision node ``s``, sorted
-    ascending; return how many (0 at chance and terminal nodes)."""
+    """The legal actions of a decision node, sorted ascending.
+
+    Parameters
+    ----------
+    P : int32[P_SIZE]
+    s : int32[S_SIZE]
+        A decision node (read only).
+    out : int32[MAX_MOVES]
+        Receives the action ids from index 0.
+
+    Returns
+    -------
+    int
+        How many actions were written (0 at chance and terminal nodes).
+    """
     ph = s[S_PHASE]
     if ph == PH_TURN:
         return turn_actions(P, s, out)
@@ -77,15 +105,30 @@ def legal_actions(P, s, out):
 
 @njit(cache=True)
 def chance_outcomes(P, s, out, prob):
-    """Fill ``out`` (``int32[MAX_MOVES]``) and ``prob`` (``float64[MAX_MOVES]``) with the outcomes of
-    chance node ``s`` and their probabilities, sorted by id; return how many."""
+    """The outcomes of a chance node and their probabilities, sorted by id.
+
+    Parameters
+    ----------
+    P : int32[P_SIZE]
+    s : int32[S_SIZE]
+        A chance node (read only).
+    out : int32[MAX_MOVES]
+        Receives the outcome ids from index 0.
+    prob : float64[MAX_MOVES]
+        Receives their probabilities (summing to 1).
+
+    Returns
+    -------
+    int
+        How many outcomes were written (0 at decision and terminal nodes).
+    """
     ph = s[S_PHASE]
     if ph == PH_DEAL or ph == PH_DEAL_ONE:
         return deal_outcomes(P, s, out, prob)
     if ph == PH_REPLACE:
         return replace_outcomes(P, s, out, prob)
     if ph == PH_EXCHANGE_DRAW:
-        return draw_outcomes_exchange(P, s, out, prob)
+        return exchange_draw_outcomes(P, s, out, prob)
     if ph == PH_START_SEAT:
         return start_outcomes(P, s, out, prob)
     if ph == PH_FLIP:
@@ -159,17 +202,50 @@ def _settle(P, s, ev, ne, buf, prob):
 
 @njit(cache=True)
 def initial_state(P, s, ev, buf, prob):
-    """Fill ``s`` with the state before the first chance event or decision that is not forced; return
-    the number of events written to ``ev``."""
+    """Fill ``s`` with the first state that is not a forced step.
+
+    Parameters
+    ----------
+    P : int32[P_SIZE]
+    s : int32[S_SIZE]
+        Overwritten with the state.
+    ev : int32[k, 3]
+        Receives the events of the forced steps taken (k >= MAX_EVENTS_PER_STEP).
+    buf, prob : int32[MAX_MOVES], float64[MAX_MOVES]
+        Scratch.
+
+    Returns
+    -------
+    int
+        The number of events written to ``ev``.
+    """
     reset(P, s)
     return _settle(P, s, ev, 0, buf, prob)
 
 
 @njit(cache=True)
 def apply(P, s, action, ev, ne, buf, prob):
-    """Apply a legal action or chance outcome, then every forced step; return the new event count.
+    """Apply a legal action or chance outcome, then every forced step (one choice, one outcome; a forced
+    Coup is still asked). The caller checks legality (:func:`legal_actions`, :func:`chance_outcomes`).
 
-    The caller checks legality (see :func:`legal_actions` / :func:`chance_outcomes`).
+    Parameters
+    ----------
+    P : int32[P_SIZE]
+    s : int32[S_SIZE]
+        The state, advanced in place.
+    action : int
+        The action or chance outcome id.
+    ev : int32[k, 3]
+        The event buffer; rows from ``ne`` on receive the events (k >= ne + MAX_EVENTS_PER_STEP).
+    ne : int
+        Rows of ``ev`` already in use.
+    buf, prob : int32[MAX_MOVES], float64[MAX_MOVES]
+        Scratch.
+
+    Returns
+    -------
+    int
+        The new number of rows of ``ev`` in use.
     """
     ne = _step(P, s, action, ev, ne)
     return _settle(P, s, ev, ne, buf, prob)

@@ -16,7 +16,7 @@ from .tables import *  # noqa: F403 (the layout constants and tables)
 
 
 @njit(cache=True)
-def draw_outcomes_exchange(P, s, out, prob):
+def exchange_draw_outcomes(P, s, out, prob):
     """PH_EXCHANGE_DRAW: two cards from the Court deck (fewer when a reduced deck runs short)."""
     return draw_outcomes(P, s, min(2, deck_size(s)), out, prob)
 

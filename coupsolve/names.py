@@ -1,8 +1,13 @@
-"""Names of actions, chance outcomes and observation tokens, exactly as RULES.md spells them."""
+"""Names of actions, chance outcomes and observation tokens, exactly as the rules documentation spells them.
+
+Plain Python over the id layout of :mod:`coupsolve.tables` (no numba): ``action_name(16 + 1)`` is
+``'Steal p1'``, ``chance_name(5, PH_DEAL)`` is ``'Deal Duke+Duke'``, ``token_name`` renders an observation
+token. :func:`canonical_name` folds a typed name to the form these functions print.
+"""
 
 from __future__ import annotations
 
-from . import engine as E
+from . import tables as E
 from .rules import CHARACTERS
 
 
@@ -16,7 +21,7 @@ def multiset_name(m: int, mask: int = 0) -> str:
 def card_name(c: int, marked: bool = False) -> str:
     """'Ambassador', or with its mark 'Ambassador (Inheritance)'."""
     if marked:
-        return f"{CHARACTERS[c]} ({E.MARK_NAMES[int(E.mark_of(c))]})"
+        return f"{CHARACTERS[c]} ({E.MARK_NAMES[int(E.CHAR_MARK[c])]})"
     return CHARACTERS[c]
 
 
@@ -24,69 +29,51 @@ def _cards_name(cards, mask: int) -> str:
     """Cards in canonical order, the plain copy of a character before its marked copy."""
     names = []
     for i, c in enumerate(cards):
-        m = int(E.mark_of(c))
+        m = int(E.CHAR_MARK[c])
         last = i + 1 == len(cards) or cards[i + 1] != c
         names.append(card_name(c, m >= 0 and (mask >> m) & 1 and last))
     return "+".join(names)
 
 
+def _action_names() -> tuple[str, ...]:
+    """The name of every player action id, in id order (the layout of :mod:`coupsolve.tables`)."""
+    seats = range(E.MAXP)
+    blocks = [  # (first id of the block, its names)
+        (E.ACT_INCOME, E.KIND_NAMES[:E.ACT_COUP]),
+        (E.ACT_COUP, [f"{kind} p{t}" for kind in ("Coup", "Assassinate", "Steal") for t in seats]),
+        (E.ACT_PASS, ["Pass", "Challenge"]),
+        (E.ACT_BLOCK, [f"Block {c}" for c in CHARACTERS]),
+        (E.ACT_LOSE, [f"Lose {c}" for c in CHARACTERS]),
+        (E.ACT_KEEP, [f"Keep {multiset_name(m)}" for m in range(E.NUM_MULTISETS)]),
+        (E.ACT_CHOOSE, [f"Choose {c}" for c in CHARACTERS]),
+        (E.ACT_SCOUP, [f"Coup p{t} {c}" for t in seats for c in CHARACTERS]),
+        (E.ACT_DEFECT, ["Defect", "Faction Up", "Faction Down", "Pay", "Prove", "Decline", "Treaty"]),
+        (E.ACT_VENGEANCE, [f"Vengeance p{t}" for t in seats]),
+        (E.ACT_LOSE_MARKED, [f"Lose {card_name(int(c), True)}" for c in E.MARK_CHAR]),
+        (E.ACT_KEEP_MARKED, [f"Keep {multiset_name(int(m), int(mask))}" for m, mask in zip(E.KM_M, E.KM_MASK)]),
+    ]
+    names = []
+    for first, block in blocks:
+        assert len(names) == first, f"action names out of step with the id layout at {first}"
+        names += block
+    assert len(names) == E.NUM_ACTIONS and names[E.ACT_PAY] == "Pay"
+    return tuple(names)
+
+
+ACTION_NAMES = _action_names()
+
+
 def action_name(action: int, pay: int | None = None) -> str:
-    """Name of a player action id (see :mod:`coupsolve.engine` for the id layout).
+    """Name of a player action id (``0 <= action < NUM_ACTIONS``; layout in :mod:`coupsolve.tables`).
 
     ``pay`` is the challenge buyout's amount, part of the name ``Pay 5`` (just ``Pay`` when not given).
     """
     a = int(action)
-    if a == E.ACT_INCOME:
-        return "Income"
-    if a == E.ACT_FOREIGN_AID:
-        return "Foreign Aid"
-    if a == E.ACT_TAX:
-        return "Tax"
-    if a == E.ACT_EXCHANGE:
-        return "Exchange"
-    if E.ACT_COUP <= a < E.ACT_ASSASSINATE:
-        return f"Coup p{a - E.ACT_COUP}"
-    if E.ACT_ASSASSINATE <= a < E.ACT_STEAL:
-        return f"Assassinate p{a - E.ACT_ASSASSINATE}"
-    if E.ACT_STEAL <= a < E.ACT_PASS:
-        return f"Steal p{a - E.ACT_STEAL}"
-    if a == E.ACT_PASS:
-        return "Pass"
-    if a == E.ACT_CHALLENGE:
-        return "Challenge"
-    if E.ACT_BLOCK <= a < E.ACT_LOSE:
-        return f"Block {CHARACTERS[a - E.ACT_BLOCK]}"
-    if E.ACT_LOSE <= a < E.ACT_KEEP:
-        return f"Lose {CHARACTERS[a - E.ACT_LOSE]}"
-    if E.ACT_KEEP <= a < E.ACT_CHOOSE:
-        return f"Keep {multiset_name(a - E.ACT_KEEP)}"
-    if E.ACT_CHOOSE <= a < E.ACT_SCOUP:
-        return f"Choose {CHARACTERS[a - E.ACT_CHOOSE]}"
-    if E.ACT_SCOUP <= a < E.ACT_DEFECT:
-        t, c = divmod(a - E.ACT_SCOUP, E.NCH)
-        return f"Coup p{t} {CHARACTERS[c]}"
-    if a == E.ACT_DEFECT:
-        return "Defect"
-    if a == E.ACT_FACTION:
-        return "Faction Up"
-    if a == E.ACT_FACTION + 1:
-        return "Faction Down"
-    if a == E.ACT_PAY:
-        return "Pay" if not pay else f"Pay {int(pay)}"
-    if a == E.ACT_PROVE:
-        return "Prove"
-    if a == E.ACT_DECLINE:
-        return "Decline"
-    if a == E.ACT_TREATY:
-        return "Treaty"
-    if E.ACT_VENGEANCE <= a < E.ACT_LOSE_MARKED:
-        return f"Vengeance p{a - E.ACT_VENGEANCE}"
-    if E.ACT_LOSE_MARKED <= a < E.ACT_KEEP_MARKED:
-        return f"Lose {card_name(int(E.MARK_CHAR[a - E.ACT_LOSE_MARKED]), True)}"
-    if E.ACT_KEEP_MARKED <= a < E.NUM_ACTIONS:
-        j = a - E.ACT_KEEP_MARKED
-        return f"Keep {multiset_name(int(E.KM_M[j]), int(E.KM_MASK[j]))}"
-    raise ValueError(f"{action!r} is not a Coup action id (0 to {E.NUM_ACTIONS - 1})")
+    if not 0 <= a < E.NUM_ACTIONS:
+        raise ValueError(f"{action!r} is not a Coup action id (0 to {E.NUM_ACTIONS - 1})")
+    if a == E.ACT_PAY and pay:
+        return f"Pay {int(pay)}"
+    return ACTION_NAMES[a]
 
 
 def event_multiset_name(i: int, mask: int = 0) -> str:
@@ -149,10 +136,10 @@ def token_name(token: int, pay: int | None = None) -> str:
 def _variant_token(who: str, code: int) -> str:
     if E.CODE_SHOW <= code < E.CODE_MISSED:
         return f"{who} shows {multiset_name(code - E.CODE_SHOW)}"
-    if E.CODE_FLIP <= code < E.CODE_EVENTS:
-        return f"Flip {CHARACTERS[code - E.CODE_FLIP]}"
+    if E.CODE_FLIP <= code < E.CODE_EVENTS:  # the public flip token names the flip outcome
+        return chance_name(E.CH_FLIP + code - E.CODE_FLIP, E.PH_FLIP)
     if E.CODE_FLIP_MARKED <= code < E.CODE_MARKS:
-        return f"Flip {card_name(int(E.MARK_CHAR[code - E.CODE_FLIP_MARKED]), True)}"
+        return chance_name(E.CH_FLIP_MARKED + code - E.CODE_FLIP_MARKED, E.PH_FLIP)
     if E.CODE_MARKS <= code < E.CODE_HIDDEN_MARKS:
         mask = code - E.CODE_MARKS
         marked = [card_name(int(E.MARK_CHAR[k]), True) for k in range(3) if mask >> k & 1]

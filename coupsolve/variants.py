@@ -10,7 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 
 from numba import njit
 
-from .core import emit, emit_action, enter_loss, in_game, influence, marks_at, next_living, pair_code
+from .core import emit, emit_action, enter_loss, in_game, influence, marks_at, next_living, pair_code, two_choices
 from .flow import end_turn, next_turn
 from .tables import *  # noqa: F403 (the layout constants and tables)
 
@@ -42,9 +42,7 @@ def faction_targets(P, s, a, tmask):
 @njit(cache=True)
 def faction_actions(P, s, out):
     """PH_FACTION: Faction Up or Faction Down; returns 2."""
-    out[0] = ACT_FACTION
-    out[1] = ACT_FACTION + 1
-    return 2
+    return two_choices(out, ACT_FACTION, ACT_FACTION + 1)
 
 
 @njit(cache=True)
