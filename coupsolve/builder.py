@@ -67,9 +67,10 @@ class NodeArrays(NamedTuple):
     """The per-node arrays the walk fills (all empty when it only counts).
 
     ``level_count`` (int64, one per level, counting walk only), ``level_start`` (int64, levels + 1),
-    then, one entry per node, ``node_kind``, ``node_player`` (int8), ``node_infoset`` (int32),
-    ``child_start`` (int64), ``num_children`` (int32), ``chance_prob``, ``payoff`` (float64) and
-    ``context`` (int32, or empty when not wanted).
+    then, one entry per node: what the node is, ``node_kind``, ``node_player`` (int8),
+    ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (int32, or empty when not wanted);
+    where its children are, ``child_start`` (int64), ``num_children`` (int32); the probability of the
+    edge into it, ``chance_prob`` (float64).
     """
 
     level_count: np.ndarray
@@ -77,11 +78,11 @@ class NodeArrays(NamedTuple):
     node_kind: np.ndarray
     node_player: np.ndarray
     node_infoset: np.ndarray
+    payoff: np.ndarray
+    context: np.ndarray
     child_start: np.ndarray
     num_children: np.ndarray
     chance_prob: np.ndarray
-    payoff: np.ndarray
-    context: np.ndarray
 
 
 class InfosetArrays(NamedTuple):
@@ -277,7 +278,9 @@ class TreeSize(NamedTuple):
 def _empty_nodes(level_count):
     e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
                         np.zeros(0, np.float64))
-    return NodeArrays(level_count, e64, e8, e8, e32, e64, e32, ef, ef, e32)
+    return NodeArrays(level_count=level_count, level_start=e64, node_kind=e8, node_player=e8,
+                      node_infoset=e32, payoff=ef, context=e32, child_start=e64, num_children=e32,
+                      chance_prob=ef)
 
 
 def _empty_infosets():
@@ -325,9 +328,12 @@ def _allocate(size, context):
     level_start[1:] = np.cumsum(size.levels)
     chance_prob = np.empty(n, np.float64)
     chance_prob[0] = 1.0
-    out = NodeArrays(np.zeros(0, np.int64), level_start, np.empty(n, np.int8), np.empty(n, np.int8),
-                     np.empty(n, np.int32), np.empty(n, np.int64), np.empty(n, np.int32), chance_prob,
-                     np.zeros(n, np.float64), np.zeros(n if context else 0, np.int32))
+    out = NodeArrays(level_count=np.zeros(0, np.int64), level_start=level_start,
+                     node_kind=np.empty(n, np.int8), node_player=np.empty(n, np.int8),
+                     node_infoset=np.empty(n, np.int32), payoff=np.zeros(n, np.float64),
+                     context=np.zeros(n if context else 0, np.int32),
+                     child_start=np.empty(n, np.int64), num_children=np.empty(n, np.int32),
+                     chance_prob=chance_prob)
     iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
                          np.empty(dn, np.int64), np.empty(da, np.int32))
     return out, iset

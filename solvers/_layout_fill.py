@@ -21,25 +21,25 @@ from .kinds import CHANCE, SEG_CHANCE, TERMINAL, EDGE_ROOT
 class FillOut(NamedTuple):
     """Arrays :func:`fill` writes (see :mod:`solvers._layout` for their meaning).
 
-    ``node``, ``child``, ``aux``, ``par``, ``edge``: index dtype (uint32 or
-    uint64), one per non-terminal. ``cprob``: float64, one per chance edge.
-    ``seg_start`` (int64, ``max_segments + 1``), ``seg_kind`` (int8) and
-    ``seg_nc`` (int64, ``max_segments``): the segments. ``part_seg``: int64,
-    shape ``(levels, parts + 1)``. Per information set: ``first`` (int64),
+    The segments: ``seg_start`` (int64, ``max_segments + 1``), ``seg_kind``
+    (int8) and ``seg_nc`` (int64, ``max_segments``), ``part_seg`` (int64,
+    shape ``(levels, parts + 1)``). ``cprob``: float64, one per chance edge.
+    Per non-terminal: ``node``, ``child``, ``aux``, ``par``, ``edge`` (index
+    dtype, uint32 or uint64). Per information set: ``first`` (int64),
     ``count`` (float64), ``parent_seq`` (int64, all -2 on entry). Per action:
     ``action_infoset`` (int32).
     """
 
+    seg_start: np.ndarray
+    seg_kind: np.ndarray
+    seg_nc: np.ndarray
+    part_seg: np.ndarray
+    cprob: np.ndarray
     node: np.ndarray
     child: np.ndarray
     aux: np.ndarray
     par: np.ndarray
     edge: np.ndarray
-    cprob: np.ndarray
-    seg_start: np.ndarray
-    seg_kind: np.ndarray
-    seg_nc: np.ndarray
-    part_seg: np.ndarray
     first: np.ndarray
     count: np.ndarray
     parent_seq: np.ndarray

@@ -67,15 +67,16 @@ class SolverState(NamedTuple):
 class Params(NamedTuple):
     """The algorithm's scalars (:class:`solvers.algorithms.AlgorithmSpec`) and the update scheme.
 
-    ``plus``, ``discount``, ``predictive`` (bool), ``alpha``, ``beta``,
-    ``gamma`` (float): as in :class:`~solvers.algorithms.AlgorithmSpec`.
-    ``simultaneous`` (bool): both players from one pass.
+    The flags first, then the exponents. ``plus``, ``discount``,
+    ``predictive`` (bool), ``alpha``, ``beta``, ``gamma`` (float): as in
+    :class:`~solvers.algorithms.AlgorithmSpec`. ``simultaneous`` (bool):
+    both players from one pass.
     """
 
     plus: bool
     discount: bool
+    predictive: bool
+    simultaneous: bool
     alpha: float
     beta: float
     gamma: float
-    predictive: bool
-    simultaneous: bool

@@ -272,6 +272,11 @@ def expected_values(tree, policy):
     return np.array([ev0, -ev0])
 
 
+def _br_values(tree, policy):
+    """``(br0, br1, ev0)`` of a flat policy (validated), with a fresh workspace."""
+    return _values(check_policy(tree, policy), _Workspace(tree))
+
+
 def nash_conv(tree, policy):
     """NashConv: the sum over players of what a best response gains.
 
@@ -284,18 +289,12 @@ def nash_conv(tree, policy):
     policy : array_like, float64, shape (num_actions,)
         Flat policy, or a ``SolveResult``.
     """
-    sigma = check_policy(tree, policy)
-    return nash_conv_of(*_values(sigma, _Workspace(tree)))
+    return nash_conv_of(*_br_values(tree, policy))
 
 
 def exploitability(tree, policy):
     """``nash_conv(tree, policy) / 2``, OpenSpiel's two-player convention (:func:`exploitability_of`).
 
-    Parameters
-    ----------
-    tree : GameTree
-    policy : array_like, float64, shape (num_actions,)
-        Flat policy, or a ``SolveResult``.
+    Arguments as for :func:`nash_conv`.
     """
-    sigma = check_policy(tree, policy)
-    return exploitability_of(*_values(sigma, _Workspace(tree)))
+    return exploitability_of(*_br_values(tree, policy))

@@ -85,8 +85,9 @@ class HistoryTree:
         self.layout = lay = layout_for(tree)
         self.parts = lay.parts(threads)
         self.threads = threads
-        self.params = Params(spec.plus, spec.discount, spec.alpha, spec.beta, spec.gamma,
-                             spec.predictive, updates == "simultaneous")
+        self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
+                             simultaneous=updates == "simultaneous", alpha=spec.alpha,
+                             beta=spec.beta, gamma=spec.gamma)
         dtype = np.float32 if precision == "float32" else np.float64
         num_nt = lay.node.shape[0]
         # The strategy (internal order), the chance probabilities and a 1: the
