@@ -1,5 +1,6 @@
 """The command line, end to end in a subprocess."""
 
+import importlib
 import json
 import subprocess
 import sys
@@ -129,6 +130,37 @@ def test_speed_options_reach_the_solver():
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout.strip().splitlines()[-1])
     assert data["exploitability"] <= 0.01
+    # what the solve ran with: the turn-limit-1 tree is below the size where threads pay, so one thread
+    assert "precision" in data, "solve --json reports what the solver ran with: SolveResult.options"
+    assert (data["precision"], data["updates"], data["threads"]) == ("float32", "simultaneous", 1)
+
+
+def _solve_json(capsys, *flags):
+    """``solve --json`` in this process: the report, a dict. (The influence payoff's values are not
+    exact in float32, unlike the draw payoff's at turn limit 1, so the precision shows in the result.)"""
+    assert main(["solve", "--turn-limit", "1", "--limit-payoff", "influence", "--iterations", "10",
+                 "--check-every", "10", "--json", "--no-progress", *flags]) == 0
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_each_speed_option_changes_the_solve(monkeypatch, capsys):
+    monkeypatch.setattr(importlib.import_module("solvers.history"), "PARALLEL_MIN_HISTORIES", 0)
+    base = _solve_json(capsys)
+    assert (base["precision"], base["updates"], base["threads"]) == ("float64", "alternating", 1)
+    assert (base["algorithm"], base["iterations"]) == ("cfr+", 10)
+    # float32 buffers round differently: the same curve to about 1e-6, not to the last digit
+    f32 = _solve_json(capsys, "--precision", "float32")
+    assert f32["precision"] == "float32"
+    assert f32["exploitability"] == pytest.approx(base["exploitability"], rel=1e-4)
+    assert f32["exploitability"] != base["exploitability"]
+    # simultaneous updates are another algorithm's iterates
+    sim = _solve_json(capsys, "--updates", "simultaneous")
+    assert sim["updates"] == "simultaneous"
+    assert sim["exploitability"] != pytest.approx(base["exploitability"], rel=1e-3)
+    if numba.config.NUMBA_NUM_THREADS >= 2:
+        two = _solve_json(capsys, "--threads", "2")
+        assert two["threads"] == 2
+        assert two["exploitability"] == pytest.approx(base["exploitability"], rel=1e-9)
 
 
 def test_foreign_file_is_refused(tmp_path):
