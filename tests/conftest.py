@@ -6,13 +6,21 @@ import pytest
 from solvers import GameTree
 
 
+def _game_and_tree(game_string):
+    game = pyspiel.load_game(game_string)
+    return game, GameTree.from_openspiel(game)
+
+
 @pytest.fixture(scope="session")
 def kuhn():
-    game = pyspiel.load_game("kuhn_poker")
-    return game, GameTree.from_openspiel(game)
+    return _game_and_tree("kuhn_poker")
 
 
 @pytest.fixture(scope="session")
 def leduc():
-    game = pyspiel.load_game("leduc_poker")
-    return game, GameTree.from_openspiel(game)
+    return _game_and_tree("leduc_poker")
+
+
+@pytest.fixture(scope="session")
+def liars_dice():
+    return _game_and_tree("liars_dice(numdice=1)")

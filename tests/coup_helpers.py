@@ -30,7 +30,7 @@ SMALL_RULES = [
 
 
 def play(rules, names, state=None):
-    """Apply RULES.md action names in order (chance outcomes too); return the state."""
+    """Apply action names (docs/rules.md) in order (chance outcomes too); return the state."""
     if state is None:
         state = coupsolve.load_game(rules).new_initial_state()
     for name in names:
@@ -94,3 +94,31 @@ def histories(game, policy=None):
             moves = policy.action_probabilities(state).items()
         for a, p in moves:
             stack.append((state.child(a), reach * p, path + ((player, state.action_to_string(player, a)),)))
+
+
+def play_randomly(state, rng, before_move=None):
+    """Play uniformly random legal moves (chance outcomes by their probabilities) until the game ends.
+
+    ``rng`` is a ``numpy.random.Generator``; ``before_move(state)``, if given, is called before every
+    move. Returns the terminal state.
+    """
+    while not state.is_terminal():
+        if before_move is not None:
+            before_move(state)
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state
+
+
+def views(state, player):
+    """Everything ``player`` is shown: information-state and observation strings and tensors."""
+    return [state.information_state_string(player), state.information_state_tensor(player),
+            state.observation_string(player), state.observation_tensor(player)]
+
+
+def same_views(a, b):
+    """Whether two ``views`` lists are equal (strings exactly, tensors element by element)."""
+    return all((np.array_equal(x, y) if not isinstance(x, str) else x == y) for x, y in zip(a, b))

@@ -9,7 +9,7 @@ import pytest
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
-from coup_helpers import play
+from coup_helpers import play, play_randomly, same_views, views
 
 GRID = [
     "python_coup(players=2,turn_limit=3)",
@@ -33,19 +33,16 @@ def test_random_sim(game_string):
 def test_clone_pickle_and_serialize_round_trips(game_string):
     game = pyspiel.load_game(game_string)
     rng = np.random.default_rng(7)
-    state = game.new_initial_state()
-    while not state.is_terminal():
+
+    def copies_are_equal(state):
         for copy in (state.clone(), pickle.loads(pickle.dumps(state)),
                      pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))[1]):
             assert str(copy) == str(state)
             assert copy.history() == state.history()
             for p in range(game.num_players()):
                 assert copy.information_state_string(p) == state.information_state_string(p)
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+
+    play_randomly(game.new_initial_state(), rng, copies_are_equal)
     assert pickle.loads(pickle.dumps(game)).rules == game.rules
 
 
@@ -66,13 +63,7 @@ def test_max_game_length_bounds_every_game(limit):
     assert game.max_game_length() == 4 + limit * (2 * 2 + 4)
     rng = np.random.default_rng(limit)
     for _ in range(30):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-            else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
+        state = play_randomly(game.new_initial_state(), rng)
         assert len(state.history()) <= game.max_game_length()
         assert state.turn <= limit
 
@@ -138,16 +129,6 @@ def test_bad_game_strings_and_actions():
 
 
 # ---- information hiding ----------------------------------------------------------------------------
-def _views(state, player):
-    """Everything ``player`` is shown: information-state and observation strings and tensors."""
-    return [state.information_state_string(player), state.information_state_tensor(player),
-            state.observation_string(player), state.observation_tensor(player)]
-
-
-def _same(a, b):
-    return all((np.array_equal(x, y) if not isinstance(x, str) else x == y) for x, y in zip(a, b))
-
-
 @pytest.mark.parametrize("script_a,script_b,hidden_from", [
     # p1's dealt hand differs; p1's Exchange draw and keep differ
     (["Deal Duke+Captain", "Deal Contessa+Contessa", "Income", "Exchange", "Pass", "Draw Duke+Assassin",
@@ -161,17 +142,17 @@ def _same(a, b):
 def test_private_cards_do_not_leak(script_a, script_b, hidden_from):
     rules = Rules()
     a, b = play(rules, script_a), play(rules, script_b)
-    assert _same(_views(a, hidden_from), _views(b, hidden_from))
+    assert same_views(views(a, hidden_from), views(b, hidden_from))
     other = 1 - hidden_from
-    assert not _same(_views(a, other), _views(b, other))
+    assert not same_views(views(a, other), views(b, other))
 
 
 def test_selection_choice_is_private():
     rules = Rules.two_player_selection(turn_limit=3)
     a = play(rules, ["Choose Duke", "Choose Captain", "Deal Ambassador", "Deal Contessa"])
     b = play(rules, ["Choose Assassin", "Choose Captain", "Deal Ambassador", "Deal Contessa"])
-    assert _same(_views(a, 1), _views(b, 1))
-    assert not _same(_views(a, 0), _views(b, 0))
+    assert same_views(views(a, 1), views(b, 1))
+    assert not same_views(views(a, 0), views(b, 0))
     # even before the deal: p1 choosing does not see p0's choice
     assert (play(rules, ["Choose Duke"]).information_state_string(1)
             == play(rules, ["Choose Contessa"]).information_state_string(1))

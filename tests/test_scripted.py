@@ -1,4 +1,4 @@
-"""Scripted games through RULES.md action names, one per tricky rule (golden transcripts)."""
+"""Scripted games through the action names of docs/rules.md, one per tricky rule (golden transcripts)."""
 
 import pytest
 

@@ -1,13 +1,12 @@
 """Best response, NashConv, exploitability and values against OpenSpiel."""
 
 import numpy as np
-import pyspiel
 import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 from open_spiel.python.algorithms import expected_game_score
 
 import solvers
-from solvers import GameTree, to_openspiel_policy
+from solvers import to_openspiel_policy
 
 
 def random_policy(tree, seed, zeros=True):
@@ -61,9 +60,8 @@ def test_values_equal_openspiel_on_leduc(leduc):
     assert np.allclose(solvers.expected_values(tree, policy), reference, atol=1e-12, rtol=0)
 
 
-def test_exploitability_equals_openspiel_on_liars_dice():
-    game = pyspiel.load_game("liars_dice(numdice=1)")
-    tree = GameTree.from_openspiel(game)
+def test_exploitability_equals_openspiel_on_liars_dice(liars_dice):
+    game, tree = liars_dice
     result = solvers.solve(tree, "cfr+", iterations=10, check_every=10, progress=False)
     expected = os_exploitability.exploitability(game, result.to_openspiel_policy(game))
     assert expected > 1e-3  # far from solved: a meaningful comparison

@@ -4,12 +4,11 @@ import importlib
 
 import numba
 import numpy as np
-import pyspiel
 import pytest
 from open_spiel.python.algorithms import cfr as os_cfr
 
 import solvers
-from solvers import GameTree, from_openspiel_policy
+from solvers import from_openspiel_policy
 from solvers._layout import PARTS, layout_for
 from solvers.kinds import CHANCE, SEG_CHANCE, TERMINAL
 from solvers.checkpoint import load_checkpoint
@@ -24,12 +23,6 @@ history_module = importlib.import_module("solvers.history")  # the GameTree repr
 def parallel_small_trees(monkeypatch):
     """Let the test trees (far below PARALLEL_MIN_HISTORIES) run on several threads."""
     monkeypatch.setattr(history_module, "PARALLEL_MIN_HISTORIES", 0)
-
-
-@pytest.fixture(scope="module")
-def liars_dice():
-    game = pyspiel.load_game("liars_dice(numdice=1)")
-    return game, GameTree.from_openspiel(game)
 
 
 def test_default_options_are_the_openspiel_exact_mode(leduc):

@@ -1,22 +1,12 @@
-"""The variants of RULES.md: scripted games through action names, one rule at a time, and the
+"""The variants of docs/rules.md: scripted games through action names, one rule at a time, and the
 information each variant hides."""
 
-import numpy as np
 import pyspiel
 import pytest
 
 import coupsolve
 from coupsolve import Rules
-from coup_helpers import legal_names, play
-
-
-def _views(state, player):
-    return [state.information_state_string(player), state.information_state_tensor(player),
-            state.observation_string(player), state.observation_tensor(player)]
-
-
-def _same(a, b):
-    return all((np.array_equal(x, y) if not isinstance(x, str) else x == y) for x, y in zip(a, b))
+from coup_helpers import legal_names, play, same_views, views
 
 
 # ---- Blocking Contessa ----------------------------------------------------------------------------
@@ -161,8 +151,8 @@ def test_a_declined_proof_looks_like_a_bluff_to_everyone_else():
                               "Lose Captain"])
     bluffed = play(DECLINE, ["Deal Assassin+Captain", "Deal Contessa+Ambassador", "Tax", "Challenge",
                              "Lose Captain"])
-    assert _same(_views(declined, 1), _views(bluffed, 1))
-    assert not _same(_views(declined, 0), _views(bluffed, 0))
+    assert same_views(views(declined, 1), views(bluffed, 1))
+    assert not same_views(views(declined, 0), views(bluffed, 0))
     # a block can be declined too: the blocker then loses and the action resolves
     s = play(DECLINE, ["Deal Duke+Captain", "Deal Contessa+Ambassador", "Assassinate p1", "Pass",
                        "Block Contessa", "Challenge", "Decline", "Lose Contessa"])
@@ -193,8 +183,8 @@ def test_a_missed_selective_coup_shows_the_hand_to_the_couper_only():
     assert "p1 shows Duke+Contessa" in a.information_state_string(0)
     assert "p1 missed by the Coup" in a.information_state_string(2)
     assert "shows" not in a.information_state_string(2) and "shows" not in a.information_state_string(1)
-    assert _same(_views(a, 2), _views(b, 2))  # the bystander cannot tell the two hands apart
-    assert not _same(_views(a, 0), _views(b, 0))
+    assert same_views(views(a, 2), views(b, 2))  # the bystander cannot tell the two hands apart
+    assert not same_views(views(a, 0), views(b, 0))
 
 
 def test_the_forced_coup_is_selective_too():
@@ -324,7 +314,7 @@ def test_event_cards_are_hidden_from_everyone_until_flipped():
     b = play(EVENTS, ["Deal Duke+Captain", "Deal Contessa+Ambassador",
                       "Events Assassin+Ambassador+Ambassador+Duke", "Flip Assassin"])
     for p in (0, 1):
-        assert _same(_views(a, p), _views(b, p))
+        assert same_views(views(a, p), views(b, p))
         assert "event cards dealt; Flip Assassin" in a.information_state_string(p)
 
 
@@ -372,8 +362,8 @@ def test_deals_tell_the_marked_copies_apart():
 def test_marks_are_private_until_the_card_is_turned_up():
     a = play(MARKED, ["Deal Duke+Ambassador (Inheritance)", "Deal Captain+Contessa", "Income"])
     b = play(MARKED, ["Deal Duke+Ambassador", "Deal Captain+Contessa", "Income"])
-    assert _same(_views(a, 1), _views(b, 1))
-    assert not _same(_views(a, 0), _views(b, 0))
+    assert same_views(views(a, 1), views(b, 1))
+    assert not same_views(views(a, 0), views(b, 0))
     play(MARKED, ["Coup p0", "Lose Ambassador (Inheritance)"], a)
     assert "p0 Lose Ambassador (Inheritance)" in a.information_state_string(1)
 
