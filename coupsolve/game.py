@@ -366,7 +366,8 @@ class CoupObserver:
         elif self.public:
             pieces += [("phase", E.NUM_PHASES, (E.NUM_PHASES,)), ("actor", n, (n,)), ("cursor", n, (n,)),
                        ("target", n, (n,)), ("challenger", n, (n,)), ("blocker", n, (n,)),
-                       ("action", len(E.KIND_NAMES), (len(E.KIND_NAMES),)), ("block", E.NCH, (E.NCH,)), ("turn", 1, (1,)),
+                       ("action", len(E.KIND_NAMES), (len(E.KIND_NAMES),)), ("block", E.NCH, (E.NCH,)),
+                       ("turn", 1, (1,)),
                        ("coins", n, (n,)), ("influence", n, (n,)), ("face_up", n * E.NCH, (n, E.NCH)),
                        ("deck", 1, (1,))]
             if self.private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
@@ -471,7 +472,7 @@ class CoupObserver:
 def _declared(s) -> str:
     """'p0 Steal p1': the declared action of the engine state ``s`` with its actor and target."""
     a = s[E.S_ACTION]
-    if a in (E.ACT_COUP, E.ACT_ASSASSINATE, E.ACT_STEAL, E.ACT_VENGEANCE):
+    if E.KIND_TARGETED[a]:
         a += max(s[E.S_TARGET], 0)
     return f"p{s[E.S_ACTOR]} {action_name(a)}"
 

@@ -85,8 +85,7 @@ P_MARKED = P_EVENT_MAT + 1  # the marked cards (Inheritance, Vengeance, Treaty)
 P_TURN_HOOK = P_MARKED + 1  # derived: 1 when the event mat, marked cards or Selective Coup need work between turns
 P_SIZE = P_TURN_HOOK + 1
 
-SETUP_STANDARD, SETUP_SELECTION = 0, 1
-PAYOFF_DRAW, PAYOFF_INFLUENCE = 0, 1
+SETUP_STANDARD, SETUP_SELECTION, PAYOFF_DRAW, PAYOFF_INFLUENCE = 0, 1, 0, 1
 
 # ---- state ---------------------------------------------------------------------------------------
 S_PHASE = 0  # the kind of node (PH_*)
@@ -287,6 +286,7 @@ ACTION_KIND[ACT_ASSASSINATE:ACT_STEAL] = ACT_ASSASSINATE
 ACTION_KIND[ACT_STEAL:ACT_PASS] = ACT_STEAL
 ACTION_KIND[ACT_SCOUP:ACT_DEFECT] = ACT_COUP
 ACTION_KIND[ACT_VENGEANCE:ACT_LOSE_MARKED] = ACT_VENGEANCE
+KIND_TARGETED = np.isin(np.arange(NUM_ACTIONS), (ACT_COUP, ACT_ASSASSINATE, ACT_STEAL, ACT_VENGEANCE))
 # kind -> its place in KIND_NAMES (the observation tensor's one-hot; a Vengeance shows as Assassinate)
 KIND_SLOT = np.full(NUM_ACTIONS, -1, dtype=np.int32)
 KIND_SLOT[list(TURN_KINDS)] = np.arange(len(TURN_KINDS))
@@ -328,7 +328,8 @@ assert all(CLAIM_CHAR[ACTION_CLAIM[ACT_BLOCK + c]] == c for c in range(NCH) if A
 # The word fills 32 bits: store it as CTX_DTYPE (an int32 array holds the same bits, negative from
 # turn 8192 on, and context_field in coupsolve.context still reads every field right).
 CTX_DTYPE = np.uint32
-CTX_PHASE, CTX_CLAIM, CTX_HOLDS, CTX_ONE, CTX_HAND, CTX_INFL, CTX_HOLDS_TREATY, CTX_TURN = 0, 4, 8, 9, 10, 15, 17, 18
+CTX_PHASE, CTX_CLAIM, CTX_HOLDS, CTX_ONE, CTX_HAND = 0, 4, 8, 9, 10
+CTX_INFL, CTX_HOLDS_TREATY, CTX_TURN = 15, 17, 18
 CTX_BITS = np.zeros(32, dtype=np.int64)  # field width by its first bit
 for _shift, _bits in ((CTX_PHASE, 4), (CTX_CLAIM, 4), (CTX_HOLDS, 1), (CTX_ONE, 1), (CTX_HAND, NCH),
                       (CTX_INFL, 2), (CTX_HOLDS_TREATY, 1), (CTX_TURN, 14)):

@@ -82,7 +82,7 @@ def turn_step(P, s, action, ev, ne):
         return variant_turn(P, s, p, action, ev, ne)
     kind = ACTION_KIND[action]
     s[S_ACTION] = kind
-    if kind == ACT_COUP or kind == ACT_ASSASSINATE or kind == ACT_STEAL:
+    if KIND_TARGETED[kind]:
         s[S_TARGET] = action - kind
     if kind == ACT_INCOME:
         s[S_COINS + p] += 1
