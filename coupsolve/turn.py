@@ -28,6 +28,16 @@ def _add_targets(out, k, first, tmask, n):
     return k
 
 
+@njit(cache=True, inline="always")
+def _living_others(P, s, a):
+    """Bit mask of the seats other than ``a`` that still have influence."""
+    mask = 0
+    for t in range(P[P_PLAYERS]):
+        if t != a and influence(s, t) > 0:
+            mask |= 1 << t
+    return mask
+
+
 @njit(cache=True)
 def turn_actions(P, s, out):
     """PH_TURN: fill ``out`` with S_ACTOR's legal actions, sorted; return how many.
@@ -38,10 +48,7 @@ def turn_actions(P, s, out):
     n = P[P_PLAYERS]
     a = s[S_ACTOR]
     coins = s[S_COINS + a]
-    tmask = 0
-    for t in range(n):
-        if t != a and influence(s, t) > 0:
-            tmask |= 1 << t
+    tmask = _living_others(P, s, a)
     if P[P_FACTIONS]:
         tmask = faction_targets(P, s, a, tmask)
     selective = P[P_SELECTIVE_COUP]
@@ -103,13 +110,7 @@ def turn_step(P, s, action, ev, ne):
 @njit(cache=True)
 def vengeance_actions(P, s, out):
     """PH_VENGEANCE: the free Assassination may target any other living player ('against anyone')."""
-    a = s[S_CURSOR]
-    k = 0
-    for t in range(P[P_PLAYERS]):
-        if t != a and influence(s, t) > 0:
-            out[k] = ACT_VENGEANCE + t
-            k += 1
-    return k
+    return _add_targets(out, 0, ACT_VENGEANCE, _living_others(P, s, s[S_CURSOR]), P[P_PLAYERS])
 
 
 @njit(cache=True)
