@@ -282,7 +282,18 @@ def _empty_infosets():
 
 
 def count_tree(rules: Rules) -> TreeSize:
-    """Walk the game once without storing it: nodes per level, decision nodes and their children."""
+    """Walk the game once without storing it: nodes per level, decision nodes and their children.
+
+    Returns
+    -------
+    TreeSize
+        To pass to the build (``size=``), which then does not count again.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not a ``Rules``, or not two players.
+    """
     _check_rules(rules)
     D = _max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)

@@ -234,7 +234,11 @@ def _predict(L, S, sigma, q, p):
 
 @numba.njit(cache=True, inline="always")
 def _schedule(t, P):
-    """Averaging weight and regret discounts of iteration ``t``: ``(weight, fpos, fneg)``."""
+    """Averaging weight and regret discounts of iteration ``t`` (int) under ``P`` (:class:`Params`).
+
+    Returns ``(weight, fpos, fneg)`` (floats): ``t**gamma`` and the discount factors of positive
+    and negative regrets.
+    """
     tf = float(t)
     weight = tf ** P.gamma
     fpos = 1.0
@@ -249,7 +253,12 @@ def _schedule(t, P):
 
 @numba.njit(cache=True)
 def _update(L, S, P, p, sigma, cprob, summed, weight, fpos, fneg):
-    """After the passes for ``p``: its information sets, then (PCFR+) the predictions."""
+    """After the passes for ``p``: its information sets, then (PCFR+) the predictions.
+
+    ``L``, ``S``, ``P``: the layout, state and parameters; ``p``: 0, 1 or ``BOTH_PLAYERS``;
+    ``sigma`` (float64, ``num_actions``) and ``cprob`` (float64, chance edges): views of ``S.tab``;
+    ``summed``, ``weight``, ``fpos``, ``fneg``: as for :func:`_infosets`.
+    """
     a = sigma.shape[0]
     S.own[a] = 1.0
     lo = L.split if p == 1 else 0

@@ -216,7 +216,7 @@ class Layout:
                                    num_actions=tree.infoset_num_actions)
 
     def _order_infosets(self, tree, index):
-        """The information sets' visiting order and the internal action order (see the module docstring)."""
+        """The information sets' visiting order and the internal action order (module docstring)."""
         m, a = tree.num_infosets, tree.num_actions
         levels = tree.level_start.shape[0] - 1
         # Information sets by (owner, level of the first history, number of

@@ -247,7 +247,11 @@ def backward(L, s_lo, s_hi, cprob, sigma, q0, q1, v, reg, p, live, live_count):
 
 @numba.njit(cache=True)
 def pull_parts(L, p_lo, p_hi, tab, q0, q1, p, live, live_count):
-    """:func:`pull` over parts ``p_lo..p_hi-1`` of every level from ``L.cut`` down."""
+    """:func:`pull` over parts ``p_lo..p_hi-1`` of every level from ``L.cut`` down.
+
+    ``p_lo``, ``p_hi`` (int): a thread's parts (:meth:`solvers._layout.Layout.parts`); the other
+    arguments as for :func:`pull`.
+    """
     part_seg = L.part_seg
     for d in range(L.cut, part_seg.shape[0]):
         for pt in range(p_lo, p_hi):
@@ -256,7 +260,11 @@ def pull_parts(L, p_lo, p_hi, tab, q0, q1, p, live, live_count):
 
 @numba.njit(cache=True)
 def backward_parts(L, p_lo, p_hi, cprob, sigma, q0, q1, v, reg, p, live, live_count):
-    """:func:`backward` over parts ``p_lo..p_hi-1`` of every level from the deepest up to ``L.cut``."""
+    """:func:`backward` over parts ``p_lo..p_hi-1`` of every level from the deepest up to ``L.cut``.
+
+    ``p_lo``, ``p_hi`` (int): a thread's parts; ``reg`` (float64, ``num_actions``): that thread's
+    row of regret terms; the other arguments as for :func:`backward`.
+    """
     part_seg = L.part_seg
     for d in range(part_seg.shape[0] - 1, L.cut - 1, -1):
         for pt in range(p_lo, p_hi):

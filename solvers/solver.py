@@ -53,7 +53,17 @@ def int_arg(name, value, minimum=None, optional=False):
 
 
 def check_threads(threads):
-    """``threads`` as an int, or a clear error if this machine's numba cannot run that many."""
+    """``threads`` as an int, or a clear error if this machine's numba cannot run that many.
+
+    Parameters
+    ----------
+    threads : int
+        At least 1, at most ``numba.config.NUMBA_NUM_THREADS`` and the layout's parts (16).
+
+    Raises
+    ------
+    TypeError, ValueError
+    """
     threads = int_arg("threads", threads, 1)
     if threads > min(numba.config.NUMBA_NUM_THREADS, PARTS):
         raise ValueError(f"threads={threads} exceeds what numba has here: "
