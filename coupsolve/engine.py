@@ -19,6 +19,7 @@ module                   what is in it
 :mod:`~.influence`       losing a card, replacement draws, what follows a loss, the payoffs
 :mod:`~.exchange`        the Exchange's draw and keep
 :mod:`~.variants`        Selective Coup and Factions
+:mod:`~.marked`          the marked cards' hooks: Inheritance, Vengeance, which copy a proof shows, keeps
 :mod:`~.eventmat`        the event mat's flips and coin
 :mod:`~.context`         the packed decision context for the analysis
 =======================  ===================================================================================

@@ -2,7 +2,7 @@
 cards as they have influence from their hand and the draw (``PH_KEEP``); the rest go back to the deck.
 
 The keep is private (the others see that cards were kept). With the marked cards a keep also says which
-marked copies are kept (``ACT_KEEP_MARKED + j``, the ``KM_*`` tables of :mod:`coupsolve.tables`).
+marked copies are kept (``ACT_KEEP_MARKED + j``: :mod:`coupsolve.marked`).
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MOVES]``, ``prob``
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
@@ -12,6 +12,7 @@ from numba import njit
 from .chance import draw_cards, draw_outcomes, emit_marks
 from .core import deck_size, emit_private, emit_public, influence, marks_at, move_cards, pair_code, plain_count
 from .flow import end_turn
+from .marked import keep_marks, keeps_marked
 from .tables import *  # noqa: F403 (the layout constants and tables)
 
 
@@ -57,27 +58,7 @@ def keep_actions(P, s, out):
                 out[k] = ACT_KEEP + pair_code(x, y)
                 k += 1
     if marked:
-        k = _keeps_marked(s, base, keep, marked, out, k)
-    return k
-
-
-@njit(cache=True)
-def _keeps_marked(s, base, keep, marked, out, k):
-    """Append the keeps holding marked cards (``marked``: the marked cards in hand and pool) from
-    ``out[k]``; the plain cards such a keep needs besides its marked ones must be there too."""
-    for j in range(NUM_KEEP_MARKED):
-        m = KM_M[j]
-        mask = KM_MASK[j]
-        if MS_SIZE[m] != keep or (mask & ~marked) != 0:
-            continue
-        ok = True
-        for c in range(NCH):
-            in_m = (MS_FIRST[m] == c) + (MS_SECOND[m] == c)
-            if plain_count(in_m, c, mask) > plain_count(s[base + c] + s[S_POOL + c], c, marked):
-                ok = False
-        if ok:
-            out[k] = ACT_KEEP_MARKED + j
-            k += 1
+        k = keeps_marked(s, base, keep, marked, out, k)
     return k
 
 
@@ -91,18 +72,9 @@ def keep_step(P, s, action, ev, ne):
         s[S_DECK + c] += s[base + c] + s[S_POOL + c]
         s[base + c] = 0
         s[S_POOL + c] = 0
-    if P[P_MARKED]:  # every marked card of the hand and the draw goes back, then the kept ones
-        for mm in range(3):
-            if s[S_MARK + mm] == LOC_POOL or s[S_MARK + mm] == LOC_HAND + p:
-                s[S_MARK + mm] = LOC_DECK
-    if action >= ACT_KEEP_MARKED:
-        j = action - ACT_KEEP_MARKED
-        m = KM_M[j]
-        for mm in range(3):
-            if (KM_MASK[j] >> mm) & 1:
-                s[S_MARK + mm] = LOC_HAND + p
-    else:
-        m = action - ACT_KEEP
+    if P[P_MARKED]:
+        keep_marks(s, p, action)
+    m = KM_M[action - ACT_KEEP_MARKED] if action >= ACT_KEEP_MARKED else action - ACT_KEEP
     move_cards(s, S_DECK, base, m)
     ne = emit_private(ev, ne, p, action, CODE_HIDDEN_KEEP)
     end_turn(P, s)

@@ -4,7 +4,7 @@ A loss (phase ``PH_LOSE``) comes from a lost challenge, a Coup or an Assassinati
 (``AFTER_*``) says what follows it. The loser picks the card to turn face up: with Selective Coup's hit
 only the named character; with the challenge buyout a lost challenge may be paid off (``Pay``); with the
 marked cards the marked copy is a choice of its own, and losing it to a Coup or an Assassination gives
-the Inheritance's coins or the Vengeance's free Assassination (:mod:`coupsolve.turn`). A player proven
+the Inheritance's coins or the Vengeance's free Assassination (:mod:`coupsolve.marked`). A player proven
 right returns the card to the Court deck and draws a replacement (phase ``PH_REPLACE``).
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MOVES]``, ``prob``
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used, ``ret`` ``float64[>= players]``.
@@ -15,6 +15,7 @@ from numba import njit
 from .chance import draw_cards, draw_outcomes
 from .core import emit_action, game_over, influence, marks_at, plain_count
 from .flow import end_turn
+from .marked import killed_marked, proof_mark
 from .tables import *  # noqa: F403 (the layout constants and tables)
 from .turn import block_stands, open_block_round, resolve
 
@@ -66,29 +67,10 @@ def lose_step(P, s, action, ev, ne):
     s[S_FACEUP + NCH * p + c] += 1
     if game_over(P, s):
         return ne
-    if m >= 0 and s[S_AFTER] == AFTER_KILLED and _killed_marked(P, s, p, m):
+    if m >= 0 and s[S_AFTER] == AFTER_KILLED and killed_marked(P, s, p, m):
         return ne
     after_loss(P, s)
     return ne
-
-
-@njit(cache=True)
-def _killed_marked(P, s, p, m):
-    """Seat ``p`` lost marked card ``m`` to a Coup or an Assassination: the Inheritance pays its coins;
-    the Vengeance after a Coup gives its owner, still in the game, a free Assassination (phase
-    PH_VENGEANCE; returns True)."""
-    if m == INHERITANCE:
-        s[S_COINS + p] += INHERITANCE_COINS
-    elif m == VENGEANCE and s[S_ACTION] == ACT_COUP and influence(s, p) > 0:
-        s[S_SAVED_ACTOR] = s[S_ACTOR]
-        s[S_ACTOR] = p
-        s[S_CURSOR] = p
-        s[S_ACTION] = ACT_VENGEANCE
-        s[S_TARGET] = -1
-        s[S_NAMED] = -1
-        s[S_PHASE] = PH_VENGEANCE
-        return True
-    return False
 
 
 @njit(cache=True)
@@ -127,19 +109,12 @@ def proceed(P, s):
 
 @njit(cache=True, inline="always")
 def replace(P, s, seat, claim, after):
-    """``seat`` proved ``claim``: the card goes back to the Court deck and a replacement is drawn
-    (phase PH_REPLACE), then ``after``.
-
-    Marked cards: a claim only the marked card proves (the Treaty) returns it; otherwise the proof shows
-    a plain copy when the seat holds one besides the marked copy (the mark is kept), and the marked copy
-    when it is the only one.
-    """
+    """``seat`` proved ``claim``: the card goes back to the Court deck (which copy, with the marked
+    cards: :func:`coupsolve.marked.proof_mark`) and a replacement is drawn (phase PH_REPLACE), then
+    ``after``."""
     c = CLAIM_CHAR[claim]
     if P[P_MARKED]:
-        m = CHAR_MARK[c]
-        if m >= 0 and s[S_MARK + m] == LOC_HAND + seat and (CLAIM_MARK[claim] >= 0
-                                                            or s[S_HAND + NCH * seat + c] == 1):
-            s[S_MARK + m] = LOC_DECK
+        proof_mark(s, seat, claim)
     s[S_HAND + NCH * seat + c] -= 1
     s[S_DECK + c] += 1
     s[S_PHASE] = PH_REPLACE
