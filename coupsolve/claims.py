@@ -12,7 +12,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 
 from numba import njit
 
-from .core import emit_action, emit_public, enter_loss, holds_claim, next_living, two_choices
+from .core import emit_public, enter_loss, holds_claim, next_living, two_choices
 from .tables import *  # noqa: F403 (the layout constants and tables)
 from .turn import block_stands, can_block, open_block_round, resolve
 
@@ -59,7 +59,6 @@ def challenge_actions(P, s, out):
 @njit(cache=True)
 def challenge_step(P, s, action, ev, ne):
     """PH_CHALLENGE: S_CURSOR passes on or challenges the actor's claim (or Treaty claim), in seat order."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_CURSOR]
     actor = s[S_ACTOR]
     if action == ACT_CHALLENGE:
@@ -92,7 +91,6 @@ def block_actions(P, s, out):
 @njit(cache=True)
 def block_step(P, s, action, ev, ne):
     """PH_BLOCK: S_CURSOR passes (the next player may block a Foreign Aid or Tax) or blocks."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_CURSOR]
     if action == ACT_PASS:
         q = next_living(P, s, p)
@@ -123,7 +121,6 @@ def block_challenge_actions(P, s, out):
 def block_challenge_step(P, s, action, ev, ne):
     """PH_BLOCK_CHALLENGE: S_CURSOR (from the actor on, the blocker left out) passes, challenges the
     block, or claims the Treaty; once everyone passed, the block stands."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_CURSOR]
     if action == ACT_TREATY:
         # the Treaty overrides the Duke's block; every other player may challenge the claim

@@ -42,7 +42,8 @@ docstring says only what its other arguments are):
 
 Each phase group offers, per phase, ``<phase>_actions(P, s, out)`` (decisions) or
 ``<phase>_outcomes(P, s, out, prob)`` (chance) beside ``<phase>_step(P, s, action, ev, ne)``;
-:func:`legal_actions`, :func:`chance_outcomes` and ``_step`` below dispatch on ``s[S_PHASE]``.
+:func:`legal_actions`, :func:`chance_outcomes` and ``_step`` below dispatch on ``s[S_PHASE]``. ``_step``
+announces a public decision (``PUBLIC_DECISION``) before the phase's step adds what follows it.
 """
 
 from numba import njit
@@ -51,8 +52,8 @@ from .chance import draw_outcomes  # noqa: F401 (re-exported)
 from .claims import (block_actions, block_challenge_actions, block_challenge_step, block_step,
                      challenge_actions, challenge_step, prove_actions, prove_step)
 from .context import context_field, node_context  # noqa: F401 (re-exported)
-from .core import (current_player, deck_size, in_game, influence, is_chance, is_terminal, mark_of,  # noqa: F401
-                   marks_at, next_living, num_living, pair_code)
+from .core import (current_player, deck_size, emit_action, in_game, influence, is_chance,  # noqa: F401
+                   is_terminal, mark_of, marks_at, next_living, num_living, pair_code)
 from .deal import (choose_actions, choose_step, deal_outcomes, deal_step, event_deal_outcomes,
                    event_deal_step, reset, start_outcomes, start_step)
 from .eventmat import flip_outcomes, flip_step
@@ -144,6 +145,8 @@ def _step(P, s, action, ev, ne):
     """Apply one action or chance outcome at the current node (no forced-step handling); return the new
     event count. The order of a turn: turn -> challenge -> block -> block challenge -> resolve."""
     ph = s[S_PHASE]
+    if PUBLIC_DECISION[ph]:
+        ne = emit_action(ev, ne, s, action)  # everyone sees the decision; the step adds what follows
     if ph == PH_TURN:
         return turn_step(P, s, action, ev, ne)
     if ph == PH_CHALLENGE:

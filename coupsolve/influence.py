@@ -13,7 +13,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 from numba import njit
 
 from .chance import draw_cards, draw_outcomes
-from .core import emit_action, game_over, influence, marks_at, plain_count
+from .core import game_over, influence, marks_at, plain_count
 from .flow import end_turn
 from .marked import killed_marked, proof_mark
 from .tables import *  # noqa: F403 (the layout constants and tables)
@@ -49,7 +49,6 @@ def lose_actions(P, s, out):
 @njit(cache=True)
 def lose_step(P, s, action, ev, ne):
     """PH_LOSE: S_LOSER turns the chosen card face up or pays (public); the game may end here."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_LOSER]
     s[S_LOSER] = -1
     if action == ACT_PAY:  # challenge buyout: coins instead of an influence

@@ -154,12 +154,15 @@ PH_VENGEANCE = 15  # marked cards: S_CURSOR (the Vengeance owner) chooses the fr
 PH_EVENT_DEAL = 16  # chance: the event mat's face-down cards (one multiset, seen by nobody)
 PH_FLIP = 17  # chance: an event-mat card is turned face up
 NUM_PHASES = 18
+# decisions announced to everyone as the decider's action token (the card choice, the Exchange keep and
+# the proof are private or show only their outcome)
+PUBLIC_DECISION = np.isin(np.arange(NUM_PHASES), (PH_TURN, PH_CHALLENGE, PH_BLOCK, PH_BLOCK_CHALLENGE, PH_LOSE,
+                                                  PH_FACTION, PH_VENGEANCE))
 PHASE_NAMES = ("start seat", "deal", "deal", "replacement draw", "exchange draw", "choose",
                "turn", "challenge action", "block", "challenge block", "lose influence",
                "exchange keep", "game over", "prove", "faction", "vengeance", "event deal", "event flip")
 
-# event-mat triggers (bits of S_EVENT_DONE)
-EV_SLOT1, EV_COIN, EV_SLOT3, EV_SLOT4, EV_SLOT5, EV_DEALT = 1, 2, 4, 8, 16, 32
+EV_SLOT1, EV_COIN, EV_SLOT3, EV_SLOT4, EV_SLOT5, EV_DEALT = 1, 2, 4, 8, 16, 32  # event-mat triggers met
 
 # what follows a pending loss / replacement (S_AFTER); each *_FAILED follows its *_PROVEN
 AFTER_END_TURN = 0
@@ -201,8 +204,7 @@ NUM_KEEP_MARKED = 21
 NUM_ACTIONS = ACT_KEEP_MARKED + NUM_KEEP_MARKED  # 126 (observation codes below 128 are action ids)
 
 # ---- chance outcomes -----------------------------------------------------------------------------
-CH_CARDS = 0
-CH_START = NUM_MULTISETS
+CH_CARDS, CH_START = 0, NUM_MULTISETS
 CH_FLIP = CH_START + MAXP  # 26 + c: 'Flip C', an event-mat card turned face up
 CH_FLIP_MARKED = CH_FLIP + NCH  # 31 + k: 'Flip Ambassador (Inheritance)', ...
 CH_MARKED = CH_FLIP_MARKED + 3  # 34 + 8 m + mask: a dealt/drawn multiset m holding the marked cards of mask

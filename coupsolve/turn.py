@@ -12,7 +12,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 
 from numba import njit
 
-from .core import emit_action, enter_loss, in_game, influence, next_living
+from .core import enter_loss, in_game, influence, next_living
 from .flow import end_turn
 from .tables import *  # noqa: F403 (the layout constants and tables)
 from .variants import faction_targets, selective_coups, variant_turn
@@ -83,7 +83,6 @@ def turn_actions(P, s, out):
 @njit(cache=True)
 def turn_step(P, s, action, ev, ne):
     """PH_TURN: S_ACTOR declares ``action`` (public); it is paid for, then challenged, blocked or resolved."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_ACTOR]
     if action >= ACT_SCOUP:
         return variant_turn(P, s, p, action, ev, ne)
@@ -116,7 +115,6 @@ def vengeance_actions(P, s, out):
 @njit(cache=True)
 def vengeance_step(P, s, action, ev, ne):
     """PH_VENGEANCE: the Vengeance owner names the target (public); the target may block with Contessa."""
-    ne = emit_action(ev, ne, s, action)
     s[S_TARGET] = action - ACT_VENGEANCE
     open_block_round(P, s)
     return ne

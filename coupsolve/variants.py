@@ -10,7 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 
 from numba import njit
 
-from .core import emit, emit_action, enter_loss, in_game, influence, marks_at, next_living, pair_code, two_choices
+from .core import emit, enter_loss, in_game, influence, marks_at, next_living, pair_code, two_choices
 from .flow import end_turn, next_turn
 from .tables import *  # noqa: F403 (the layout constants and tables)
 
@@ -48,7 +48,6 @@ def faction_actions(P, s, out):
 @njit(cache=True)
 def faction_step(P, s, action, ev, ne):
     """PH_FACTION: S_CURSOR's side (public); after the last seat, the first turn."""
-    ne = emit_action(ev, ne, s, action)
     p = s[S_CURSOR]
     if action != ACT_FACTION:
         s[S_FACTIONS] |= 1 << p
