@@ -45,10 +45,13 @@ class Representation(Protocol):
         ``infoset_actions``).
     iterations : int
         Completed iterations.
+    threads : int
+        The threads it runs on (may be fewer than asked, for example on a small tree).
     """
 
     game_tree: object
     iterations: int
+    threads: int
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads) -> int:

@@ -52,6 +52,10 @@ class SolveResult:
         The tree's infoset layout (checked when loading).
     seconds : float
         Solver seconds (excluding exploitability evaluations).
+    options : dict
+        The speed options the solve ran with: ``precision``, ``updates`` and
+        ``threads`` (the threads it used, which may be fewer than asked).
+        Empty for a result not made by a solver.
     interrupted : bool
         True if the run stopped early on Ctrl-C (``KeyboardInterrupt``).
     version : str
@@ -73,6 +77,7 @@ class SolveResult:
     infoset_num_actions: np.ndarray
     infoset_actions: np.ndarray
     seconds: float = 0.0
+    options: dict = field(default_factory=dict)
     interrupted: bool = False
     version: str = field(default_factory=_npz.library_version)
     tree: object = field(default=None, repr=False)
@@ -143,7 +148,7 @@ class SolveResult:
         """Write the result to ``path`` as ``.npz`` arrays plus JSON metadata."""
         meta = dict(game_id=self.game_id, algorithm=self.algorithm, iterations=int(self.iterations),
                     seed=int(self.seed), seconds=float(self.seconds),
-                    interrupted=bool(self.interrupted))
+                    interrupted=bool(self.interrupted), options=dict(self.options))
         _npz.save(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
 
     @classmethod
@@ -167,4 +172,5 @@ class SolveResult:
         return cls(game_id=meta["game_id"], algorithm=meta["algorithm"],
                    iterations=int(meta["iterations"]), seed=int(meta["seed"]),
                    seconds=float(meta["seconds"]), interrupted=bool(meta["interrupted"]),
+                   options=dict(meta.get("options", {})),
                    version=meta["version"], tree=tree, **arrays)

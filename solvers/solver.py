@@ -111,8 +111,9 @@ class Solver:
         threads = check_options(precision, updates, threads)
         self.spec = get_algorithm(algorithm)
         self.seed = int_arg("seed", seed)
-        self.options = dict(precision=precision, updates=updates, threads=threads)
         self._rep = representation(tree, self.spec, precision, updates, threads)
+        #: The speed options it runs with (``threads``: the threads it uses, perhaps fewer than asked).
+        self.options = dict(precision=precision, updates=updates, threads=self._rep.threads)
         self.tree = self._rep.game_tree
         self.seconds = 0.0  # in step(), excluding evaluations
         self._curve = []  # recorded (iteration, seconds, exploitability) points
@@ -246,7 +247,8 @@ class Solver:
             game_value=np.array([ev0, -ev0]),
             infoset_num_actions=tree.infoset_num_actions.copy(),
             infoset_actions=tree.infoset_actions.copy(),
-            seconds=self.seconds, interrupted=bool(interrupted), tree=tree)
+            seconds=self.seconds, options=dict(self.options), interrupted=bool(interrupted),
+            tree=tree)
 
     def __repr__(self):
         return (f"Solver({self.tree!r}, {self.spec.name!r}, iterations={self.iterations}, "

@@ -23,6 +23,7 @@ def test_stepping_the_object_equals_solve(leduc):
                                                     abs=1e-12)
     result = solver.result()
     assert result.iterations == 20 and np.array_equal(result.average_policy, whole.average_policy)
+    assert result.options == whole.options == dict(precision="float64", updates="alternating", threads=1)
     assert result.game_value[0] == whole.game_value[0]
 
 
@@ -59,6 +60,7 @@ class WrappedRepresentation:
     def __init__(self, tree, spec, precision, updates, threads):
         self._inner = HistoryTree(tree.inner, spec, precision, updates, threads)
         self.game_tree = tree.inner
+        self.threads = self._inner.threads
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
