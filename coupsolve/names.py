@@ -76,6 +76,15 @@ def action_name(action: int, pay: int | None = None) -> str:
     return ACTION_NAMES[a]
 
 
+def declared_name(s) -> str:
+    """'p0 Steal p1': the declared action of the engine state ``s`` (``int32[S_SIZE]`` or a tuple) with its
+    actor and target."""
+    a = s[E.S_ACTION]
+    if E.KIND_TARGETED[a]:
+        a += max(s[E.S_TARGET], 0)
+    return f"p{s[E.S_ACTOR]} {action_name(a)}"
+
+
 def event_multiset_name(i: int, mask: int = 0) -> str:
     counts = E.EV_MS[i]
     return _cards_name([c for c in range(E.NCH) for _ in range(counts[c])], mask)

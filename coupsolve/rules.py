@@ -1,6 +1,6 @@
 """The rules configuration of Coup: one frozen, validated ``Rules`` object.
 
-Every option of the rules reference (``RULES.md``) is a field here, named exactly as there; the
+Every option of the rules (``docs/rules.md``) is a field here, named exactly as there; the
 OpenSpiel game takes the same names as parameters. ``Rules.params()`` packs a configuration into the
 small integer vector that the compiled engine reads (layout in :mod:`coupsolve.tables`).
 
