@@ -114,9 +114,9 @@ def _cmd_solve(args) -> int:
         analysis.plot(args.plot)
         print(f"plot written to {args.plot}", file=human)
     if args.json:
-        ran = getattr(result, "options", {})  # what the solve ran with: precision, updates, threads
         print(json.dumps({"rules": rules.to_dict(), "algorithm": result.algorithm,
-                          "iterations": int(result.iterations), **ran, "exploitability": expl,
+                          "iterations": int(result.iterations), **result.options,  # as the solve ran
+                          "exploitability": expl,
                           "game_value": [float(x) for x in result.game_value],
                           "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
                           "histories": tree.num_nodes, "infosets": tree.num_infosets,
