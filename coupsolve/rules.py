@@ -20,50 +20,147 @@ import numpy as np
 from . import tables
 
 CHARACTERS = ("Duke", "Assassin", "Captain", "Ambassador", "Contessa")
-MAX_PLAYERS = 6
+MAX_PLAYERS = tables.MAXP
 SETUPS = ("standard", "selection")
 LIMIT_PAYOFFS = ("draw", "influence")
+# The packed node context holds the turn in 14 bits (tables.CTX_TURN): 10000 fits.
+MAX_TURN_LIMIT = 10_000
+# Every chance weight is a whole count of draws below 2**53 (at most the event mat's C(deck, 4) times the
+# deck, deck = 5 * copies = 500), so each probability is the exact ratio rounded once.
+MAX_COPIES = 100
+# Starting coins, costs, the forced-Coup threshold, bounty and buyout. A turn gains at most three
+# bounties (the challenges of the action, of the block and of a Treaty) and 10 coins besides, so no
+# coin count, nor their sum, comes near the engine's 32-bit integers within MAX_TURN_LIMIT turns.
+MAX_COINS = 1_000
+assert MAX_PLAYERS * MAX_COINS + MAX_TURN_LIMIT * (3 * MAX_COINS + 10) < 2**31 // 16
 
 # Options of the rules reference that are fields already but not yet implemented by the engine.
 # Setting one to a non-default value raises a ValueError that says so.
 _PENDING_VARIANTS: dict = {}
 
 
+@dataclasses.dataclass(frozen=True)
+class FieldRange:
+    """The values one ``Rules`` field accepts: whole numbers ``lo`` to ``hi`` (when ``lo`` is set), the
+    words of ``choices``, and what ``note`` adds (a rule across fields, the forms a value may take)."""
+
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple = ()
+    note: str = ""
+
+    def describe(self) -> str:
+        """The range in words, as the error messages and the ``Rules`` docstring give it."""
+        parts = [f"a whole number from {self.lo} to {self.hi}"] if self.lo is not None else []
+        if self.choices:
+            parts.append("one of " + ", ".join(str(c).lower() if isinstance(c, bool) else repr(c)
+                                               for c in self.choices))
+        return " or ".join(parts) + (f" ({self.note})" if self.note else "")
+
+
+_FLAG = FieldRange(choices=(False, True), note="also 0/1 and the strings 'true'/'false'")
+_COINS = FieldRange(0, MAX_COINS)
+# The one table of every field's range: the validation, its error messages and the docstring read it.
+RANGES: dict[str, FieldRange] = {
+    "players": FieldRange(2, MAX_PLAYERS),
+    "setup": FieldRange(choices=SETUPS, note="selection: 2 players, 3 copies, at least 2 characters"),
+    "turn_limit": FieldRange(1, MAX_TURN_LIMIT),
+    "limit_payoff": FieldRange(choices=LIMIT_PAYOFFS),
+    "starting_seat": FieldRange(0, MAX_PLAYERS - 1, ("random",), "below players; 'p1' or '1' is seat 1"),
+    "starting_coins": FieldRange(0, MAX_COINS, note="each value; 1 to players values as a number, a "
+                                 "tuple or a list '0,1' or '0;1'; None for the printed rule"),
+    "characters": FieldRange(choices=CHARACTERS, note="a non-empty set of them, a tuple or 'Duke+Captain'"),
+    "copies": FieldRange(1, MAX_COPIES, note="enough to deal 2 cards a seat and the event mat's cards"),
+    "coup_cost": _COINS,
+    "assassinate_cost": _COINS,
+    "forced_coup": FieldRange(0, MAX_COINS, note="at least coup_cost"),
+    "selective_coup": _FLAG,
+    "contessa_blocks_tax": _FLAG,
+    "factions": _FLAG,
+    "ambassador_halves_steal": _FLAG,
+    "challenge_bounty": FieldRange(0, MAX_COINS, note="0 is off"),
+    "challenge_buyout": FieldRange(0, MAX_COINS, note="0 is off"),
+    "marked_cards": _FLAG,
+    "event_mat": FieldRange(choices=(False, True), note=_FLAG.note + "; standard setup only"),
+    "decline_proof": _FLAG,
+}
+
+
+def _refuse(name, value, why=""):
+    """The one-line ValueError for a value outside ``RANGES[name]``."""
+    return ValueError(f"{name}: {why or 'got'} {value!r}; expected {RANGES[name].describe()}")
+
+
+def _whole(name, value) -> int:
+    """``value`` as an int inside ``RANGES[name]`` (bools, floats, even 2.0, and strings are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _refuse(name, value, "not a whole number:")
+    r = RANGES[name]
+    if not r.lo <= value <= r.hi:
+        raise _refuse(name, int(value), "out of range:")
+    return int(value)
+
+
+def _flag(name, value) -> bool:
+    """A true/false field: bools, 0 and 1, and the strings 'true', 'false', '1', '0' (any case)."""
+    if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
+        return value.lower() in ("true", "1")
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return bool(value)
+    raise _refuse(name, value)
+
+
+def _choice(name, value) -> str:
+    if not isinstance(value, str) or value not in RANGES[name].choices:
+        raise _refuse(name, value)
+    return value
+
+
+def _seat(value) -> int | str:
+    """A seat number, 'p1' or '1' (OpenSpiel game strings type a bare number as int), or 'random'."""
+    if isinstance(value, str) and value != "random":
+        digits = value.removeprefix("p")
+        if not digits.isdecimal():
+            raise _refuse("starting_seat", value)
+        value = int(digits)
+    return value if value == "random" else _whole("starting_seat", value)
+
+
 def _parse_characters(value) -> tuple[str, ...]:
     if isinstance(value, str):
         names = [v.strip() for v in value.split("+") if v.strip()]
-    else:
+    elif isinstance(value, (tuple, list)):
         names = list(value)
+    else:
+        raise _refuse("characters", value)
     lookup = {c.lower(): c for c in CHARACTERS}
     out = []
     for name in names:
         if not isinstance(name, str) or name.lower() not in lookup:
-            raise ValueError(
-                f"characters: unknown character {name!r}; the characters are {', '.join(CHARACTERS)}")
+            raise _refuse("characters", name, "unknown character")
         canon = lookup[name.lower()]
         if canon in out:
             raise ValueError(f"characters: {canon} is listed twice")
         out.append(canon)
     if not out:
-        raise ValueError("characters: at least one character is needed")
+        raise _refuse("characters", value, "no character in")
     return tuple(c for c in CHARACTERS if c in out)  # canonical order
 
 
 def _parse_coins(value) -> tuple[int, ...]:
+    """Starting coins from a number, a sequence of numbers, or a list '1,2' / '1;2' (pieces may be empty)."""
     if isinstance(value, str):
-        try:
-            vals = [int(v) for v in re.split(r"[,;]", value) if v.strip() != ""]
-        except ValueError:
-            raise ValueError(f"starting_coins: {value!r} is not a comma list of whole numbers") from None
-    elif isinstance(value, int):
-        vals = [value]
+        pieces = [v.strip() for v in re.split(r"[,;]", value) if v.strip()]
+        if not all(re.fullmatch(r"[+-]?[0-9]+", v) for v in pieces):
+            raise _refuse("starting_coins", value, "not a list of whole numbers:")
+        vals = [int(v) for v in pieces]
+    elif isinstance(value, (tuple, list, np.ndarray)):
+        vals = list(value)
     else:
-        vals = [int(v) for v in value]
+        vals = [value]
     if not vals:
-        raise ValueError("starting_coins: give at least one value")
-    if any(v < 0 for v in vals):
-        raise ValueError(f"starting_coins: coins cannot be negative (got {vals})")
-    return tuple(vals)
+        raise _refuse("starting_coins", value, "no value in")
+    return tuple(_whole("starting_coins", v) for v in vals)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,51 +225,29 @@ class Rules:
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
-        set_("characters", _parse_characters(self.characters))
-        if self.starting_coins is not None:
-            set_("starting_coins", _parse_coins(self.starting_coins))
-        for name in ("selective_coup", "contessa_blocks_tax", "factions", "ambassador_halves_steal",
-                     "marked_cards", "event_mat", "decline_proof"):
-            value = getattr(self, name)
-            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
-                value = value.lower() in ("true", "1")
-            if isinstance(value, (bool, np.bool_)) or value in (0, 1):
-                set_(name, bool(value))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            r = RANGES[f.name]
+            if f.name == "characters":
+                value = _parse_characters(value)
+            elif f.name == "starting_coins":
+                value = None if value is None else _parse_coins(value)
+            elif f.name == "starting_seat":
+                value = _seat(value)
+            elif r.choices == (False, True):
+                value = _flag(f.name, value)
+            elif r.choices:
+                value = _choice(f.name, value)
             else:
-                raise ValueError(f"{name}: expected true or false, got {value!r}")
-        for name in ("players", "turn_limit", "copies", "coup_cost", "assassinate_cost", "forced_coup",
-                     "challenge_bounty", "challenge_buyout"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                raise ValueError(f"{name}: expected a whole number, got {value!r}")
-            set_(name, int(value))
-        if isinstance(self.starting_seat, str) and self.starting_seat != "random":
-            try:  # "1" or "p1" (OpenSpiel game strings type a bare number as int, so they say p1)
-                set_("starting_seat", int(self.starting_seat.removeprefix("p")))
-            except ValueError:
-                raise ValueError(
-                    f"starting_seat: expected a seat number or 'random', got {self.starting_seat!r}") from None
+                value = _whole(f.name, value)
+            set_(f.name, value)
         self._validate()
 
     def _validate(self):
+        """The rules across fields (each field's own range is checked against ``RANGES`` first)."""
         n = self.players
-        if not 2 <= n <= MAX_PLAYERS:
-            raise ValueError(f"players: Coup is played by 2 to {MAX_PLAYERS} players, got {n}")
-        if self.setup not in SETUPS:
-            raise ValueError(f"setup: expected one of {SETUPS}, got {self.setup!r}")
-        if self.limit_payoff not in LIMIT_PAYOFFS:
-            raise ValueError(f"limit_payoff: expected one of {LIMIT_PAYOFFS}, got {self.limit_payoff!r}")
-        if self.turn_limit < 1:
-            raise ValueError(f"turn_limit: must be at least 1, got {self.turn_limit}")
-        if self.turn_limit > 10_000:
-            raise ValueError(f"turn_limit: at most 10000 turns are supported, got {self.turn_limit}")
         if self.starting_seat != "random" and not 0 <= self.starting_seat < n:
             raise ValueError(f"starting_seat: seat {self.starting_seat} does not exist with {n} players")
-        if self.copies < 1:
-            raise ValueError(f"copies: at least one copy of each character is needed, got {self.copies}")
-        for name in ("coup_cost", "assassinate_cost"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name}: a cost cannot be negative, got {getattr(self, name)}")
         if self.forced_coup < self.coup_cost:
             raise ValueError(
                 f"forced_coup: a player forced to Coup at {self.forced_coup} coins could not pay its cost "
@@ -195,10 +270,6 @@ class Rules:
             if len(self.characters) < 2:
                 raise ValueError("characters: the card-selection setup needs at least 2 characters "
                                  "to deal one card to each player from the third set")
-        for name in ("challenge_bounty", "challenge_buyout"):
-            if getattr(self, name) < 0:
-                raise ValueError(
-                    f"{name}: coins cannot be negative (0 switches it off), got {getattr(self, name)}")
         if self.event_mat:
             if self.setup == "selection":
                 raise ValueError(
@@ -289,7 +360,8 @@ class Rules:
             if f.name == "characters":
                 v = "+".join(v)
             elif f.name == "starting_coins":
-                v = ";".join(map(str, v))  # a comma would end the parameter in a game string
+                # a comma would end the parameter in a game string, and a bare number would be typed int
+                v = ";".join(map(str, v)) + (";" if len(v) == 1 else "")
             elif f.name == "starting_seat":
                 v = v if v == "random" else f"p{v}"
             out[f.name] = v
@@ -327,3 +399,7 @@ class Rules:
         changed = self.game_params()
         inner = ", ".join(f"{k}={v}" for k, v in changed.items())
         return f"Rules({inner})"
+
+
+Rules.__doc__ += "\n    Ranges (``RANGES``)\n    -------------------\n" + "".join(
+    f"    {name}: {r.describe()}\n" for name, r in RANGES.items())
