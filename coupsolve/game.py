@@ -10,6 +10,8 @@ The observer (what each player sees, as strings and tensors) is :mod:`coupsolve.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyspiel
 
@@ -330,12 +332,39 @@ class CoupState(pyspiel.State):
         return ["Down" if (self._s[E.S_FACTIONS] >> p) & 1 else "Up" for p in range(self.num_players_)]
 
 
-def load_game(rules: Rules | None = None, **options) -> CoupGame:
-    """The OpenSpiel game for a :class:`Rules` (or for keyword options of ``Rules``)."""
+def parse_game_string(text: str) -> dict:
+    """The parameters of a ``python_coup(...)`` game string, as ``rules_from_params`` takes them.
+
+    Numbers of any size are Python ints and ``True``/``False`` bools, so a value OpenSpiel's own parser
+    cannot hold (``turn_limit=3000000000``) reaches the ``Rules`` range check instead of a CHECK failure.
+    """
+    match = re.fullmatch(rf"\s*{SHORT_NAME}\s*(?:\((.*)\))?\s*", text, flags=re.S)
+    if match is None:
+        raise ValueError(f"not a {SHORT_NAME} game string: {text!r}; for example {SHORT_NAME}(players=3)")
+    params = {}
+    for item in filter(str.strip, (match.group(1) or "").split(",")):
+        name, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not name:
+            raise ValueError(f"game string {text!r}: {item.strip()!r} is not name=value")
+        params[name] = (int(value) if re.fullmatch(r"[+-]?[0-9]+", value)
+                        else value == "True" if value in ("True", "False") else value)
+    return params
+
+
+def load_game(rules: Rules | str | None = None, **options) -> CoupGame:
+    """The OpenSpiel game for a :class:`Rules`, for keyword options of ``Rules`` (which change ``rules``
+    when both are given), or for a ``python_coup(...)`` game string.
+
+    Every value is checked by ``Rules`` before OpenSpiel sees it: a bad one raises a one-line
+    ``ValueError`` naming the option and its range (:data:`coupsolve.rules.RANGES`), and an unknown name
+    one listing the valid names.
+    """
+    if isinstance(rules, str):
+        rules = rules_from_params(parse_game_string(rules))
     if rules is None:
-        rules = Rules(**options)
+        rules = Rules.from_dict(options)
     elif options:
-        rules = rules.replace(**options)
+        rules = Rules.from_dict({**rules.to_dict(), **options})
     return pyspiel.load_game(SHORT_NAME, rules.game_params())
 
 
