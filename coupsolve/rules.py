@@ -28,11 +28,11 @@ MAX_TURN_LIMIT = 10_000
 # Every chance weight is a whole count of draws below 2**53 (at most the event mat's C(deck, 4) times the
 # deck, deck = 5 * copies = 500), so each probability is the exact ratio rounded once.
 MAX_COPIES = 100
-# Starting coins, costs, the forced-Coup threshold, bounty and buyout. A turn gains at most three
-# bounties (the challenges of the action, of the block and of a Treaty) and 10 coins besides, so no
-# coin count, nor their sum, comes near the engine's 32-bit integers within MAX_TURN_LIMIT turns.
+# Starting coins, costs, the forced-Coup threshold, bounty and buyout. A turn gains at most four
+# bounties (the challenges of the action, of a block, of a Treaty and of a Vengeance's block) and 10
+# coins besides, so no coin count, nor their sum, comes near the engine's 32-bit integers.
 MAX_COINS = 1_000
-assert MAX_PLAYERS * MAX_COINS + MAX_TURN_LIMIT * (3 * MAX_COINS + 10) < 2**31 // 16
+assert MAX_PLAYERS * MAX_COINS + MAX_TURN_LIMIT * (4 * MAX_COINS + 10) < 2**31 // 16
 
 # Options of the rules reference that are fields already but not yet implemented by the engine.
 # Setting one to a non-default value raises a ValueError that says so.
@@ -52,9 +52,9 @@ class FieldRange:
     def describe(self) -> str:
         """The range in words, as the error messages and the ``Rules`` docstring give it."""
         parts = [f"a whole number from {self.lo} to {self.hi}"] if self.lo is not None else []
-        if self.choices:
-            parts.append("one of " + ", ".join(str(c).lower() if isinstance(c, bool) else repr(c)
-                                               for c in self.choices))
+        words = [str(c).lower() if isinstance(c, bool) else repr(c) for c in self.choices]
+        if words:
+            parts.append(words[0] if len(words) == 1 else "one of " + ", ".join(words))
         return " or ".join(parts) + (f" ({self.note})" if self.note else "")
 
 
