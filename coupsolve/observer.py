@@ -44,7 +44,9 @@ Public pieces without perfect recall (``public_info`` True):
 
 - ``phase`` [18] one-hot of the engine phase (``engine.NUM_PHASES``, ``tables.PH_*``); ``actor``,
   ``cursor``, ``target``, ``challenger``, ``blocker`` [n each] one-hot seats (all zero when none; the
-  cursor only in a decision round); ``action`` [7] one-hot of the declared action's kind
+  cursor is the seat deciding in a round, choosing or being dealt to in the setup, and is left zero at the
+  other chance nodes); ``to_act`` [n] one-hot of the seat to act (all zero at chance and terminal
+  nodes); ``action`` [7] one-hot of the declared action's kind
   (``tables.KIND_NAMES``: Income, Foreign Aid, Tax, Exchange, Coup, Assassinate, Steal; a Vengeance shows
   as Assassinate); ``block`` [C] one-hot of the character claimed by a block; ``turn`` [1];
   ``coins`` [n]; ``influence`` [n] face-down counts; ``face_up`` [n, C] counts; ``deck`` [1] the number of
@@ -116,7 +118,7 @@ def _pieces(game: CoupGame, perfect_recall: bool, public: bool, private) -> list
         if r.marked_cards:
             pieces.append(("marked", (3,) if private == _SINGLE else (3, n)))
     if public:
-        pieces += [("phase", (E.NUM_PHASES,))] + [(name, (n,)) for name, _ in _SEATS]
+        pieces += [("phase", (E.NUM_PHASES,))] + [(name, (n,)) for name, _ in _SEATS] + [("to_act", (n,))]
         pieces += [("action", (len(E.KIND_NAMES),)), ("block", (E.NCH,)), ("turn", (1,)), ("coins", (n,)),
                    ("influence", (n,)), ("face_up", (n, E.NCH)), ("deck", (1,))]
         if r.factions:
@@ -126,6 +128,10 @@ def _pieces(game: CoupGame, perfect_recall: bool, public: bool, private) -> list
         if r.marked_cards:
             pieces.append(("marked_face_up", (3, n + 1)))
     return pieces
+
+
+# phases whose S_CURSOR is stale (chance draws after the setup): the cursor piece is left zero there
+_NO_CURSOR = (E.PH_START_SEAT, E.PH_REPLACE, E.PH_EXCHANGE_DRAW, E.PH_EVENT_DEAL, E.PH_FLIP)
 
 
 def _drawer(s) -> int:
@@ -207,9 +213,11 @@ class CoupObserver:
         s, d, n = state._s, self.dict, self.n
         d["phase"][s[E.S_PHASE]] = 1
         for name, idx in _SEATS:
-            if s[idx] >= 0 and not (name == "cursor" and (s[E.S_PHASE] <= E.PH_CHOOSE
-                                                          or s[E.S_PHASE] >= E.PH_EVENT_DEAL)):
+            if s[idx] >= 0 and not (name == "cursor" and s[E.S_PHASE] in _NO_CURSOR):
                 d[name][s[idx]] = 1
+        who = state.current_player()
+        if who >= 0:
+            d["to_act"][who] = 1
         if s[E.S_ACTION] >= 0:
             d["action"][E.KIND_SLOT[s[E.S_ACTION]]] = 1  # a Vengeance shows as Assassinate
         if s[E.S_BLOCK_CHAR] >= 0:
@@ -280,6 +288,7 @@ def _public_parts(state: CoupState, n: int) -> list[str]:
     if who >= 0:
         parts.append(f"p{who} to act")
     parts.append("coins " + " ".join(map(str, state.coins)))
+    parts.append("face down " + " ".join(map(str, state.influence)))
     parts.append("face up " + " ".join("+".join(u) or "-" for u in state.face_up))
     r = state.get_game().rules
     if r.factions:
