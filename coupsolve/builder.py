@@ -117,44 +117,20 @@ def _absorb(h, src, dst, ev, ne):
 
 
 @njit(cache=True)
-def _infoset(table, iset, key, h2, p, k, v, acts, n_infosets, n_actions):
-    """The information set of decision ``v`` (player ``p``, ``k`` actions ``acts``), made if new.
-
-    Returns ``(index, n_infosets, n_actions, status)``; ``status`` is ``OK``, ``ERR_COLLISION`` (same
-    first hash, different second), ``ERR_RECALL`` (same key, another owner or action count) or
-    ``ERR_CAPACITY``.
-    """
-    if key in table:
-        I = table[key]
-        if iset.h2[I] != h2:
-            return I, n_infosets, n_actions, ERR_COLLISION
-        if iset.nact[I] != k or iset.player[I] != p:
-            return I, n_infosets, n_actions, ERR_RECALL
-        return I, n_infosets, n_actions, OK
-    I = n_infosets
-    if I >= iset.h2.shape[0]:
-        return I, n_infosets, n_actions, ERR_CAPACITY  # the caller sized it from the decision count
-    table[key] = I
-    iset.h2[I] = h2
-    iset.player[I] = p
-    iset.nact[I] = k
-    iset.rep[I] = v
-    for j in range(k):
-        iset.actions[n_actions + j] = acts[j]
-    return I, n_infosets + 1, n_actions + k, OK
-
-
-@njit(cache=True)
 def _walk(P, max_depth, fill, out, table, iset, counts):
     """Walk the whole game depth-first with an explicit stack (one level of state per depth).
 
     ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
     the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
     (int64, 6) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
-    the error]``. Returns a status code (``OK``, ``ERR_*``). About 100 lines: the stack is allocated
-    here and a node's classification written inline, because allocated by another function (the
-    compiler then cannot tell the buffers apart) the walk took 7% longer, and with the classification
-    in a function of its own (even inlined by numba) 1.6 times longer.
+    the error]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
+    with another second, ``ERR_RECALL`` for the same key with another owner or action count).
+
+    About 120 lines: the stack is allocated here and a node's classification and information set are
+    written inline, because allocated by another function (the compiler then cannot tell the buffers
+    apart) the walk took 7% longer, with the information set in a function 10% longer (the fill
+    pass), and with the classification in a function of its own (even inlined by numba) 1.6 times
+    longer.
     """
     D = max_depth + 1
     st = np.zeros((D, E.S_SIZE), dtype=np.int32)  # the state at each depth of the stack
@@ -218,13 +194,30 @@ def _walk(P, max_depth, fill, out, table, iset, counts):
                         out.context[v] = E.node_context(s)
             nch[depth] = k
             if fill:
-                if p >= 0:
-                    I, n_infosets, n_actions, status = _infoset(
-                        table, iset, h[depth, p, 0], h[depth, p, 1], p, k, v, acts[depth],
-                        n_infosets, n_actions)
-                    if status != OK:
-                        counts[5] = v
-                        return status
+                if p >= 0:  # the information set of the acting player's sequence, made if new
+                    key = h[depth, p, 0]
+                    if key in table:
+                        I = table[key]
+                        if iset.h2[I] != h[depth, p, 1]:  # same first hash, another second
+                            counts[5] = v
+                            return ERR_COLLISION
+                        if iset.nact[I] != k or iset.player[I] != p:
+                            counts[5] = v
+                            return ERR_RECALL
+                    else:
+                        I = n_infosets
+                        if I >= iset.h2.shape[0]:  # sized by the caller from the decision count
+                            counts[5] = v
+                            return ERR_CAPACITY
+                        table[key] = I
+                        iset.h2[I] = h[depth, p, 1]
+                        iset.player[I] = p
+                        iset.nact[I] = k
+                        iset.rep[I] = v
+                        for a in range(k):
+                            iset.actions[n_actions + a] = acts[depth, a]
+                        n_actions += k
+                        n_infosets += 1
                     out.node_infoset[v] = I
                 out.child_start[v] = free[depth + 1]
                 out.num_children[v] = k
