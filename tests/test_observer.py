@@ -125,29 +125,28 @@ def test_all_players_shows_every_hand_and_draw():
     assert "Contessa" not in string and "Duke" not in string and not PRIVATE_PIECES & set(none.dict)
 
 
-@pytest.mark.parametrize("flags", [f for f in FLAGS if f[1] or f[2] != NONE], ids=str)
-def test_perfect_recall_refines_the_current_observation(flags):
-    """Perfect recall groups histories more finely than the current observation, never more coarsely."""
-    _, public, private = flags
+def test_perfect_recall_refines_the_current_observation():
+    """For every observation type showing anything, perfect recall groups histories more finely than the
+    current observation (some histories reach the same current view by different paths), never more
+    coarsely (the recalled sequence determines the current view)."""
     game = coupsolve.load_game(SMALL_RULES[2])
-    now, recall = observer(game, False, public, private), observer(game, True, public, private)
-    groups = {}
-    for state, _, _ in histories(game):
-        for p in range(game.num_players()):
-            s_now, t_now = view(now, state, p)
-            s_rec, t_rec = view(recall, state, p)
-            groups.setdefault((p, s_now, t_now.tobytes()), set()).add((s_rec, t_rec.tobytes()))
-            assert len(groups) < 10 ** 6
-    by_string = {}
-    for (p, s_now, _), recalled in groups.items():
-        by_string.setdefault((p, s_now), set()).update(r[0] for r in recalled)
-    finer = sum(len(v) > 1 for v in by_string.values())
-    assert finer > 0  # some histories reach the same current observation by different paths
-    # every recalled history determines its current observation
-    owners = {}
-    for key, recalled in groups.items():
-        for r in recalled:
-            assert owners.setdefault((key[0], r), key) == key
+    states = [state for state, _, _ in histories(game)]
+    for _, public, private in FLAGS[len(FLAGS) // 2:]:
+        if not public and private == NONE:
+            continue
+        now, recall = observer(game, False, public, private), observer(game, True, public, private)
+        current, finer = {}, 0
+        for state in states:
+            for p in range(game.num_players()):
+                seen_now = view(now, state, p)
+                seen = view(recall, state, p)
+                key = (p, seen[0], seen[1].tobytes())
+                assert current.setdefault(key, seen_now[0]) == seen_now[0], (public, private, key[1])
+        by_now = {}
+        for (p, recalled, _), seen_now in current.items():
+            by_now.setdefault((p, seen_now), set()).add(recalled)
+        finer = sum(len(v) > 1 for v in by_now.values())
+        assert finer > 0, (public, private)
 
 
 def test_without_public_info_nothing_public_is_shown(game_states):
@@ -229,6 +228,9 @@ def test_public_observation_history_groups_histories_by_their_public_events(inde
     for state, _, path in histories(game):
         after[path] = state
         string, tensor = view(obs, state, 0)
+        for p in range(1, game.num_players()):  # one public history, whoever looks
+            other = view(obs, state, p)
+            assert other[0] == string and np.array_equal(other[1], tensor)
         key = public_event_key(path, [after[path[:i]] for i in range(len(path) + 1)])
         pairs.append(((string, tensor.tobytes()), key))
     for mine, theirs in pairs:
@@ -247,6 +249,7 @@ def test_information_state_tensor_is_one_hot_events_of_a_documented_size(players
     n, L = players, game.max_events
     assert game.information_state_tensor_size() == n + E.NCH + L * (n + NUM_CODES)
     assert L >= game.max_game_length()
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
     obs = observer(game, True, True, SINGLE)
     state = play_randomly(game.new_initial_state(), np.random.default_rng(3))
     for p in range(n):
@@ -260,9 +263,15 @@ def test_information_state_tensor_is_one_hot_events_of_a_documented_size(players
         assert ((seats + 1) * E.TOKEN_SEAT + codes).tolist() == tokens
 
 
-def test_observation_tensor_carries_the_variants_state(game_states):
-    game, states = game_states
+def test_observation_tensor_carries_the_variants_state():
+    game = coupsolve.load_game(RULE_SETS["variants"])
+    states = []
+    for seed in range(4):
+        states.append(play_randomly(game.new_initial_state(), np.random.default_rng(seed),
+                                    lambda s: states.append(s.clone())))
     r = game.rules
+    assert not {"factions", "event_flipped", "marked", "marked_face_up"} & set(
+        observer(coupsolve.load_game(RULE_SETS["standard"]), False, True, SINGLE).dict)
     obs = observer(game, False, True, SINGLE)
     n = game.num_players()
     for state in states:
@@ -281,6 +290,3 @@ def test_observation_tensor_carries_the_variants_state(game_states):
             assert d["marked"].sum() == len(state.marks(E.LOC_HAND)) + keeping * len(state.marks(E.LOC_POOL))
 
 
-@pytest.mark.parametrize("name", list(RULE_SETS))
-def test_random_sim(name):
-    pyspiel.random_sim_test(coupsolve.load_game(RULE_SETS[name]), num_sims=2, serialize=True, verbose=False)
