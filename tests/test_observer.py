@@ -86,11 +86,14 @@ def test_public_observations_differ_between_states_that_differ_publicly(game_sta
     assert len(set(strings)) == len(set(tensors)) == len(seen)  # ... telling all of them apart
 
 
+def p1_exchanging(hand, drawn):
+    """p0 holds Duke+Captain, p1 ``hand``; p1's Exchange drew ``drawn`` and p1 is to keep cards."""
+    return play(Rules(), ["Deal Duke+Captain", f"Deal {hand}", "Income", "Exchange", "Pass", f"Draw {drawn}"])
+
+
 def test_single_player_shows_own_private_info_and_not_the_opponents():
-    a = play(Rules(), ["Deal Duke+Captain", "Deal Contessa+Contessa", "Income", "Exchange", "Pass",
-                       "Draw Duke+Assassin"])
-    b = play(Rules(), ["Deal Duke+Captain", "Deal Captain+Contessa", "Income", "Exchange", "Pass",
-                       "Draw Ambassador+Assassin"])
+    a = p1_exchanging("Contessa+Contessa", "Duke+Assassin")
+    b = p1_exchanging("Captain+Contessa", "Ambassador+Assassin")
     game = a.get_game()
     for recall, public in itertools.product((False, True), (False, True)):
         single = observer(game, recall, public, SINGLE)
@@ -110,8 +113,7 @@ def test_single_player_shows_own_private_info_and_not_the_opponents():
 
 
 def test_all_players_shows_every_hand_and_draw():
-    a = play(Rules(), ["Deal Duke+Captain", "Deal Contessa+Contessa", "Income", "Exchange", "Pass",
-                       "Draw Duke+Assassin"])
+    a = p1_exchanging("Contessa+Contessa", "Duke+Assassin")
     game = a.get_game()
     for recall, public in itertools.product((False, True), (False, True)):
         every = observer(game, recall, public, ALL)
