@@ -139,6 +139,16 @@ class CoupGame(pyspiel.Game):
         return CoupState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer of an observation type (what ``make_observation`` and the default strings and
+        tensors use); the tensor sizes OpenSpiel reports come from it (layout in :mod:`coupsolve.observer`).
+
+        Parameters
+        ----------
+        iig_obs_type : pyspiel.IIGObservationType, optional
+            What to show; default the observation (public and the player's own private state, no recall).
+        params : dict, optional
+            Must be empty: the observer takes no parameters.
+        """
         if params:
             raise ValueError(f"python_coup observers take no parameters; got {params}")
         return CoupObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self)

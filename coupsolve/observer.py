@@ -166,11 +166,27 @@ class CoupObserver:
             i += k
 
     def tokens(self, state: CoupState, player: int) -> list[int]:
-        """The observation tokens ``player`` has seen, in order (their perfect-recall sequence)."""
+        """The observation tokens ``player`` has seen, in order (their perfect-recall sequence).
+
+        Parameters
+        ----------
+        state : CoupState
+            The state whose events are read.
+        player : int
+            The observing seat.
+        """
         return observed_tokens(state.events, player, self.public, self.private)
 
     def set_from(self, state: CoupState, player: int):
-        """Fill ``self.tensor`` (float32, the pieces named in ``self.dict``) with what ``player`` sees."""
+        """Fill ``self.tensor`` (float32, the pieces named in ``self.dict``) with what ``player`` sees.
+
+        Parameters
+        ----------
+        state : CoupState
+            The state to observe.
+        player : int
+            The observing seat (with ``NONE`` or ``ALL_PLAYERS`` the tensor does not depend on it).
+        """
         self.tensor.fill(0)
         s = state._s
         d = self.dict
@@ -246,6 +262,13 @@ class CoupObserver:
         ``'; '``; otherwise ``' | '``-separated parts: ``p0`` and the observer's private parts
         (``SINGLE_PLAYER``) or every seat's private parts prefixed by the seat (``ALL_PLAYERS``), then
         the public parts (``public_info``).
+
+        Parameters
+        ----------
+        state : CoupState
+            The state to observe.
+        player : int
+            The observing seat (with ``NONE`` or ``ALL_PLAYERS`` the string does not depend on it).
         """
         if self.perfect_recall:
             pay = state._pkey[E.P_BUYOUT]
