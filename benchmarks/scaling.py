@@ -101,6 +101,54 @@ def run_build(games, options, info):
     return write_csv("build", csv_rows, info)
 
 
+def _mode_rows(game, result, mode, read_bw, single):
+    """The table row, memory row (None after an error) and CSV row of one mode of a probe's result.
+
+    ``single`` maps (precision, updates) to the one-thread median, for the speed-up column; a
+    one-thread mode adds itself.
+    """
+    n = result["histories"]
+    label = (f"{'f64' if mode['precision'] == 'float64' else 'f32'} "
+             f"{mode['updates'][:3]} {mode['threads']}T")
+    if "error" in mode:
+        return ([game.key, f"{n:,}", label] + ["-"] * 8 + [mode["error"]], None,
+                dict(game=game.key, histories=n, mode=label, error=mode["error"]))
+    stats = Stats(mode["seconds"])
+    passes = 1 if mode["updates"] == "simultaneous" else 2
+    ns = stats.median / (n * passes) * 1e9
+    bytes_per_history = mode["bytes_per_pass"] / n
+    bw = read_bw.get(mode["threads"], read_bw[1])
+    floor = bytes_per_history / bw  # ns (GB/s = bytes per ns)
+    key = (mode["precision"], mode["updates"])
+    speedup = ""
+    if mode["threads"] == 1:
+        single[key] = stats.median
+    elif key in single:
+        speedup = f"{single[key] / stats.median:.2f}x"
+    row = [game.key, f"{n:,}", label, fmt_seconds(stats.median), fmt_seconds(stats.min),
+           fmt_seconds(stats.max), f"{ns:.2f}", f"{mode['live_fraction']:.2f}",
+           f"{bytes_per_history:.1f}", f"{floor:.2f}", f"{ns / floor:.1f}x", speedup]
+    mem_row = [game.key, f"{n:,}", label, _gib(result["tree_bytes"]), _gib(result["layout_bytes"]),
+               _gib(mode["estimate_bytes"]), _gib(mode["peak_rss"]),
+               _gib(mode["peak_rss"] - mode["rss_before"])]
+    csv_row = dict(
+        game=game.key, histories=n, infosets=result["infosets"],
+        actions=result["actions"], mode=label, precision=mode["precision"],
+        updates=mode["updates"], threads=mode["threads"],
+        seconds_median=stats.median, seconds_min=stats.min, seconds_max=stats.max,
+        repeats=stats.n, iterations_per_block=mode["iterations_per_block"],
+        ns_per_history_pass=ns, live_fraction=mode["live_fraction"],
+        bytes_per_history_pass=bytes_per_history,
+        read_gb_per_s=bw, floor_ns_per_history_pass=floor,
+        first_iteration_seconds=mode["first_iteration_seconds"],
+        exploitability_seconds=mode["exploitability_seconds"],
+        tree_bytes=result["tree_bytes"], layout_bytes=result["layout_bytes"],
+        layout_seconds=result["layout_seconds"], estimate_bytes=mode["estimate_bytes"],
+        peak_rss=mode["peak_rss"], rss_before=mode["rss_before"],
+        load=load_average())
+    return row, mem_row, csv_row
+
+
 def run_scaling(games, options, info, bandwidth):
     """Per-iteration time against tree size, the bandwidth floor, peak memory per mode."""
     read_bw = {1: bandwidth[("read", 1)].median}
@@ -125,46 +173,11 @@ def run_scaling(games, options, info, bandwidth):
         n = result["histories"]
         single = {}
         for mode in result["modes"]:
-            label = (f"{'f64' if mode['precision'] == 'float64' else 'f32'} "
-                     f"{mode['updates'][:3]} {mode['threads']}T")
-            if "error" in mode:
-                rows.append([game.key, f"{n:,}", label] + ["-"] * 8 + [mode["error"]])
-                csv_rows.append(dict(game=game.key, histories=n, mode=label, error=mode["error"]))
-                continue
-            stats = Stats(mode["seconds"])
-            passes = 1 if mode["updates"] == "simultaneous" else 2
-            ns = stats.median / (n * passes) * 1e9
-            bytes_per_history = mode["bytes_per_pass"] / n
-            bw = read_bw.get(mode["threads"], read_bw[1])
-            floor = bytes_per_history / bw  # ns (GB/s = bytes per ns)
-            key = (mode["precision"], mode["updates"])
-            speedup = ""
-            if mode["threads"] == 1:
-                single[key] = stats.median
-            elif key in single:
-                speedup = f"{single[key] / stats.median:.2f}x"
-            rows.append([game.key, f"{n:,}", label, fmt_seconds(stats.median),
-                         fmt_seconds(stats.min), fmt_seconds(stats.max), f"{ns:.2f}",
-                         f"{mode['live_fraction']:.2f}", f"{bytes_per_history:.1f}",
-                         f"{floor:.2f}", f"{ns / floor:.1f}x", speedup])
-            mem_rows.append([game.key, f"{n:,}", label, _gib(result["tree_bytes"]),
-                             _gib(result["layout_bytes"]), _gib(mode["estimate_bytes"]),
-                             _gib(mode["peak_rss"]), _gib(mode["peak_rss"] - mode["rss_before"])])
-            csv_rows.append(dict(
-                game=game.key, histories=n, infosets=result["infosets"],
-                actions=result["actions"], mode=label, precision=mode["precision"],
-                updates=mode["updates"], threads=mode["threads"],
-                seconds_median=stats.median, seconds_min=stats.min, seconds_max=stats.max,
-                repeats=stats.n, iterations_per_block=mode["iterations_per_block"],
-                ns_per_history_pass=ns, live_fraction=mode["live_fraction"],
-                bytes_per_history_pass=bytes_per_history,
-                read_gb_per_s=bw, floor_ns_per_history_pass=floor,
-                first_iteration_seconds=mode["first_iteration_seconds"],
-                exploitability_seconds=mode["exploitability_seconds"],
-                tree_bytes=result["tree_bytes"], layout_bytes=result["layout_bytes"],
-                layout_seconds=result["layout_seconds"], estimate_bytes=mode["estimate_bytes"],
-                peak_rss=mode["peak_rss"], rss_before=mode["rss_before"],
-                load=load_average()))
+            row, mem_row, csv_row = _mode_rows(game, result, mode, read_bw, single)
+            rows.append(row)
+            if mem_row is not None:
+                mem_rows.append(mem_row)
+            csv_rows.append(csv_row)
         if large:
             rows.append([game.key, f"{n:,}", "(build)", fmt_seconds(result["build_seconds"]),
                          "-", "-", "-", "-", "-", "-", "-", "layout "

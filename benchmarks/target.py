@@ -72,6 +72,58 @@ def _cases(game, options):
     return cases
 
 
+def _repeats(game, library, algorithm, opts, mode, check_every, options):
+    """Chase the targets up to ``options.repeats`` times within the budget.
+
+    Returns ``(reached per run, (last iteration, last exploitability), mode label)``.
+    """
+    deadline = Deadline(options.budget)
+    results = []
+    final = (0, float("nan"))
+    for _ in range(options.repeats):
+        started = time.perf_counter()
+        try:
+            solver = A.make(library, game, algorithm, **opts)
+        except MemoryError as exc:
+            return results, (0, float("nan")), f"not run: {exc}"
+        if library == A.LITEEFG:
+            mode = solver.mode
+        reached, done, value = chase(solver, check_every, deadline)
+        solver.close()
+        del solver
+        results.append(reached)
+        final = (done, value)
+        spent = time.perf_counter() - started
+        if deadline.left < spent or len(reached) < len(TARGETS):
+            break
+    return results, final, mode
+
+
+def _projections(game, num_nodes, speed, ours_iterations, rows, csv_rows):
+    """Rows of OpenSpiel's solvers on a Coup game they are not run on: projected times only."""
+    for library in (A.OS_CPP, A.OS_PY):
+        for algorithm in A.ALGORITHMS[library]:
+            ours_alg = PARITY.get((library, algorithm))
+            per_it = speed.get((game.key, library))
+            if per_it is None:
+                coup1 = speed.get(("coup1", library))
+                if coup1 is not None and game.key != "coup1":
+                    per_it = coup1 * num_nodes / 63_973
+            cells = []
+            row = dict(game=game.key, histories=num_nodes, library=library,
+                       algorithm=algorithm, mode="not run (Python game)", repeats=0)
+            for target in TARGETS:
+                its = ours_iterations.get(ours_alg, {}).get(target)
+                key = f"{target:.0e}"
+                if its is not None and per_it is not None:
+                    row[f"projected_seconds_{key}"] = its * per_it
+                    cells += [f"{its:,}", f"projected ~{fmt_seconds(its * per_it)}", "-"]
+                else:
+                    cells += ["-", "not run", "-"]
+            csv_rows.append(row)
+            rows.append([game.key, library, algorithm, "not run (Python game)", *cells, "0", "-"])
+
+
 def run(games, options, info, per_iteration=None):
     """Chase the targets on every game; print the table, write ``target.csv``.
 
@@ -91,27 +143,8 @@ def run(games, options, info, per_iteration=None):
         ours_iterations = {}  # algorithm -> {target: iterations} (default mode)
         for library, algorithm, opts in _cases(game, options):
             mode = A.mode_label(**opts) if library == A.OURS else ""
-            deadline = Deadline(options.budget)
-            results = []
-            final = (0, float("nan"))
-            for repeat in range(options.repeats):
-                started = time.perf_counter()
-                try:
-                    solver = A.make(library, game, algorithm, **opts)
-                except MemoryError as exc:
-                    final = (0, float("nan"))
-                    mode = f"not run: {exc}"
-                    break
-                if library == A.LITEEFG:
-                    mode = solver.mode
-                reached, done, value = chase(solver, check_every, deadline)
-                solver.close()
-                del solver
-                results.append(reached)
-                final = (done, value)
-                spent = time.perf_counter() - started
-                if deadline.left < spent or len(reached) < len(TARGETS):
-                    break
+            results, final, mode = _repeats(game, library, algorithm, opts, mode, check_every,
+                                            options)
             if library == A.OURS and opts == A.DEFAULT_MODE and results:
                 ours_iterations[algorithm] = {t: r[0] for t, r in results[0].items()}
             cells = []
@@ -145,30 +178,8 @@ def run(games, options, info, per_iteration=None):
                          f"{final[1]:.2e} @ {final[0]:,}"])
         if game.key == "coup2":
             game.drop_tree()
-        # OpenSpiel on Coup: projections only
-        if game.key in OPENSPIEL_SKIP:
-            for library in (A.OS_CPP, A.OS_PY):
-                for algorithm in A.ALGORITHMS[library]:
-                    ours_alg = PARITY.get((library, algorithm))
-                    per_it = speed.get((game.key, library))
-                    if per_it is None:
-                        coup1 = speed.get(("coup1", library))
-                        if coup1 is not None and game.key != "coup1":
-                            per_it = coup1 * tree.num_nodes / 63_973
-                    cells = []
-                    row = dict(game=game.key, histories=tree.num_nodes, library=library,
-                               algorithm=algorithm, mode="not run (Python game)", repeats=0)
-                    for target in TARGETS:
-                        its = ours_iterations.get(ours_alg, {}).get(target)
-                        key = f"{target:.0e}"
-                        if its is not None and per_it is not None:
-                            row[f"projected_seconds_{key}"] = its * per_it
-                            cells += [f"{its:,}", f"projected ~{fmt_seconds(its * per_it)}", "-"]
-                        else:
-                            cells += ["-", "not run", "-"]
-                    csv_rows.append(row)
-                    rows.append([game.key, library, algorithm, "not run (Python game)", *cells,
-                                 "0", "-"])
+        if game.key in OPENSPIEL_SKIP:  # OpenSpiel on Coup: projections only
+            _projections(game, tree.num_nodes, speed, ours_iterations, rows, csv_rows)
     columns = ["game", "library", "alg.", "mode"]
     for target in TARGETS:
         columns += [f"iter. {target:.0e}", f"s to {target:.0e}", "min .. max"]

@@ -126,8 +126,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts):
     the error]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
     with another second, ``ERR_RECALL`` for the same key with another owner or action count).
 
-    About 120 lines: the stack is allocated here and a node's classification and information set are
-    written inline, because allocated by another function (the compiler then cannot tell the buffers
+    It is longer than 80 lines (about 120): the stack is allocated here and a node's classification and
+    information set are written inline, because allocated by another function (the compiler then cannot tell the buffers
     apart) the walk took 7% longer, with the information set in a function 10% longer (the fill
     pass), and with the classification in a function of its own (even inlined by numba) 1.6 times
     longer.
