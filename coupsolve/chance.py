@@ -39,7 +39,7 @@ def draw_id(m, mask):
     return m if mask == 0 else CH_MARKED + 8 * m + mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_outcomes(P, s, k, out, prob):
     """Fill ``out``/``prob`` with the outcomes of drawing ``k`` (0, 1 or 2) cards from the Court deck,
     sorted by id; return how many. An outcome is the multiset code of the cards, or with marked cards

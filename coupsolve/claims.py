@@ -50,13 +50,13 @@ def _outcome(s, challenged, proved, after_proven, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def challenge_actions(P, s, out):
     """PH_CHALLENGE: Pass or Challenge; returns 2."""
     return two_choices(out, ACT_PASS, ACT_CHALLENGE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def challenge_step(P, s, action, ev, ne):
     """PH_CHALLENGE: S_CURSOR passes on or challenges the actor's claim (or Treaty claim), in seat order."""
     p = s[S_CURSOR]
@@ -76,7 +76,7 @@ def challenge_step(P, s, action, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_actions(P, s, out):
     """PH_BLOCK: Pass, or Block with each character that may block the declared action."""
     out[0] = ACT_PASS
@@ -88,7 +88,7 @@ def block_actions(P, s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_step(P, s, action, ev, ne):
     """PH_BLOCK: S_CURSOR passes (the next player may block a Foreign Aid or Tax) or blocks."""
     p = s[S_CURSOR]
@@ -106,7 +106,7 @@ def block_step(P, s, action, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_challenge_actions(P, s, out):
     """PH_BLOCK_CHALLENGE: Pass or Challenge, and for the actor of a blocked Foreign Aid the Treaty."""
     two_choices(out, ACT_PASS, ACT_CHALLENGE)
@@ -117,7 +117,7 @@ def block_challenge_actions(P, s, out):
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def block_challenge_step(P, s, action, ev, ne):
     """PH_BLOCK_CHALLENGE: S_CURSOR (from the actor on, the blocker left out) passes, challenges the
     block, or claims the Treaty; once everyone passed, the block stands."""
@@ -142,14 +142,14 @@ def block_challenge_step(P, s, action, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prove_actions(P, s, out):
     """PH_PROVE (decline_proof): the challenged player, who holds the card, may Prove it or Decline
     (and lose the challenge as if bluffing); returns 2."""
     return two_choices(out, ACT_PROVE, ACT_DECLINE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def prove_step(P, s, action, ev, ne):
     """PH_PROVE: the challenged holder proves (the challenger loses) or declines (they lose, as if
     bluffing). Only the outcome is public: a player without the card fails the same way."""

@@ -56,7 +56,7 @@ def _seat_coins(P, s, start):
     s[S_CURSOR] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_outcomes(P, s, out, prob):
     """PH_START_SEAT: each seat with probability 1 / players."""
     n = P[P_PLAYERS]
@@ -66,7 +66,7 @@ def start_outcomes(P, s, out, prob):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_step(P, s, outcome, ev, ne):
     """PH_START_SEAT: the starting seat is drawn (public)."""
     seat = outcome - CH_START
@@ -75,13 +75,13 @@ def start_step(P, s, outcome, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal_outcomes(P, s, out, prob):
     """PH_DEAL: two cards from the Court deck; PH_DEAL_ONE: one."""
     return draw_outcomes(P, s, 2 if s[S_PHASE] == PH_DEAL else 1, out, prob)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deal_step(P, s, outcome, ev, ne):
     """PH_DEAL / PH_DEAL_ONE: S_CURSOR gets the dealt cards (private); after the last seat, deal_done."""
     p = s[S_CURSOR]
@@ -93,7 +93,7 @@ def deal_step(P, s, outcome, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_actions(P, s, out):
     """PH_CHOOSE: 'Choose C' for each character in the game."""
     k = 0
@@ -104,7 +104,7 @@ def choose_actions(P, s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_step(P, s, action, ev, ne):
     """PH_CHOOSE: S_CURSOR takes the chosen card from their set (private); after the last seat, the deal."""
     p = s[S_CURSOR]
@@ -131,7 +131,7 @@ def _choose(a, b):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def event_deal_outcomes(P, s, out, prob):
     """PH_EVENT_DEAL: ``P[P_EVENT_MAT]`` cards from the Court deck (multivariate hypergeometric), as
     ``CH_EVENTS + 8 * i + mask`` for multiset i of ``EV_MS`` holding the marked cards of mask."""
@@ -155,7 +155,7 @@ def event_deal_outcomes(P, s, out, prob):
     return nout
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def event_deal_step(P, s, outcome, ev, ne):
     """PH_EVENT_DEAL: the cards go face down on the event mat (public that it happened; nobody sees them)."""
     i = (outcome - CH_EVENTS) >> 3

@@ -54,7 +54,7 @@ def event_check(P, s):
         s[S_PHASE] = PH_FLIP
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flip_outcomes(P, s, out, prob):
     """PH_FLIP: a uniform draw from the face-down event cards (``Flip C``, a marked card's own id)."""
     total = 0
@@ -76,7 +76,7 @@ def flip_outcomes(P, s, out, prob):
     return nout
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def flip_step(P, s, outcome, ev, ne):
     """PH_FLIP: turn the drawn card face up (public), then flip again if another card is due."""
     if outcome >= CH_FLIP_MARKED:

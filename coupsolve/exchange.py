@@ -16,13 +16,13 @@ from .marked import keep_marks, keeps_marked
 from .tables import *  # noqa: F403 (the layout constants and tables)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exchange_draw_outcomes(P, s, out, prob):
     """PH_EXCHANGE_DRAW: two cards from the Court deck (fewer when a reduced deck runs short)."""
     return draw_outcomes(P, s, min(2, deck_size(s)), out, prob)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exchange_draw_step(P, s, outcome, ev, ne):
     """PH_EXCHANGE_DRAW: the drawn cards go to the pool S_POOL, seen by the actor only."""
     a = s[S_ACTOR]
@@ -35,7 +35,7 @@ def exchange_draw_step(P, s, outcome, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def keep_actions(P, s, out):
     """PH_KEEP: every multiset of S_ACTOR's influence in size from their hand and the pool (plain keeps
     by id, then the keeps holding marked cards). Returns how many."""
@@ -62,7 +62,7 @@ def keep_actions(P, s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def keep_step(P, s, action, ev, ne):
     """PH_KEEP: hand and pool go back to the deck and the kept cards come back to hand (private);
     the turn ends."""

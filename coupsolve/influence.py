@@ -20,7 +20,7 @@ from .tables import *  # noqa: F403 (the layout constants and tables)
 from .turn import block_stands, open_block_round, resolve
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lose_actions(P, s, out):
     """PH_LOSE: the cards S_LOSER may turn face up (plain copies by character, then marked cards) and
     the challenge buyout's Pay; sorted. Returns how many."""
@@ -46,7 +46,7 @@ def lose_actions(P, s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lose_step(P, s, action, ev, ne):
     """PH_LOSE: S_LOSER turns the chosen card face up or pays (public); the game may end here."""
     p = s[S_LOSER]
@@ -121,13 +121,13 @@ def replace(P, s, seat, claim, after):
     s[S_AFTER] = after
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def replace_outcomes(P, s, out, prob):
     """PH_REPLACE: one card from the Court deck."""
     return draw_outcomes(P, s, 1, out, prob)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def replace_step(P, s, outcome, ev, ne):
     """PH_REPLACE: S_DRAWER takes the drawn card (private), then what S_AFTER says."""
     p = s[S_DRAWER]

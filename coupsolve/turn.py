@@ -38,7 +38,7 @@ def _living_others(P, s, a):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_actions(P, s, out):
     """PH_TURN: fill ``out`` with S_ACTOR's legal actions, sorted; return how many.
 
@@ -80,7 +80,7 @@ def turn_actions(P, s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_step(P, s, action, ev, ne):
     """PH_TURN: S_ACTOR declares ``action`` (public); it is paid for, then challenged, blocked or resolved."""
     p = s[S_ACTOR]
@@ -106,13 +106,13 @@ def turn_step(P, s, action, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vengeance_actions(P, s, out):
     """PH_VENGEANCE: the free Assassination may target any other living player ('against anyone')."""
     return _add_targets(out, 0, ACT_VENGEANCE, _living_others(P, s, s[S_CURSOR]), P[P_PLAYERS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def vengeance_step(P, s, action, ev, ne):
     """PH_VENGEANCE: the Vengeance owner names the target (public); the target may block with Contessa."""
     s[S_TARGET] = action - ACT_VENGEANCE

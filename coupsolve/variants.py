@@ -39,13 +39,13 @@ def faction_targets(P, s, a, tmask):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def faction_actions(P, s, out):
     """PH_FACTION: Faction Up or Faction Down; returns 2."""
     return two_choices(out, ACT_FACTION, ACT_FACTION + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def faction_step(P, s, action, ev, ne):
     """PH_FACTION: S_CURSOR's side (public); after the last seat, the first turn."""
     p = s[S_CURSOR]
