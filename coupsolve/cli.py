@@ -26,23 +26,41 @@ class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
+# Rules fields that have a flag of their own: --rule may not set them too (one source for each value).
+_OWN_FLAGS = {"turn_limit": "--turn-limit", "limit_payoff": "--limit-payoff", "setup": "--preset"}
+
+
+def _rule_item(item):
+    """``NAME=VALUE`` of ``--rule`` as (field name, value), or a one-line error naming the problem."""
+    import dataclasses
+
+    from .rules import Rules
+
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    if not sep:
+        raise CliError(f"--rule takes NAME=VALUE (for example selective_coup=true), got {item!r}")
+    fields = [f.name for f in dataclasses.fields(Rules)]
+    if name not in fields:
+        raise CliError(f"--rule {name}: unknown rule option; the options are {', '.join(fields)}")
+    if name in _OWN_FLAGS:
+        raise CliError(f"--rule {name}: use {_OWN_FLAGS[name]} to set it")
+    if name == "players":
+        raise CliError("--rule players: the solvers take two-player games; "
+                       "`coupsolve random --players N` plays a game of N players")
+    low = value.strip().lower()
+    return name, (True if low == "true" else False if low == "false"
+                  else int(low) if low.lstrip("-").isdigit() else value.strip())
+
+
 def _rules(args):
     from .rules import Rules
 
     kw = {"turn_limit": args.turn_limit, "limit_payoff": args.limit_payoff}
-    for item in args.rule or ():
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise CliError(f"--rule takes NAME=VALUE (for example selective_coup=true), got {item!r}")
-        low = value.strip().lower()
-        kw[name.strip()] = (True if low == "true" else False if low == "false"
-                            else int(low) if low.lstrip("-").isdigit() else value.strip())
-    try:
-        if args.preset == "two-player-selection":
-            return Rules.two_player_selection(**kw)
-        return Rules.standard(players=2, **kw)
-    except TypeError as e:  # an unknown field
-        raise CliError(f"unknown rule option in --rule: {e}") from None
+    kw.update(_rule_item(item) for item in args.rule or ())
+    if args.preset == "two-player-selection":
+        return Rules.two_player_selection(**kw)
+    return Rules.standard(players=2, **kw)
 
 
 def _fmt_bytes(n):
@@ -276,7 +294,8 @@ def random_game_log(rules, seed: int) -> list[str]:
 def _cmd_random(args) -> int:
     from .rules import Rules
 
-    rules = Rules(players=args.players, setup=args.setup, turn_limit=args.turn_limit)
+    setup = args.setup or ("selection" if args.players == 2 else "standard")  # selection is 2-player only
+    rules = Rules(players=args.players, setup=setup, turn_limit=args.turn_limit)
     print("\n".join(random_game_log(rules, args.seed)))
     return 0
 
@@ -310,10 +329,30 @@ def _add_rules_args(p):
                    help="any other option of the rules, e.g. --rule selective_coup=true --rule challenge_bounty=1")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``coupsolve: error: ...``, status 2) instead of a usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _seed(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     from solvers import ALGORITHMS, PRECISIONS, UPDATES
 
-    parser = argparse.ArgumentParser(prog="coupsolve", description="Solve and study the card game Coup.")
+    from . import __version__
+
+    parser = _Parser(prog="coupsolve", description="Solve and study the card game Coup.")
+    parser.add_argument("--version", action="version", version=f"coupsolve {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
                         ("demo", "the main job: the default solve")):
@@ -325,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
         stop.add_argument("--target-exploitability", type=_positive_float)
         p.add_argument("--check-every", type=_positive_int, default=25,
                        help="iterations between exploitability checks (default 25)")
-        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--seed", type=_seed, default=0)
         p.add_argument("--threads", type=_positive_int, default=1,
                        help="numba threads for the passes (pays from about 10**6 histories, i.e. "
                             "turn limit 2 and up; default 1)")
@@ -352,13 +391,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play against a saved strategy in the terminal")
     p.add_argument("strategy")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0 (moves first) or 1")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.set_defaults(func=_cmd_play)
     p = sub.add_parser("random", help="play one game with uniformly random moves and print its log")
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--setup", choices=["standard", "selection"], default="selection")
+    p.add_argument("--setup", choices=["standard", "selection"], default=None,
+                   help="default: selection with 2 players, standard with more")
     p.add_argument("--turn-limit", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.set_defaults(func=_cmd_random)
     return parser
 

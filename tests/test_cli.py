@@ -117,11 +117,34 @@ def test_rule_options_reach_the_rules():
     (["play", "missing.npz"], "no such file"),
     (["solve", "--threads", "999"], "numba has"),
     (["solve", "--precision", "float16"], "invalid choice"),
+    (["info", "--turn-limit", "1", "--rule", "turn_limit=3"], "use --turn-limit"),
+    (["info", "--rule", "limit_payoff=influence"], "use --limit-payoff"),
+    (["info", "--rule", "players=3"], "two-player games"),
+    (["info", "--rule", "jokers=1"], "the options are players, setup"),
+    (["random", "--seed", "-1"], "--seed: a seed is a whole number from 0"),
+    (["solve", "--bogus"], "unrecognized arguments: --bogus"),
+    ([], "required: command"),
 ])
 def test_errors_are_one_line(args, word):
     out = run(*args)
     assert out.returncode == 2
     assert word in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_random_picks_the_setup_that_fits_the_players():
+    out = run("random", "--players", "4", "--turn-limit", "2", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    assert "p3" in out.stdout
+    two = run("random", "--turn-limit", "2", "--seed", "1")
+    assert two.returncode == 0 and "Choose" in two.stdout  # two players: the card-selection setup
+
+
+def test_version():
+    from coupsolve import __version__
+
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"coupsolve {__version__}"
 
 
 def test_speed_options_reach_the_solver():
