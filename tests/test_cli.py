@@ -121,7 +121,7 @@ def test_rule_options_reach_the_rules():
     (["info", "--rule", "limit_payoff=influence"], "use --limit-payoff"),
     (["info", "--rule", "players=3"], "two-player games"),
     (["info", "--rule", "jokers=1"], "the options are players, setup"),
-    (["random", "--seed", "-1"], "--seed: a seed is a whole number from 0"),
+    (["random", "--seed", "-1"], "--seed: must be at least 0"),
     (["solve", "--bogus"], "unrecognized arguments: --bogus"),
     ([], "required: command"),
 ])
