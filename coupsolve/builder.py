@@ -68,7 +68,7 @@ class NodeArrays(NamedTuple):
 
     ``level_count`` (int64, one per level, counting walk only), ``level_start`` (int64, levels + 1),
     then, one entry per node: what the node is, ``node_kind``, ``node_player`` (int8),
-    ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (int32, or empty when not wanted);
+    ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (``CTX_DTYPE``, uint32; empty when not wanted);
     where its children are, ``child_start`` (int64), ``num_children`` (int32); the probability of the
     edge into it, ``chance_prob`` (float64).
     """
@@ -265,7 +265,7 @@ def _empty_nodes(level_count):
     e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
                         np.zeros(0, np.float64))
     return NodeArrays(level_count=level_count, level_start=e64, node_kind=e8, node_player=e8,
-                      node_infoset=e32, payoff=ef, context=e32, child_start=e64, num_children=e32,
+                      node_infoset=e32, payoff=ef, context=np.zeros(0, E.CTX_DTYPE), child_start=e64, num_children=e32,
                       chance_prob=ef)
 
 
@@ -328,7 +328,7 @@ def _allocate(size, context):
     out = NodeArrays(level_count=np.zeros(0, np.int64), level_start=level_start,
                      node_kind=np.empty(n, np.int8), node_player=np.empty(n, np.int8),
                      node_infoset=np.empty(n, np.int32), payoff=np.zeros(n, np.float64),
-                     context=np.zeros(n if context else 0, np.int32),
+                     context=np.zeros(n if context else 0, E.CTX_DTYPE),
                      child_start=np.empty(n, np.int64), num_children=np.empty(n, np.int32),
                      chance_prob=chance_prob)
     iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
