@@ -41,6 +41,11 @@ reach_and_values
 check_fits, estimate_solve_bytes, estimate_tree_bytes
     Memory estimates; ``check_fits`` raises ``MemoryError`` naming the
     estimate and the memory available.
+PublicTree
+    A game as public nodes carrying each player's private states (layout in
+    :mod:`solvers.public`): ``PublicTree.from_game_tree(tree, labels)`` for
+    small games, built directly for large ones; solved by the same
+    :class:`Solver` (vector CFR, :mod:`solvers.public_rep`).
 DECISION, CHANCE, TERMINAL
     The node kinds of ``GameTree.node_kind`` (:mod:`solvers.kinds`).
 
@@ -65,6 +70,8 @@ from .cfr import solve
 from .evaluate import reach_and_values
 from .kinds import CHANCE, DECISION, TERMINAL
 from .memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
+from .public import PublicTree
+from .public_rep import PublicTreeRep
 from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
 from .result import SolveResult
 from .solver import PRECISIONS, UPDATES, Solver, check_threads
@@ -78,6 +85,8 @@ __all__ = [
     "DECISION",
     "GameTree",
     "PRECISIONS",
+    "PublicTree",
+    "PublicTreeRep",
     "SolveResult",
     "Solver",
     "TERMINAL",

@@ -61,6 +61,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _tree_check, build
+from .infosets import InfosetTable
 from .memory import BYTES_PER_ACTION, BYTES_PER_INFOSET, BYTES_PER_NODE, check_fits
 from .memory import estimate_tree_bytes
 
@@ -132,7 +133,7 @@ def _as_array(name, value, dtype):
     return np.ascontiguousarray(value, dtype=target)
 
 
-class GameTree:
+class GameTree(InfosetTable):
     """A two-player zero-sum extensive-form game as flat arrays.
 
     All arguments are keyword-only; see the module docstring for the layout.
@@ -170,19 +171,7 @@ class GameTree:
         self.infoset_actions = _as_array("infoset_actions", infoset_actions, np.int32)
         self.game_id = game_id
         self._check_shapes()
-        if callable(infoset_keys):
-            self._key_fn, self._keys = infoset_keys, None
-        else:
-            if isinstance(infoset_keys, (str, bytes)) or not hasattr(infoset_keys, "__len__"):
-                raise TypeError("infoset_keys must be a sequence of str or a callable key_fn(i) -> str")
-            if len(infoset_keys) != self.num_infosets:
-                raise ValueError(f"infoset_keys has {len(infoset_keys)} entries but there are "
-                                 f"{self.num_infosets} information sets")
-            for i, key in enumerate(infoset_keys):
-                if not isinstance(key, str):
-                    raise TypeError(f"infoset_keys[{i}] is {type(key).__name__}, expected str")
-            self._key_fn, self._keys = None, infoset_keys
-        self._index = None
+        self._set_keys(infoset_keys)
         self._check_structure()
 
     # ------------------------------------------------------------------ checks
@@ -241,16 +230,6 @@ class GameTree:
         return int(self.node_kind.shape[0])
 
     @property
-    def num_infosets(self):
-        """Number of information sets."""
-        return int(self.infoset_player.shape[0])
-
-    @property
-    def num_actions(self):
-        """Total number of infoset actions (length of flat per-action arrays)."""
-        return int(self.infoset_actions.shape[0])
-
-    @property
     def depth(self):
         """Index of the deepest level (the root is level 0)."""
         return int(self.level_start.shape[0] - 2)
@@ -264,49 +243,6 @@ class GameTree:
     def estimate_bytes(num_nodes, num_infosets, num_actions, depth=0):
         """Bytes the arrays of a tree of this size occupy; :func:`solvers.memory.estimate_tree_bytes`."""
         return estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth)
-
-    # -------------------------------------------------------------------- keys
-    def infoset_key(self, i):
-        """The key (e.g. OpenSpiel information-state string) of infoset ``i``."""
-        i = int(i)
-        if not 0 <= i < self.num_infosets:
-            raise IndexError(f"infoset {i} out of range [0, {self.num_infosets})")
-        if self._keys is not None:
-            return self._keys[i]
-        key = self._key_fn(i)
-        if not isinstance(key, str):
-            raise TypeError(f"key_fn({i}) returned {type(key).__name__}, expected str")
-        return key
-
-    def infoset_index(self, key):
-        """Index of the infoset with this key; builds a key->index dict once.
-
-        Raises
-        ------
-        KeyError
-            If no information set has this key.
-        """
-        if self._index is None:
-            index = {}
-            for i in range(self.num_infosets):
-                k = self.infoset_key(i)
-                if k in index:
-                    raise ValueError(f"infosets {index[k]} and {i} have the same key {k!r}")
-                index[k] = i
-            self._index = index
-        try:
-            return self._index[key]
-        except KeyError:
-            raise KeyError(f"no information set with key {key!r} in this tree") from None
-
-    def actions(self, i):
-        """Action ids of infoset ``i`` in child order (a view)."""
-        o = int(self.infoset_offset[i])
-        return self.infoset_actions[o:o + int(self.infoset_num_actions[i])]
-
-    def uniform_policy(self):
-        """The uniform policy as a flat per-action array."""
-        return np.repeat(1.0 / self.infoset_num_actions, self.infoset_num_actions)
 
     # ---------------------------------------------------------------- builders
     @classmethod

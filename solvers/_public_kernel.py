@@ -1,0 +1,274 @@
+"""Vector CFR over a :class:`~solvers.public.PublicTree`: the CFR family and exact best response.
+
+One number per entry (a player's private state at a public node) goes down the tree and one comes
+up. The forward pass (:func:`forward`) gives every entry its player's own reach (the product of that
+player's strategy along the path); the backward pass (:func:`backward`) gives every entry of an updated
+player its counterfactual value: at a terminal, the matrix of chance weights times the opponent's reach
+vector; above, the sum over the children's entries that came from it, the actor's weighted by the
+strategy. At the updated player's decision nodes the same pass then updates each information set
+(entry) at once, in the order of the history kernel (:mod:`solvers._cfr_kernel`): average weights
+``cumulative += count * ((t**gamma * reach) * strategy)`` with the strategy just played, the variant's
+regret update, regret matching. The update can run as soon as a node's values are known because an
+information set lies at one public node and nothing above it reads its strategy again in the pass.
+PCFR+ carries a second value per entry, the prediction (values under the new strategies below), and
+does its predictive regret matching in the same visit. With alternating updates an iteration is a
+forward and a backward pass for player 0, then for player 1; with simultaneous updates one of each.
+
+Every pass runs level by level; the nodes of a level are independent (their entries, information sets
+and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing.
+"""
+
+import numba
+import numpy as np
+from numba import prange
+
+from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
+
+__all__ = ["forward", "backward", "run_iterations", "evaluate"]
+
+
+@numba.njit(cache=True, inline="always")
+def _side(T, s, p):
+    """First entry and count of player ``p``'s entries at node ``s``."""
+    b = T.entry_start[s]
+    n0 = T.num_entries0[s]
+    if p == 0:
+        return b, n0
+    return b + n0, T.entry_start[s + 1] - b - n0
+
+
+@numba.njit(cache=True, parallel=True)
+def forward(T, sigma, reach):
+    """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten."""
+    ls = T.level_start
+    for i in range(T.entry_start[1]):
+        reach[i] = 1.0
+    for d in range(ls.shape[0] - 2):
+        for s in prange(ls[d], ls[d + 1]):
+            if T.node_kind[s] == TERMINAL:
+                continue
+            b0, n0 = _side(T, s, 0)
+            b1 = b0 + n0
+            for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+                cb = T.entry_start[c]
+                cn0 = T.num_entries0[c]
+                for e in range(cb, T.entry_start[c + 1]):
+                    par = (b0 if e - cb < cn0 else b1) + T.entry_parent[e]
+                    r = reach[par]
+                    k = T.entry_slot[e]
+                    if k >= 0:
+                        r *= sigma[T.infoset_offset[T.entry_infoset[par]] + k]
+                    reach[e] = r
+
+
+@numba.njit(cache=True, inline="always")
+def _terminal(T, s, reach, v, p):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``."""
+    m = T.term_matrix[s]
+    base = T.matrix_start[m]
+    cols = T.matrix_cols[m]
+    scale = T.term_scale[s]
+    b0, n0 = _side(T, s, 0)
+    b1, n1 = _side(T, s, 1)
+    data = T.matrix_data
+    if p != 1:
+        for i in range(b0, b0 + n0):
+            row = base + T.entry_row[i] * cols
+            total = 0.0
+            for j in range(b1, b1 + n1):
+                total += data[row + T.entry_row[j]] * reach[j]
+            v[i] = scale * total
+    if p != 0:
+        for j in range(b1, b1 + n1):
+            col = base + T.entry_row[j]
+            total = 0.0
+            for i in range(b0, b0 + n0):
+                total += data[col + T.entry_row[i] * cols] * reach[i]
+            v[j] = -scale * total
+
+
+@numba.njit(cache=True, inline="always")
+def _gather(T, s, v, w, acc, acc2, actor, p):
+    """Children's values into ``s``'s entries (updated players) and the actor's action values."""
+    predictive = w.shape[0] > 0
+    for q in range(2):
+        if p != BOTH_PLAYERS and q != p:
+            continue
+        b, n = _side(T, s, q)
+        if q != actor:
+            for i in range(b, b + n):
+                v[i] = 0.0
+                if predictive:
+                    w[i] = 0.0
+    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+        cb = T.entry_start[c]
+        cn0 = T.num_entries0[c]
+        for e in range(cb, T.entry_start[c + 1]):
+            q = 0 if e - cb < cn0 else 1
+            if p != BOTH_PLAYERS and q != p:
+                continue
+            b, _ = _side(T, s, q)
+            par = b + T.entry_parent[e]
+            if q == actor:
+                o = T.infoset_offset[T.entry_infoset[par]] + T.entry_slot[e]
+                acc[o] += v[e]
+                if predictive:
+                    acc2[o] += w[e]
+            else:
+                v[par] += v[e]
+                if predictive:
+                    w[par] += w[e]
+
+
+@numba.njit(cache=True, inline="always")
+def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus, discount,
+            weight, fpos, fneg):
+    """One information set (entry ``x``, actions ``o .. o+m-1``): value, average, regrets, strategy."""
+    value = 0.0
+    for a in range(m):
+        value += sigma[o + a] * acc[o + a]
+    v[x] = value
+    wr = weight * reach[x]
+    n = T.infoset_count[T.entry_infoset[x]]
+    for a in range(m):
+        cumulative[o + a] += n * (wr * sigma[o + a])
+    if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
+        baseline = 0.0
+        for a in range(m):
+            y = regret[o + a] + (acc[o + a] - value)
+            regret[o + a] = y if y > 0.0 else 0.0
+            baseline += sigma[o + a] * acc2[o + a]
+        total = 0.0
+        for a in range(m):
+            y = regret[o + a] + acc2[o + a] - baseline
+            if y > 0.0:
+                total += y
+        pred = 0.0
+        for a in range(m):
+            if total > 0.0:
+                y = regret[o + a] + acc2[o + a] - baseline
+                sigma[o + a] = (y if y > 0.0 else 0.0) / total
+            else:
+                sigma[o + a] = 1.0 / m
+            pred += sigma[o + a] * acc2[o + a]
+            acc[o + a] = 0.0
+            acc2[o + a] = 0.0
+        w[x] = pred
+        return
+    total = 0.0
+    for a in range(m):
+        y = regret[o + a] + (acc[o + a] - value)
+        acc[o + a] = 0.0
+        if discount:
+            if plus and y < 0.0:
+                y = 0.0
+            y *= fpos if y >= 0.0 else fneg
+        elif plus and y < 0.0:
+            y = 0.0
+        regret[o + a] = y
+        if y > 0.0:
+            total += y
+    for a in range(m):
+        y = regret[o + a]
+        sigma[o + a] = ((y if y > 0.0 else 0.0) / total) if total > 0.0 else 1.0 / m
+
+
+@numba.njit(cache=True, parallel=True)
+def backward(T, S, P, p, weight, fpos, fneg):
+    """Values of ``p``'s entries (both players' with ``BOTH_PLAYERS``), updating its information sets.
+
+    ``S`` is a :class:`PublicState` (``reach`` from :func:`forward`), ``P`` the
+    :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight and
+    regret discounts.
+    """
+    ls = T.level_start
+    sigma, reach, v, w, acc, acc2 = S.sigma, S.reach, S.v, S.w, S.acc, S.acc2
+    for d in range(ls.shape[0] - 2, -1, -1):
+        for s in prange(ls[d], ls[d + 1]):
+            kind = T.node_kind[s]
+            if kind == TERMINAL:
+                _terminal(T, s, reach, v, p)
+                if w.shape[0] > 0:
+                    b = T.entry_start[s]
+                    for i in range(b, T.entry_start[s + 1]):
+                        w[i] = v[i]
+                continue
+            actor = T.node_player[s] if kind == DECISION else -1
+            _gather(T, s, v, w, acc, acc2, actor, p)
+            if actor >= 0 and (p == BOTH_PLAYERS or p == actor):
+                b, n = _side(T, s, actor)
+                for x in range(b, b + n):
+                    I = T.entry_infoset[x]
+                    _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], sigma, S.regret,
+                            S.cumulative, acc, acc2, reach, v, w, P.plus, P.discount, weight, fpos,
+                            fneg)
+
+
+@numba.njit(cache=True)
+def run_iterations(T, S, P, num_iterations):
+    """Run ``num_iterations`` iterations in place (``S.counter[0]`` counts them). Returns 0."""
+    players = 1 if P.simultaneous else 2
+    for _ in range(num_iterations):
+        t = S.counter[0] + 1
+        tf = float(t)
+        weight = tf ** P.gamma
+        fpos = 1.0
+        fneg = 1.0
+        if P.discount:
+            ta = tf ** P.alpha
+            fpos = ta / (ta + 1.0)
+            tb = tf ** P.beta
+            fneg = tb / (tb + 1.0)
+        for pi in range(players):
+            p = BOTH_PLAYERS if P.simultaneous else pi
+            forward(T, S.sigma, S.reach)
+            backward(T, S, P, p, weight, fpos, fneg)
+        S.counter[0] = t
+    return 0
+
+
+@numba.njit(cache=True, parallel=True)
+def _values(T, sigma, reach, v, acc, p, best):
+    """Player ``p``'s entry values against ``sigma`` (``reach`` from :func:`forward`).
+
+    At ``p``'s own decisions the strategy's value, or with ``best`` the best action's.
+    """
+    ls = T.level_start
+    for d in range(ls.shape[0] - 2, -1, -1):
+        for s in prange(ls[d], ls[d + 1]):
+            kind = T.node_kind[s]
+            if kind == TERMINAL:
+                _terminal(T, s, reach, v, p)
+                continue
+            actor = T.node_player[s] if kind == DECISION else -1
+            _gather(T, s, v, v[:0], acc, acc, actor, p)
+            if actor == p:
+                b, n = _side(T, s, p)
+                for x in range(b, b + n):
+                    I = T.entry_infoset[x]
+                    o = T.infoset_offset[I]
+                    value = -np.inf if best else 0.0
+                    for a in range(T.infoset_num_actions[I]):
+                        y = acc[o + a]
+                        if best:
+                            value = y if y > value else value
+                        else:
+                            value += sigma[o + a] * y
+                        acc[o + a] = 0.0
+                    v[x] = value
+
+
+@numba.njit(cache=True)
+def evaluate(T, sigma, reach, v, acc):
+    """``(br0, br1, ev0)`` of ``sigma``: best-response values of both players, player 0's value.
+
+    ``reach`` and ``v`` (float64, per entry) and ``acc`` (float64, per action, all zero; left zero)
+    are work buffers.
+    """
+    forward(T, sigma, reach)
+    out = np.zeros(3)
+    for k in range(3):
+        p = 1 if k == 1 else 0
+        _values(T, sigma, reach, v, acc, p, k < 2)
+        out[k] = v[T.entry_start[0] + (0 if p == 0 else T.num_entries0[0])]
+    return out[0], out[1], out[2]

@@ -1,0 +1,290 @@
+"""A two-player zero-sum game as a *public tree*: public nodes carrying each player's private states.
+
+A history of the game is a public node (the sequence of what everybody observed) together with a
+private state of each player (what that player alone observed, their own private actions included).
+Instead of one entry per history, the public tree stores each public node once, with the list of each
+player's private states at it ("entries"). Counterfactual reach goes down the tree as one number per
+entry, values come up the same way, and the chance probabilities (which may couple both players'
+private states: card removal) are kept only where the payoffs are read, as one matrix per group of
+terminals. This is the vector form of CFR (Johanson, Bard, Lanctot, Gibson and Bowling, "Efficient Nash
+equilibrium approximation through Monte Carlo counterfactual regret minimization", AAMAS 2012: public
+chance sampling, here without sampling) and the range-vector layout of poker solvers. The solvers over it
+are :mod:`solvers._public_kernel` and :class:`solvers.public_rep.PublicTreeRep`.
+
+Layout
+------
+Public nodes are stored in level order like :class:`~solvers.GameTree`'s histories: node 0 is the root,
+the children of a node are contiguous, ``child_start[s] : child_start[s] + num_children[s]``, the
+children of the non-terminal nodes of level ``d`` taken in order make level ``d + 1``, so a forward pass
+over ``range(num_nodes)`` walks the tree top down and a reversed one bottom up. All histories of a public
+node are of one kind: a decision of one player (``node_player``), a chance event, or a terminal.
+
+Entries (private states) live in one global array, ordered by node: node ``s`` owns entries
+``entry_start[s] : entry_start[s + 1]``, player 0's first (``num_entries0[s]`` of them), then player 1's.
+An entry's *local index* is its position among its player's entries at its node.
+
+===================  ========  ==========================================================================
+array                dtype     meaning
+===================  ========  ==========================================================================
+per public node (``N``):
+``level_start``      int64     ``depth + 2`` entries; level ``d`` is ``range(level_start[d], ...[d+1])``
+``node_kind``        int8      ``DECISION``, ``CHANCE`` or ``TERMINAL`` (:mod:`solvers.kinds`)
+``node_player``      int8      the acting player (0 or 1) at decision nodes, else -1
+``child_start``      int64     first child (any value at terminals)
+``num_children``     int32     number of children
+``entry_start``      int64     ``N + 1`` entries; the node's entries (player 0's, then player 1's)
+``num_entries0``     int32     how many of them are player 0's
+``term_matrix``      int32     at terminals, the matrix holding its chance weights, else -1
+``term_scale``       float64   at terminals, the payoff to player 0 the matrix is scaled by, else 0
+per entry (``E``):
+``entry_parent``     int32     local index of the same player's entry at the parent node it came from
+                               (-1 at the root)
+``entry_slot``       int16     when the entry's player acted at the parent: the action's position in
+                               that entry's information set; else -1
+``entry_row``        int32     row (player 0) or column (player 1) of the entry in its terminal's matrix
+                               (any value at non-terminals)
+``entry_infoset``    int32     the information set of the entry when its player acts at its node, else -1
+per matrix (``M``):
+``matrix_start``     int64     ``M + 1`` entries; matrix ``m`` is ``matrix_data[matrix_start[m] : ...]``
+``matrix_cols``      int32     its number of columns (row-major; rows = data size / columns)
+``matrix_data``      float64   ``U[i, j]``: the sum over the histories of the terminal with player 0's
+                               entry of row ``i`` and player 1's of column ``j`` of their chance
+                               probability (times their payoff to player 0 when ``term_scale`` is 1 and
+                               payoffs are not public)
+per information set (``I``), as in ``GameTree``: ``infoset_player`` (int8), ``infoset_num_actions``
+(int32), ``infoset_offset`` (int64), ``infoset_actions`` (int32, per action), and
+``infoset_count``     int64    the number of histories in it (OpenSpiel's average strategy adds the
+                               owner's reach once per history)
+``infoset_node``      int64    its public node (an information set lies in exactly one)
+===================  ========  ==========================================================================
+
+Each information set is one entry of the acting player at one public node; every action of it leads to
+the children of that node where an entry of the actor has that entry as parent and the action as slot
+(one child when the action is public, several when what follows depends on others' cards, and one
+entry per private outcome, e.g. which cards were kept). The opponent's entries at the children of a
+decision node, and everybody's at the children of a chance node, have a parent and slot -1: chance
+probabilities are not on the edges but in the matrices.
+
+The value of a terminal ``z`` for player 0's entry ``e`` is
+``term_scale[z] * sum_f U[entry_row[e], entry_row[f]] * reach[f]`` over player 1's entries ``f`` at
+``z`` (and minus the transposed sum for player 1), ``U`` the matrix ``term_matrix[z]``. Several terminals
+may share a matrix (rows and columns are then indices into the entries of a common ancestor), which is
+how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
+of private states only where chance last moved, never per terminal history.
+
+Memory (:func:`estimate_public_tree_bytes`): 36 bytes per public node, 14 per entry, 8 per matrix cell,
+25 per information set (1 + 4 + 8 + 8 + 8... see the function), 4 per action.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .kinds import CHANCE, DECISION, TERMINAL
+from .infosets import InfosetTable
+from .memory import check_fits
+
+__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes"]
+
+
+class PublicFlat(NamedTuple):
+    """The arrays of a :class:`PublicTree`, as kernels take them (meanings in the module docstring)."""
+
+    level_start: np.ndarray
+    node_kind: np.ndarray
+    node_player: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    entry_start: np.ndarray
+    num_entries0: np.ndarray
+    term_matrix: np.ndarray
+    term_scale: np.ndarray
+    entry_parent: np.ndarray
+    entry_slot: np.ndarray
+    entry_row: np.ndarray
+    entry_infoset: np.ndarray
+    matrix_start: np.ndarray
+    matrix_cols: np.ndarray
+    matrix_data: np.ndarray
+    infoset_player: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_offset: np.ndarray
+    infoset_count: np.ndarray
+    infoset_node: np.ndarray
+
+
+_DTYPES = dict(
+    level_start=np.int64, node_kind=np.int8, node_player=np.int8, child_start=np.int64,
+    num_children=np.int32, entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32,
+    term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_row=np.int32,
+    entry_infoset=np.int32, matrix_start=np.int64, matrix_cols=np.int32, matrix_data=np.float64,
+    infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int64,
+    infoset_count=np.int64, infoset_node=np.int64,
+)
+_BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start included
+_BYTES_PER_ENTRY = 4 + 2 + 4 + 4
+_BYTES_PER_INFOSET = 1 + 4 + 8 + 8 + 8
+_BYTES_PER_ACTION = 4
+
+
+def estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices, num_infosets,
+                               num_actions):
+    """Bytes of a :class:`PublicTree` of these sizes (ints), before it is allocated."""
+    return (_BYTES_PER_NODE * num_nodes + _BYTES_PER_ENTRY * num_entries + 8 * num_cells
+            + 12 * num_matrices + _BYTES_PER_INFOSET * num_infosets
+            + _BYTES_PER_ACTION * num_actions)
+
+
+class PublicTree(InfosetTable):
+    """A public tree (layout in the module docstring); solved by :class:`solvers.Solver` like a ``GameTree``.
+
+    Parameters
+    ----------
+    game_id : str
+        Identifies the game (strategy files and checkpoints record it).
+    keys : callable or sequence of str, optional
+        ``keys(i)`` or ``keys[i]``: the key (information-state string) of information set ``i``
+        (``"infoset i"`` when not given).
+    infoset_actions : ndarray, int32
+        The game's action ids, per information set action.
+    **arrays
+        Every array of :class:`PublicFlat`, by name.
+
+    Raises
+    ------
+    ValueError
+        Arrays of the wrong shape or inconsistent with each other (checked in O(size), vectorised).
+    """
+
+    def __init__(self, game_id, *, infoset_actions, keys=None, **arrays):
+        missing = set(PublicFlat._fields) - set(arrays)
+        extra = set(arrays) - set(PublicFlat._fields)
+        if missing or extra:
+            raise TypeError(f"PublicTree: missing arrays {sorted(missing)}, unknown {sorted(extra)}")
+        conv = {}
+        for name in PublicFlat._fields:
+            a = np.ascontiguousarray(arrays[name], dtype=_DTYPES[name])
+            if a.ndim != 1:
+                raise ValueError(f"PublicTree: {name} must be 1-D, got shape {a.shape}")
+            conv[name] = a
+        self.flat = PublicFlat(**conv)
+        self.infoset_actions = np.ascontiguousarray(infoset_actions, dtype=np.int32)
+        self.game_id = str(game_id)
+        self._check()
+        self._set_keys(keys if keys is not None else _numbered)
+
+    # -- the GameTree-like infoset table (what Solver, policies and checkpoints read) --
+    def __getattr__(self, name):
+        flat = self.__dict__.get("flat")
+        if flat is not None and name in PublicFlat._fields:
+            return getattr(flat, name)
+        raise AttributeError(name)
+
+    @property
+    def num_nodes(self):
+        """Public nodes."""
+        return self.flat.node_kind.shape[0]
+
+    @property
+    def num_entries(self):
+        """Private-state entries, both players, all nodes."""
+        return self.flat.entry_parent.shape[0]
+
+    @property
+    def num_histories(self):
+        """Histories at decision nodes (the sum of ``infoset_count``)."""
+        return int(self.flat.infoset_count.sum())
+
+    @property
+    def nbytes(self):
+        """Bytes held by the arrays."""
+        return sum(a.nbytes for a in self.flat) + self.infoset_actions.nbytes
+
+    def __repr__(self):
+        return (f"PublicTree({self.game_id!r}: {self.num_nodes} public nodes, {self.num_entries} "
+                f"entries, {self.num_infosets} information sets, {self.num_actions} actions, "
+                f"{self.flat.matrix_data.shape[0]} matrix cells)")
+
+    def _check(self):
+        f = self.flat
+        n = f.node_kind.shape[0]
+        per_node = ("node_player", "child_start", "num_children", "num_entries0", "term_matrix",
+                    "term_scale")
+        for name in per_node:
+            if getattr(f, name).shape[0] != n:
+                raise ValueError(f"PublicTree: {name} has {getattr(f, name).shape[0]} entries, "
+                                 f"node_kind {n}")
+        e = f.entry_parent.shape[0]
+        for name in ("entry_slot", "entry_row", "entry_infoset"):
+            if getattr(f, name).shape[0] != e:
+                raise ValueError(f"PublicTree: {name} has {getattr(f, name).shape[0]} entries, "
+                                 f"entry_parent {e}")
+        if f.entry_start.shape[0] != n + 1 or f.entry_start[0] != 0 or f.entry_start[-1] != e:
+            raise ValueError("PublicTree: entry_start must have num_nodes + 1 entries from 0 to "
+                             "the number of entries")
+        counts = np.diff(f.entry_start)
+        if np.any(counts < 0) or np.any(f.num_entries0 < 0) or np.any(f.num_entries0 > counts):
+            raise ValueError("PublicTree: entry_start must increase and num_entries0 fit in it")
+        if f.level_start[0] != 0 or f.level_start[-1] != n or np.any(np.diff(f.level_start) < 0):
+            raise ValueError("PublicTree: level_start must increase from 0 to num_nodes")
+        inner = f.node_kind != TERMINAL
+        if np.any(f.node_kind[~inner] != TERMINAL) or np.any((f.node_kind < 0) | (f.node_kind > 2)):
+            raise ValueError("PublicTree: node_kind must be DECISION, CHANCE or TERMINAL")
+        kids = f.num_children[inner].astype(np.int64)
+        if n > 1:
+            expect = 1 + np.concatenate(([0], np.cumsum(kids)[:-1]))
+            if np.any(f.child_start[inner] != expect) or kids.sum() != n - 1:
+                raise ValueError("PublicTree: the children of the non-terminal nodes, in order, "
+                                 "must be nodes 1 .. num_nodes-1")
+        if np.any(kids <= 0):
+            raise ValueError("PublicTree: every non-terminal node needs a child")
+        dec = f.node_kind == DECISION
+        if np.any((f.node_player[dec] != 0) & (f.node_player[dec] != 1)):
+            raise ValueError("PublicTree: decision nodes need node_player 0 or 1")
+        term = ~inner
+        m = f.matrix_cols.shape[0]
+        if f.matrix_start.shape[0] != m + 1 or f.matrix_start[-1] != f.matrix_data.shape[0]:
+            raise ValueError("PublicTree: matrix_start must have num_matrices + 1 entries ending "
+                             "at the size of matrix_data")
+        tm = f.term_matrix[term]
+        if np.any((tm < 0) | (tm >= m)):
+            raise ValueError("PublicTree: every terminal needs a matrix in 0 .. num_matrices-1")
+        ni = f.infoset_player.shape[0]
+        for name in ("infoset_num_actions", "infoset_offset", "infoset_count", "infoset_node"):
+            if getattr(f, name).shape[0] != ni:
+                raise ValueError(f"PublicTree: {name} must have one entry per information set")
+        if ni:
+            offs = np.concatenate(([0], np.cumsum(f.infoset_num_actions[:-1], dtype=np.int64)))
+            if np.any(f.infoset_offset != offs) or int(f.infoset_num_actions.sum()) != \
+                    self.infoset_actions.shape[0]:
+                raise ValueError("PublicTree: infoset_offset must be the cumulative sum of "
+                                 "infoset_num_actions, and infoset_actions one per action")
+        if np.any((f.entry_infoset < -1) | (f.entry_infoset >= ni)):
+            raise ValueError("PublicTree: entry_infoset out of range")
+
+    # -- construction from a history tree --
+    @classmethod
+    def from_game_tree(cls, tree, public_label, game_id=None):
+        """The public tree of a :class:`~solvers.GameTree`, given which edges everybody sees.
+
+        See :func:`solvers.public_derive.derive` for the meaning of ``public_label``.
+        """
+        from .public_derive import derive
+
+        arrays = derive(tree, public_label)
+        keys = tree.infoset_key if hasattr(tree, "infoset_key") else None
+        return cls(game_id or tree.game_id, infoset_actions=tree.infoset_actions, keys=keys,
+                   **arrays)
+
+
+def _numbered(i):
+    return f"infoset {i}"
+
+
+def check_public_fits(num_nodes, num_entries, num_cells, num_matrices, num_infosets, num_actions,
+                      what="public tree"):
+    """Refuse (``MemoryError``, with both figures) a public tree that would not fit in memory."""
+    check_fits(estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices,
+                                          num_infosets, num_actions), what)

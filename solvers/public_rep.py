@@ -1,0 +1,146 @@
+"""The public-tree representation: vector CFR over a :class:`~solvers.public.PublicTree`.
+
+What :class:`solvers.Solver` uses for a ``PublicTree`` (registered below), beside
+:class:`~solvers.history.HistoryTree` for a ``GameTree``: the same algorithms, options, policies,
+checkpoints and exact exploitability, with the kernels of :mod:`solvers._public_kernel`.
+
+Memory (``E`` entries, ``a`` actions, ``real`` the precision's bytes; :meth:`PublicTreeRep.estimate_bytes`):
+per entry the reach and the value (``real`` each; PCFR+ a second value), per action the strategy, the
+regrets, the average weights and the action values (float64; PCFR+ a second action value). The
+exploitability evaluation shares the reach and value buffers at float64 and has its own 16 bytes per
+entry at float32. Policies are in the tree's information-set order, which is the order the kernels
+keep: nothing is converted.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from ._passes import normalize_average
+from ._public_kernel import evaluate, run_iterations
+from ._state import Params
+from .memory import check_fits
+from .public import PublicTree
+from .representation import register
+
+__all__ = ["PublicTreeRep", "PublicState"]
+
+#: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
+#: region; below this the regions' start-up cost more than they save).
+PARALLEL_MIN_ENTRIES = 1 << 18
+
+
+class PublicState(NamedTuple):
+    """The buffers of a public-tree solve: per action (float64) ``sigma``, ``regret``, ``cumulative``,
+    ``acc`` and ``acc2`` (PCFR+, else empty); per entry (``real``) ``reach``, ``v`` and ``w`` (PCFR+,
+    else empty); ``counter`` (int64, 1) the completed iterations."""
+
+    sigma: np.ndarray
+    regret: np.ndarray
+    cumulative: np.ndarray
+    acc: np.ndarray
+    acc2: np.ndarray
+    reach: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    counter: np.ndarray
+
+
+class PublicTreeRep:
+    """CFR-family iterations over a :class:`~solvers.public.PublicTree` (see the module docstring).
+
+    Parameters
+    ----------
+    tree : PublicTree
+    spec : AlgorithmSpec
+    precision : {"float64", "float32"}
+    updates : {"alternating", "simultaneous"}
+    threads : int
+    """
+
+    def __init__(self, tree, spec, precision, updates, threads):
+        check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
+                   f"solving {tree.game_id} with {spec.name} on its public tree")
+        self.game_tree = tree
+        self.threads = 1 if tree.num_entries < PARALLEL_MIN_ENTRIES else threads
+        self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
+                             simultaneous=updates == "simultaneous", alpha=spec.alpha,
+                             beta=spec.beta, gamma=spec.gamma)
+        real = np.float32 if precision == "float32" else np.float64
+        a, e = tree.num_actions, tree.num_entries
+        pred = spec.predictive
+        sigma = np.repeat(1.0 / tree.infoset_num_actions, tree.infoset_num_actions)
+        self.state = PublicState(
+            sigma=sigma, regret=np.zeros(a), cumulative=np.zeros(a), acc=np.zeros(a),
+            acc2=np.zeros(a if pred else 0), reach=np.empty(e, real), v=np.empty(e, real),
+            w=np.empty(e if pred else 0, real), counter=np.zeros(1, np.int64))
+        if real is np.float64:
+            self._eval = (self.state.reach, self.state.v)
+        else:
+            self._eval = (np.empty(e), np.empty(e))
+        self.avg = np.empty(a)
+
+    @classmethod
+    def estimate_bytes(cls, tree, spec, precision, updates, threads):
+        """Working memory of a solve of ``tree`` (bytes, int)."""
+        real = 4 if precision == "float32" else 8
+        pred = 1 if spec.predictive else 0
+        per_entry = real * (2 + pred) + (16 if real == 4 else 0)
+        per_action = 8 * (5 + pred) + 16  # the buffers, the average, the copies into a result
+        return per_entry * tree.num_entries + per_action * tree.num_actions
+
+    @property
+    def iterations(self):
+        """Completed iterations."""
+        return int(self.state.counter[0])
+
+    def iterate(self, count):
+        """Run ``count`` iterations."""
+        numba.set_num_threads(self.threads)
+        run_iterations(self.game_tree.flat, self.state, self.params, count)
+
+    def _normalize(self):
+        t = self.game_tree
+        normalize_average(self.state.cumulative, t.infoset_offset, t.infoset_num_actions, self.avg)
+        return self.avg
+
+    def evaluate(self):
+        """``(br0, br1, ev0)`` of the average policy."""
+        numba.set_num_threads(self.threads)
+        reach, v = self._eval
+        return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc)
+
+    def policy_values(self, policy):
+        """``(br0, br1, ev0)`` of any flat policy (float64, tree order)."""
+        reach, v = self._eval
+        return evaluate(self.game_tree.flat, np.ascontiguousarray(policy, np.float64), reach, v,
+                        self.state.acc)
+
+    def average_policy(self):
+        """The normalised average policy (a new array)."""
+        return self._normalize().copy()
+
+    def current_policy(self):
+        """The current policy (a new array)."""
+        return self.state.sigma.copy()
+
+    def get_state(self):
+        """Regrets, average weights and strategy (copies)."""
+        s = self.state
+        return dict(regret=s.regret.copy(), cumulative=s.cumulative.copy(), sigma=s.sigma.copy())
+
+    def set_state(self, state, iterations):
+        """Restore :meth:`get_state`'s arrays at iteration ``iterations``."""
+        a = self.game_tree.num_actions
+        for name in ("regret", "cumulative", "sigma"):
+            if state[name].shape != (a,):
+                raise ValueError(f"checkpoint array {name} has shape {state[name].shape}, "
+                                 f"expected {(a,)}")
+            getattr(self.state, name)[:] = state[name]
+        self.state.counter[0] = iterations
+
+
+register(PublicTree, PublicTreeRep)
