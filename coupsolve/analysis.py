@@ -14,6 +14,17 @@ blocks, and with the marked cards the Treaty, a claim of the Treaty Contessa):
 - ``challenge_success``: probability that the challenger wins (the claim was a bluff), given a challenge.
 
 Break-downs: by turn number and by whether the claimant is down to one influence.
+
+Rates conditional on a claim are only as good as the strategy where the claim is made: a claim made
+less than ``REACH_THRESHOLD`` times a game is reached so rarely that the solver has not converged
+there, so its rates are marked (in parentheses in the tables, pale and hatched in the plot). A claim
+never made has no rates at all ("never made"), which is not a bluff rate of 0% ("never bluffed").
+
+The card choice (card-selection setup) is valued twice for each card: under the strategy (the chooser
+then plays the strategy, which after a card it almost never chooses is not converged either) and by
+the best response (the chooser then plays a best response to the opponent's strategy: what the
+choice is really worth against it); the regret of a card is the best card's best-response value
+minus its own.
 """
 
 from __future__ import annotations
@@ -36,6 +47,8 @@ CLAIMS = E.CLAIM_NAMES
 CLAIM_CHARACTER = tuple(card_name(int(E.CLAIM_CHAR[c]), E.CLAIM_MARK[c] >= 0) for c in range(E.NUM_CLAIMS))
 TREATY_CLAIM = E.CLAIM_TREATY
 MADE, BLUFF, CHALLENGED, SUCCESS = 0, 1, 2, 3
+#: Claims made less often than this (times a game) have their rates marked as not converged.
+REACH_THRESHOLD = 0.01
 
 
 @numba.njit(cache=True)
@@ -133,7 +146,8 @@ class Analysis:
     by_turn: dict  # turn -> list of ClaimStats
     by_influence: dict  # 'one' / 'two' -> list of ClaimStats (claimant's influence when claiming)
     choice: dict  # seat -> {character: probability} (card-selection setup)
-    choice_value: dict  # seat -> {character: value to that seat}
+    choice_value: dict  # seat -> {character: value to that seat when it then plays the strategy}
+    choice_best_response: dict  # seat -> {character: value to that seat when it then best-responds}
     hand_value: dict  # seat -> {hand: (probability, value to that seat)}
     meta: dict = dataclasses.field(default_factory=dict)
 
@@ -149,75 +163,27 @@ class Analysis:
                 "by_influence": {k: rows(r) for k, r in self.by_influence.items()},
                 "choice": {str(k): v for k, v in self.choice.items()},
                 "choice_value": {str(k): v for k, v in self.choice_value.items()},
+                "choice_best_response": {str(k): v for k, v in self.choice_best_response.items()},
+                "reach_threshold": REACH_THRESHOLD,
                 "hand_value": {str(k): {h: list(pv) for h, pv in v.items()} for k, v in self.hand_value.items()},
                 "meta": self.meta}
 
+    def shown_claims(self) -> list:
+        """Indices of the claims of this game (the Treaty only with the marked cards)."""
+        return [c for c, name in enumerate(CLAIMS) if name != "Treaty" or self.rules.get("marked_cards")]
+
     def to_table(self) -> str:
-        pct = lambda x: "     -" if math.isnan(x) else f"{100 * x:5.1f}%"  # noqa: E731
-        # the Treaty is a claim only with marked cards: leave its row out of other games' tables
-        shown = [c for c, name in enumerate(CLAIMS) if name != "Treaty" or self.rules.get("marked_cards")]
-        lines = [f"game value: p0 {self.game_value[0]:+.4f}, p1 {self.game_value[1]:+.4f}", "",
-                 f"{'claim':<17}{'character':<18}{'made/game':>10}{'bluff':>8}{'challenged':>12}"
-                 f"{'chal. wins':>12}"]
-        for c in shown:
-            s = self.claims[c]
-            lines.append(f"{s.claim:<17}{s.character:<18}{s.made:>10.3f}{pct(s.bluff):>8}"
-                         f"{pct(s.challenged):>12}{pct(s.challenge_success):>12}")
-        for title, table in (("by turn", self.by_turn), ("by the claimant's influence", self.by_influence)):
-            lines += ["", f"bluff rate {title}:", f"{'':<17}" + "".join(f"{str(k):>9}" for k in table)]
-            for c in shown:
-                lines.append(f"{CLAIMS[c]:<17}" + "".join(f"{pct(rows[c].bluff):>9}" for rows in table.values()))
-        if self.choice:
-            lines += ["", "card choice (probability, value to the chooser):"]
-            for seat, dist in self.choice.items():
-                vals = self.choice_value[seat]
-                lines.append(f"  p{seat}: " + ", ".join(f"{c} {100 * p:.1f}% ({vals[c]:+.3f})"
-                                                        for c, p in dist.items()))
-        if self.hand_value:
-            lines += ["", "value by starting hand (probability, value; hands reached under 0.1% left out):"]
-            for seat, hands in self.hand_value.items():
-                best = sorted(((h, pv) for h, pv in hands.items() if pv[0] >= 1e-3), key=lambda kv: -kv[1][1])
-                lines.append(f"  p{seat}: " + ", ".join(f"{h} {100 * p:.1f}% {v:+.3f}" for h, (p, v) in best))
-        return "\n".join(lines)
+        """The tables as text (:func:`coupsolve.analysis_view.table`)."""
+        from .analysis_view import table
+
+        return table(self)
 
     def plot(self, path) -> None:
-        """Bar charts of bluff and challenge rates per claim, and the card-choice distribution."""
-        import matplotlib
+        """Bar charts of bluff and challenge rates per claim, and the card choice
+        (:func:`coupsolve.analysis_view.plot`)."""
+        from .analysis_view import plot
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        panels = 3 if self.choice else 2
-        fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4.5))
-        names = [s.claim for s in self.claims]
-        nz = lambda xs: [0.0 if math.isnan(x) else x for x in xs]  # noqa: E731
-        axes[0].barh(names, nz([s.bluff for s in self.claims]), color="tab:red")
-        axes[0].set_title("bluff rate (claimant lacks the card)")
-        axes[0].set_xlim(0, 1)
-        axes[0].invert_yaxis()
-        axes[1].barh(names, nz([s.challenged for s in self.claims]), color="tab:blue", label="challenged")
-        axes[1].barh(names, nz([s.challenged * s.challenge_success for s in self.claims]), color="tab:cyan",
-                     label="challenged and caught")
-        axes[1].set_title("challenge rate")
-        axes[1].set_xlim(0, 1)
-        axes[1].invert_yaxis()
-        axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize="small")
-        if self.choice:
-            width = 0.8 / len(self.choice)
-            for k, (seat, dist) in enumerate(self.choice.items()):
-                xs = np.arange(len(dist)) + k * width
-                axes[2].bar(xs, list(dist.values()), width, label=f"p{seat}")
-            axes[2].set_xticks(np.arange(len(dist)) + width * (len(self.choice) - 1) / 2, list(dist),
-                               rotation=30)
-            axes[2].set_title("card choice")
-            axes[2].set_ylim(0, 1)
-            axes[2].legend()
-        title = self.meta.get("title")
-        if title:
-            fig.suptitle(title)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        plot(self, path)
 
 
 def analyse(coup_tree, policy, meta=None) -> Analysis:
@@ -247,18 +213,30 @@ def analyse(coup_tree, policy, meta=None) -> Analysis:
     total = acc.sum(axis=(0, 1))
     by_turn = {t: _rows(acc[t].sum(axis=0)) for t in range(1, max_turn + 1)}
     by_infl = {"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))}
-    choice, choice_value = _choices(tree, rules, sigma, reach, value)
+    choice, choice_value, choice_br = _choices(tree, rules, sigma, reach, value)
     return Analysis(rules=rules.to_dict(), game_value=(float(value[0]), -float(value[0])),
                     claims=_rows(total), by_turn=by_turn, by_influence=by_infl, choice=choice,
-                    choice_value=choice_value, hand_value=_hand_values(coup_tree, reach, value),
+                    choice_value=choice_value, choice_best_response=choice_br,
+                    hand_value=_hand_values(coup_tree, reach, value),
                     meta=dict(meta or {}))
 
 
+def _choice_values(tree, nodes, sign, reach, value):
+    """The value to the chooser of each choice at ``nodes`` (its choice nodes), reach-weighted."""
+    weight = sum(reach[v] for v in nodes)
+    k = int(tree.num_children[nodes[0]])
+    return [float(sign * sum(reach[v] * value[tree.child_start[v] + j] for v in nodes) / weight)
+            for j in range(k)]
+
+
 def _choices(tree, rules, sigma, reach, value):
-    """Card-selection setup: each seat's choice distribution and the value of each choice to it."""
-    choice, choice_value = {}, {}
+    """Card-selection setup: each seat's choice distribution and each choice's value to it, under the
+    strategy and when the chooser then best-responds to the opponent's strategy (module docstring)."""
+    from solvers.best_response import best_response
+
+    choice, choice_value, choice_br = {}, {}, {}
     if rules.setup != "selection":
-        return choice, choice_value
+        return choice, choice_value, choice_br
     level = lambda d: range(int(tree.level_start[d]), int(tree.level_start[d + 1]))  # noqa: E731
     for seat, d in ((0, 0), (1, 1)):
         nodes = [v for v in level(d) if tree.node_kind[v] == DECISION and tree.node_player[v] == seat]
@@ -267,13 +245,12 @@ def _choices(tree, rules, sigma, reach, value):
         I = int(tree.node_infoset[nodes[0]])
         names = [CHARACTERS[a - E.ACT_CHOOSE] for a in tree.actions(I)]
         o = int(tree.infoset_offset[I])
-        choice[seat] = {c: float(sigma[o + j]) for j, c in enumerate(names)}
         sign = 1.0 if seat == 0 else -1.0
-        weight = sum(reach[v] for v in nodes)
-        choice_value[seat] = {
-            c: float(sign * sum(reach[v] * value[tree.child_start[v] + j] for v in nodes) / weight)
-            for j, c in enumerate(names)}
-    return choice, choice_value
+        choice[seat] = {c: float(sigma[o + j]) for j, c in enumerate(names)}
+        choice_value[seat] = dict(zip(names, _choice_values(tree, nodes, sign, reach, value)))
+        br_reach, br_value = reach_and_values(tree, best_response(tree, sigma, seat).policy)
+        choice_br[seat] = dict(zip(names, _choice_values(tree, nodes, sign, br_reach, br_value)))
+    return choice, choice_value, choice_br
 
 
 def _hand_values(coup_tree, reach, value):

@@ -21,12 +21,15 @@ on demand by replaying one of its histories through the OpenSpiel state
 (:class:`coupsolve.couptree.KeyRenderer`), so keys are the observer's ``information_state_string``
 exactly, with no per-infoset Python objects in memory.
 
-Memory (:func:`estimate_build_bytes`, an upper bound: every decision node counted as its own
-information set and every decision child as an action): the tree itself,
+Memory (:func:`estimate_build_bytes`, an estimate of the peak, not an upper bound, since an upper bound
+counting every decision node as its own information set was twice the measured peak): the tree itself,
 ``solvers.estimate_tree_bytes`` (34 bytes per history, 13 per information set, 4 per action), plus
-85 bytes per decision node for the build's information-set bookkeeping: the dictionary entry
-(``INFOSET_DICT_BYTES`` = 64), the second hash (8), the owner (1), the number of actions (4) and the
-representative history (8). With ``context=True``, 4 bytes per history for the node context.
+``INFOSET_BUILD_BYTES`` (85) per information set and 4 per action for the build's information-set
+bookkeeping. The information sets and their actions are estimated by the count
+(:mod:`coupsolve.sketch`); the buffers sized by the decision nodes are allocated with ``np.empty`` and
+only the pages the walk writes are taken. With ``context=True``, 4 bytes per history for the node
+context. Both walks poll a control array every 65,536 histories, so a budget (``count_tree(max_nodes=)``)
+ends a count early and Ctrl-C stops either within about a second (:mod:`coupsolve.background`).
 
 The passes are this module's :func:`count_tree` and :func:`fill_tree`; :mod:`coupsolve.couptree` turns
 a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`) or into a
@@ -43,12 +46,14 @@ import numpy as np
 from numba import njit, types
 
 from solvers import CHANCE, DECISION, TERMINAL
-from solvers.memory import check_fits, estimate_tree_bytes, format_bytes
+from solvers.memory import check_fits, format_bytes
 
 from . import engine as E
+from .background import run_interruptibly
 from .rules import Rules
+from .sketch import new_sketch, sketch_add, sketch_estimate
+from .treesize import TreeSize, TreeTooLarge, estimate_build_bytes
 
-INFOSET_DICT_BYTES = 64  # numba typed dict entry (key, value, hash, index) with slack for growth
 HASH_MUL = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
 HASH_SEED = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))
 
@@ -56,6 +61,8 @@ OK = 0
 ERR_COLLISION = 1
 ERR_RECALL = 2
 ERR_CAPACITY = 3
+ERR_STOPPED = 4  # control[0] set (Ctrl-C) or more histories than the budget control[1]
+POLL_MASK = 0xFFFF  # the walk polls its control every 65,536 histories
 
 
 @njit(cache=True, inline="always")
@@ -116,15 +123,18 @@ def _absorb(h, src, dst, ev, ne):
         h[dst, p, 1] = a1
 
 
-@njit(cache=True)
-def _walk(P, max_depth, fill, out, table, iset, counts):
+@njit(cache=True, nogil=True)
+def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     """Walk the whole game depth-first with an explicit stack (one level of state per depth).
 
     ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
     the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
     (int64, 6) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
     the error]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
-    with another second, ``ERR_RECALL`` for the same key with another owner or action count).
+    with another second, ``ERR_RECALL`` for the same key with another owner or action count,
+    ``ERR_STOPPED`` when polled ``control`` (int64, 2) asks it to: ``control[0]`` non-zero (Ctrl-C) or
+    more than ``control[1]`` histories walked). When counting, every decision node's information-set key
+    goes into ``sketch`` (uint8, :mod:`coupsolve.sketch`; empty: not kept).
 
     It is longer than 80 lines (about 120): the stack is allocated here and a node's classification and
     information set are written inline, because allocated by another function (the compiler then cannot tell the buffers
@@ -164,6 +174,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts):
         if entered:
             entered = False
             counts[0] += 1
+            if (counts[0] & POLL_MASK) == 0 and (control[0] != 0 or counts[0] > control[1]):
+                return ERR_STOPPED
             v = node[depth]
             if not fill:
                 out.level_count[depth] += 1
@@ -187,6 +199,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts):
                 p = E.current_player(s)
                 counts[1] += 1
                 counts[2] += k
+                if sketch.shape[0] > 0:
+                    sketch_add(sketch, h[depth, p, 0])
                 if fill:
                     out.node_kind[v] = DECISION
                     out.node_player[v] = p
@@ -246,21 +260,6 @@ def _max_depth(rules: Rules) -> int:
     return E.game_bounds(rules.params())[0]
 
 
-class TreeSize(NamedTuple):
-    """The exact size of a Coup tree, from one counting walk (:func:`count_tree`).
-
-    Pass it to :func:`coupsolve.build_tree` (or :func:`coupsolve.build_coup_tree`) so the build does
-    not count again.
-    """
-
-    rules: Rules
-    nodes: int
-    decision_nodes: int
-    decision_children: int
-    levels: np.ndarray  # int64: histories per level
-    seconds: float  # of the counting walk
-
-
 def _empty_nodes(level_count):
     e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
                         np.zeros(0, np.float64))
@@ -274,8 +273,29 @@ def _empty_infosets():
                          np.zeros(0, np.int64), np.zeros(0, np.int32))
 
 
-def count_tree(rules: Rules) -> TreeSize:
+def _run_walk(args, counts, control, progress):
+    """Run :func:`_walk` on ``args`` so that Ctrl-C stops it; ``progress(histories so far)`` each second."""
+    report = None if progress is None else (lambda: progress(int(counts[0])))
+    return run_interruptibly(_walk, args, control, report)
+
+
+def _control(max_nodes):
+    return np.array([0, np.iinfo(np.int64).max if max_nodes is None else int(max_nodes)], np.int64)
+
+
+def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> TreeSize:
     """Walk the game once without storing it: nodes per level, decision nodes and their children.
+
+    Parameters
+    ----------
+    rules : Rules
+        Two-player rules.
+    max_nodes : int, optional
+        A budget: stop (``TreeTooLarge``) as soon as the walk has counted more histories than this
+        (checked every 65,536 histories), so a refusal on memory does not wait for the whole count.
+    progress : callable, optional
+        Called with the histories counted so far, about once a second. Ctrl-C stops the walk within
+        about a second (``KeyboardInterrupt``).
 
     Returns
     -------
@@ -286,24 +306,27 @@ def count_tree(rules: Rules) -> TreeSize:
     ------
     TypeError, ValueError
         Not a ``Rules``, or not two players.
+    TreeTooLarge
+        More histories than ``max_nodes``.
     """
     _check_rules(rules)
     D = _max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(6, dtype=np.int64)
+    sketch = new_sketch()
     t0 = time.perf_counter()
-    status = _walk(rules.params(), D - 1, False, _empty_nodes(level_count), _new_table(),
-                   _empty_infosets(), counts)
+    control = _control(max_nodes)
+    status = _run_walk((rules.params(), D - 1, False, _empty_nodes(level_count), _new_table(),
+                        _empty_infosets(), counts, control, sketch), counts, control, progress)
+    if status == ERR_STOPPED:
+        raise TreeTooLarge(f"the game tree of {rules} has more than {max_nodes:,} histories "
+                           f"(the count stopped at {int(counts[0]):,})", int(counts[0]))
     assert status == OK
-    return TreeSize(rules, int(counts[0]), int(counts[1]), int(counts[2]),
-                    level_count[level_count > 0], time.perf_counter() - t0)
-
-
-def estimate_build_bytes(size: TreeSize, context: bool = False) -> int:
-    """Bytes a build of a tree of this size allocates (the upper bound of the module docstring)."""
-    d, a = size.decision_nodes, size.decision_children
-    tree = estimate_tree_bytes(size.nodes, d, a, len(size.levels))
-    return tree + d * (INFOSET_DICT_BYTES + 8 + 1 + 4 + 8) + (4 * size.nodes if context else 0)
+    nodes, decisions, children = (int(x) for x in counts[:3])
+    infosets = min(decisions, sketch_estimate(sketch))
+    actions = min(children, round(infosets * children / max(decisions, 1)))
+    return TreeSize(rules, nodes, decisions, children, level_count[level_count > 0],
+                    time.perf_counter() - t0, infosets, actions)
 
 
 def _new_table():
@@ -337,11 +360,13 @@ def _allocate(size, context):
 
 
 def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
-              verbose: bool = False):
+              verbose: bool = False, progress=None):
     """The fill pass: ``(node arrays, information-set arrays, counts, sizes and seconds)``.
 
     The shared core of :func:`coupsolve.build_tree` and :func:`coupsolve.build_coup_tree`; ``size`` is counted
     when not given. Raises ``MemoryError`` before allocating a tree that will not fit.
+    ``progress(histories filled, histories)`` is called about once a second; Ctrl-C stops the pass
+    within about a second (``KeyboardInterrupt``).
     """
     _check_rules(rules)
     if size is None:
@@ -356,7 +381,10 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     t0 = time.perf_counter()
     out, iset = _allocate(size, context)
     counts = np.zeros(6, dtype=np.int64)
-    status = _walk(rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts)
+    control = _control(None)
+    report = None if progress is None else (lambda done: progress(done, size.nodes))
+    status = _run_walk((rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts,
+                        control, np.zeros(0, np.uint8)), counts, control, report)
     if status == ERR_COLLISION:
         raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
                            "(the tree would merge two information sets)")

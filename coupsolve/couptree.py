@@ -144,7 +144,7 @@ class CoupTree:
 
 
 def build_coup_tree(rules: Rules, *, context: bool = True, size: TreeSize | None = None,
-                    verbose: bool = False) -> CoupTree:
+                    verbose: bool = False, progress=None) -> CoupTree:
     """The whole game tree of two-player ``rules`` with its Coup-side extras (:class:`CoupTree`).
 
     Parameters
@@ -157,8 +157,11 @@ def build_coup_tree(rules: Rules, *, context: bool = True, size: TreeSize | None
         ``count_tree(rules)``, when the caller already counted.
     verbose : bool
         Print the size and the memory bound before filling.
+    progress : callable, optional
+        ``progress(histories filled, histories)``, called about once a second while the tree is
+        filled (Ctrl-C stops the fill within about a second).
     """
-    out, iset, counts, info = fill_tree(rules, size, context=context, verbose=verbose)
+    out, iset, counts, info = fill_tree(rules, size, context=context, verbose=verbose, progress=progress)
     began = time.perf_counter()
     tree, renderer = _game_tree(rules, out, iset, counts)
     info.update(seconds=info["count_seconds"] + info["fill_seconds"] + time.perf_counter() - began,

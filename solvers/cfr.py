@@ -162,11 +162,13 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
                         seed=0 if seed is None else seed, **options)
     interrupted = _drive(solver, iterations, target, check_every, progress, checkpoint,
                          checkpoint_every)
-    done = solver.iterations
-    if done % check_every == 0:
-        solver.record()  # a scheduled point (kept in checkpoints), if not recorded yet
+    try:
+        if solver.iterations % check_every == 0:
+            solver.record()  # a scheduled point (kept in checkpoints), if not recorded yet
+    except KeyboardInterrupt:  # a second Ctrl-C soon after the first: still save
+        interrupted = True
     if checkpoint is not None:
-        solver.save(checkpoint)
+        interrupted = solver.save(checkpoint) or interrupted  # Ctrl-C is held while it writes
     return solver.result(interrupted)
 
 
@@ -207,7 +209,8 @@ def _drive(solver, iterations, target, check_every, progress, checkpoint, checkp
                 reached = target is not None and value <= target
                 next_check += check_every
             if next_save is not None and done >= next_save:
-                solver.save(checkpoint)
+                if solver.save(checkpoint):  # Ctrl-C came while it wrote
+                    return True
                 next_save += checkpoint_every
     except KeyboardInterrupt:
         return True

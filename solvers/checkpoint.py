@@ -4,25 +4,102 @@ A checkpoint is one ``.npz`` (no pickle) holding the complete solver state:
 cumulative regrets, cumulative average-strategy weights, the current strategy
 (for ``pcfr+`` it already includes the prediction), the iteration count, the scheduled
 points of the exploitability curve and the solver seconds, with JSON metadata
-naming the game, the algorithm and the seed. Resuming restores these arrays
-bit for bit, so ``N`` iterations split across runs equal ``N`` in one run.
+naming the game, the algorithm, the seed and the tree's digest. Resuming
+restores these arrays bit for bit, so ``N`` iterations split across runs equal
+``N`` in one run.
+
+Writes are durable (:func:`write_durably`): the file is written beside its
+target as ``<path>.tmp``, flushed and fsynced, then renamed over the target
+and the folder fsynced, so a kill at any moment (SIGKILL or a power cut
+included) leaves the last complete checkpoint readable; a ``.tmp`` left by a
+killed write is removed by the next write and never read. Ctrl-C during a
+write is held until the write is complete.
 """
 
 from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import threading
 
 import numpy as np
 
 from . import _npz
 
-__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint"]
+__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint", "tree_digest", "write_durably"]
 
 _KIND = "coupsolve.solvers.checkpoint"
 _STATE = ("regret", "cumulative", "sigma")
 _CURVE = ("curve_iterations", "curve_seconds", "curve_exploitability")
 
 
+def tree_digest(tree):
+    """sha256 (hex) of what a policy's meaning depends on beyond the layout: payoffs, chance, shape.
+
+    Parameters
+    ----------
+    tree : GameTree
+        Its ``node_kind``, ``num_children``, ``chance_prob`` and ``payoff`` arrays are hashed.
+    """
+    h = hashlib.sha256()
+    for name in ("node_kind", "num_children", "chance_prob", "payoff"):
+        h.update(np.ascontiguousarray(getattr(tree, name)).data)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _interrupts_held(caught):
+    """Hold Ctrl-C (SIGINT) inside the block, appending to ``caught`` instead (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def write_durably(path, kind, meta, arrays):
+    """Write an ``.npz`` (``solvers._npz`` format) so a kill at any moment leaves ``path`` complete.
+
+    Written to ``<path>.tmp``, flushed and fsynced, renamed over ``path``, the folder fsynced; stale
+    ``.tmp`` files of an earlier killed write are removed first. Ctrl-C is held until the file is in
+    place.
+
+    Returns
+    -------
+    bool
+        True if Ctrl-C came during the write (the caller decides what it ends).
+    """
+    path = os.fspath(path)
+    staged = path + ".tmp"
+    caught = []
+    with _interrupts_held(caught):
+        for stale in (staged, staged + ".tmp"):  # ours, and the one _npz.save stages through
+            if os.path.exists(stale):
+                os.remove(stale)
+        try:
+            _npz.save(staged, kind, meta, arrays)
+            with open(staged, "rb+") as handle:
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(staged, path)
+        finally:
+            if os.path.exists(staged):
+                os.remove(staged)
+        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    return bool(caught)
+
+
 def save_checkpoint(path, tree, algorithm, seed, iteration, seconds, state, curve):
-    """Write a checkpoint.
+    """Write a checkpoint durably (:func:`write_durably`); True if Ctrl-C came during the write.
 
     Parameters
     ----------
@@ -43,8 +120,8 @@ def save_checkpoint(path, tree, algorithm, seed, iteration, seconds, state, curv
     arrays["infoset_num_actions"] = tree.infoset_num_actions
     arrays["infoset_actions"] = tree.infoset_actions
     meta = dict(game_id=tree.game_id, algorithm=algorithm, seed=int(seed),
-                iterations=int(iteration), seconds=float(seconds))
-    _npz.save(path, _KIND, meta, arrays)
+                iterations=int(iteration), seconds=float(seconds), tree_digest=tree_digest(tree))
+    return write_durably(path, _KIND, meta, arrays)
 
 
 def load_checkpoint(path, tree=None):
@@ -77,7 +154,7 @@ def load_checkpoint(path, tree=None):
         raise ValueError(f"checkpoint {path} lacks arrays {missing}")
     out = {name: np.ascontiguousarray(arrays[name], dtype=np.float64) for name in _STATE}
     out.update(path=path, game_id=meta["game_id"], infoset_num_actions=arrays["infoset_num_actions"],
-               infoset_actions=arrays["infoset_actions"])
+               infoset_actions=arrays["infoset_actions"], tree_digest=meta.get("tree_digest"))
     if tree is not None:
         check_checkpoint(out, tree)
     out["curve_iterations"] = arrays["curve_iterations"].astype(np.int64)
@@ -98,3 +175,11 @@ def check_checkpoint(saved, tree):
     """
     _npz.check_layout(tree, saved["game_id"], saved["infoset_num_actions"], saved["infoset_actions"],
                       saved["path"])
+    check_digest(tree, saved.get("tree_digest"), saved["path"])
+
+
+def check_digest(tree, digest, path):
+    """Refuse a file whose recorded :func:`tree_digest` (``None``: not recorded) is not ``tree``'s."""
+    if digest is not None and digest != tree_digest(tree):
+        raise ValueError(f"{path} was solved on another tree of game {tree.game_id!r} (its payoffs, "
+                         "chance probabilities or shape differ)")

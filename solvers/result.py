@@ -2,9 +2,11 @@
 
 Saved as one ``.npz`` (``allow_pickle=False``) holding the arrays below plus a
 JSON metadata string with the game id, algorithm, iterations, seed, solver
-seconds, whether the run was interrupted and the library version. The
-infoset layout (``infoset_num_actions``, ``infoset_actions``) is stored too,
-so a file is refused when loaded against a tree of another game or shape.
+seconds, whether the run was interrupted, the library version and the
+tree's digest (:func:`solvers.checkpoint.tree_digest`). The infoset layout
+(``infoset_num_actions``, ``infoset_actions``) is stored too, so a file is
+refused when loaded against a tree of another game, shape or payoffs. Files
+are written durably (:func:`solvers.checkpoint.write_durably`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from . import _npz
 from .best_response import policy_values
+from .checkpoint import check_digest, tree_digest, write_durably
 from .policy import check_policy
 from .policy import from_openspiel_policy as _flat_from_openspiel
 from .policy import to_openspiel_policy
@@ -149,7 +152,9 @@ class SolveResult:
         meta = dict(game_id=self.game_id, algorithm=self.algorithm, iterations=int(self.iterations),
                     seed=int(self.seed), seconds=float(self.seconds),
                     interrupted=bool(self.interrupted), options=dict(self.options))
-        _npz.save(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
+        if self.tree is not None and hasattr(self.tree, "payoff"):
+            meta["tree_digest"] = tree_digest(self.tree)
+        write_durably(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
 
     @classmethod
     def load(cls, path, tree=None):
@@ -169,6 +174,7 @@ class SolveResult:
         if tree is not None:
             _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"],
                               arrays["infoset_actions"], path)
+            check_digest(tree, meta.get("tree_digest"), path)
         return cls(game_id=meta["game_id"], algorithm=meta["algorithm"],
                    iterations=int(meta["iterations"]), seed=int(meta["seed"]),
                    seconds=float(meta["seconds"]), interrupted=bool(meta["interrupted"]),

@@ -137,6 +137,8 @@ class Solver:
             if given is not None and given != saved[name]:
                 raise ValueError(f"checkpoint {path} was written with {name}={saved[name]!r}, "
                                  f"not {given!r}; pass {name}={saved[name]!r} or omit it")
+        if hasattr(tree, "infoset_num_actions"):
+            check_checkpoint(saved, tree)  # the game, before the solver's buffers are allocated
         solver = cls(tree, saved["algorithm"], seed=saved["seed"], **options)
         check_checkpoint(saved, solver.tree)
         solver._rep.set_state(saved, saved["iterations"])
@@ -219,9 +221,14 @@ class Solver:
         return self._rep.current_policy()
 
     def save(self, path):
-        """Write a checkpoint (state, recorded curve, algorithm, seed) to ``path``."""
+        """Write a checkpoint (state, recorded curve, algorithm, seed) to ``path``.
+
+        The write is durable and Ctrl-C is held until it is complete
+        (:func:`solvers.checkpoint.write_durably`); returns True if Ctrl-C came
+        during it.
+        """
         curve = tuple(zip(*self._curve)) if self._curve else ((), (), ())
-        save_checkpoint(path, self.tree, self.spec.name, self.seed, self.iterations,
+        return save_checkpoint(path, self.tree, self.spec.name, self.seed, self.iterations,
                         self.seconds, self._rep.get_state(), curve)
 
     def result(self, interrupted=False):

@@ -1,0 +1,229 @@
+"""The command line's parser: every command, every option with its help and its default.
+
+Every value is checked where it is parsed (``argparse`` types), so a bad one ends in one line
+``coupsolve: error: argument --NAME: ...`` and exit status 2 before anything is built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+
+PRESETS = ("two-player-selection", "two-player-standard")
+DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
+DEFAULT_TARGET = 1e-3
+#: The iteration cap of a solve with a target exploitability and no --iterations.
+DEFAULT_MAX_ITERATIONS = 20_000
+DEFAULT_CHECKPOINT_EVERY = 500
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+# Rules fields that have a flag of their own: --rule may not set them too (one source for each value).
+_OWN_FLAGS = {"turn_limit": "--turn-limit", "limit_payoff": "--limit-payoff", "setup": "--preset"}
+
+
+def rule_item(item):
+    """``NAME=VALUE`` of ``--rule`` as (field name, value), or a one-line error naming the problem."""
+    from .rules import Rules
+
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    if not sep:
+        raise CliError(f"--rule takes NAME=VALUE (for example selective_coup=true), got {item!r}")
+    fields = [f.name for f in dataclasses.fields(Rules)]
+    if name not in fields:
+        raise CliError(f"--rule {name}: unknown rule option; the options are {', '.join(fields)}")
+    if name in _OWN_FLAGS:
+        raise CliError(f"--rule {name}: use {_OWN_FLAGS[name]} to set it")
+    if name == "players":
+        raise CliError("--rule players: the solvers take two-player games; "
+                       "`coupsolve random --players N` plays a game of N players")
+    low = value.strip().lower()
+    return name, (True if low == "true" else False if low == "false"
+                  else int(low) if low.lstrip("-").isdigit() else value.strip())
+
+
+def rules_of(args):
+    """The two-player ``Rules`` of ``--preset``, ``--turn-limit``, ``--limit-payoff`` and ``--rule``."""
+    from .rules import Rules
+
+    kw = {"turn_limit": args.turn_limit, "limit_payoff": args.limit_payoff}
+    kw.update(rule_item(item) for item in args.rule or ())
+    if args.preset == "two-player-selection":
+        return Rules.two_player_selection(**kw)
+    return Rules.standard(players=2, **kw)
+
+
+# ---- argument types ---------------------------------------------------------------------------------
+def _whole_number(minimum, maximum=None):
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``), with a one-line error."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
+        return value
+    return parse
+
+
+def _field(name):
+    """An argparse type for a whole-number ``Rules`` field: its range from ``rules.RANGES``."""
+    from .rules import RANGES
+
+    return _whole_number(RANGES[name].lo, RANGES[name].hi)
+
+
+_positive_int, _seed = _whole_number(1), _whole_number(0)
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
+    return value
+
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 10**3, "m": 2**20, "mib": 2**20, "mb": 10**6,
+          "g": 2**30, "gib": 2**30, "gb": 10**9, "t": 2**40, "tib": 2**40, "tb": 10**12}
+
+
+def memory_size(text):
+    """An argparse type: bytes from ``4GiB``, ``500MB``, ``2g`` or a plain number of bytes."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", text)
+    unit = match and _UNITS.get(match.group(2).lower())
+    if not unit or float(match.group(1)) * unit < 1:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4GiB or 500MB, got {text!r}")
+    return int(float(match.group(1)) * unit)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``coupsolve: error: ...``, status 2) instead of a usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Help(argparse.HelpFormatter):
+    """Every option's help ends with its default (written out where it is not a plain value)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" not in text and action.option_strings and action.default is not argparse.SUPPRESS:
+            shown = "off" if action.default is None or action.default is False else "%(default)s"
+            text += f" (default: {shown})"
+        return text
+
+
+def _add_rules_args(p):
+    p.add_argument("--preset", choices=PRESETS, default="two-player-selection",
+                   help="the rules to start from")
+    p.add_argument("--turn-limit", type=_field("turn_limit"), default=DEFAULT_TURN_LIMIT,
+                   help="turns before the game is scored by --limit-payoff")
+    p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw",
+                   help="the payoff at the turn limit")
+    p.add_argument("--rule", action="append", metavar="NAME=VALUE",
+                   help="any other option of the rules, e.g. --rule selective_coup=true "
+                        "--rule challenge_bounty=1 (default: none; the options are in docs/rules.md)")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="memory the tree and the solve may take, e.g. 4GiB; the count stops as soon "
+                        "as the tree is known to need more (default: the memory available now)")
+
+
+def _add_solve_args(p):
+    from solvers import ALGORITHMS, PRECISIONS, UPDATES
+
+    _add_rules_args(p)
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
+    stop = p.add_mutually_exclusive_group()
+    stop.add_argument("--iterations", type=_positive_int,
+                      help=f"iterations to run (default: until --target-exploitability {DEFAULT_TARGET:g} "
+                           f"or {DEFAULT_MAX_ITERATIONS:,} iterations)")
+    stop.add_argument("--target-exploitability", type=_positive_float, metavar="X",
+                      help=f"stop once the exploitability is at most X, or at --max-iterations "
+                           f"(default: {DEFAULT_TARGET:g} when --iterations is not given)")
+    p.add_argument("--max-iterations", type=_positive_int, default=DEFAULT_MAX_ITERATIONS,
+                   help="the cap of a solve to a target exploitability")
+    p.add_argument("--check-every", type=_positive_int, default=25,
+                   help="iterations between exploitability checks")
+    p.add_argument("--seed", type=_seed, default=0, help="recorded with the result")
+    p.add_argument("--threads", type=_positive_int, default=1,
+                   help="numba threads for the passes (pays from about 10**6 histories, i.e. "
+                        "turn limit 2 and up)")
+    p.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
+                   help="type of the per-history reach and value buffers (float64 is OpenSpiel-exact; "
+                        "float32 saves memory traffic on large trees and stalls near 1e-7)")
+    p.add_argument("--updates", choices=UPDATES, default=UPDATES[0],
+                   help="alternating (OpenSpiel's CFR) or simultaneous (half the passes per "
+                        "iteration, usually more iterations)")
+    p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--checkpoint", metavar="FILE.npz",
+                   help="save the solver's state here every --checkpoint-every iterations and when "
+                        "the solve ends or is interrupted (resume it with --resume)")
+    p.add_argument("--checkpoint-every", type=_positive_int, default=DEFAULT_CHECKPOINT_EVERY,
+                   help="iterations between checkpoints")
+    p.add_argument("--resume", metavar="FILE.npz",
+                   help="continue the solve saved in this checkpoint (same rules and options)")
+    _add_report_args(p, "draw the bluff and challenge rates to this image file (.png, .pdf, .svg, ...)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_report_args(p, plot_help):
+    p.add_argument("--plot", metavar="FILE", help=plot_help)
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="the analysis and the solve's provenance as one JSON object: on the last line "
+                        "of the output, or in FILE")
+
+
+def build_parser(commands=None) -> argparse.ArgumentParser:
+    """The ``coupsolve`` parser.
+
+    Parameters
+    ----------
+    commands : dict, optional
+        ``{command name: function}``; the parsed arguments of a command carry its function as
+        ``args.func`` (:mod:`coupsolve.cli` passes them).
+    """
+    from . import __version__
+
+    commands = commands or {}
+
+    parser = _Parser(prog="coupsolve", description="Solve and study the card game Coup.",
+                     formatter_class=_Help)
+    parser.add_argument("--version", action="version", version=f"coupsolve {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def sub_parser(name, help_, **kw):
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=_Help, **kw)
+        p.set_defaults(func=commands.get(name))
+        return p
+    for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
+                        ("demo", "the main job: the default solve")):
+        _add_solve_args(sub_parser(name, help_))
+    p = sub_parser("analyse", "analyse a saved strategy", aliases=["analyze"])
+    p.add_argument("strategy", help="a strategy file written by solve --out")
+    _add_report_args(p, "draw the bluff and challenge rates to this image file")
+    p = sub_parser("info", "tree size and memory of a preset, without building it")
+    _add_rules_args(p)
+    p = sub_parser("play", "play against a saved strategy in the terminal")
+    p.add_argument("strategy", help="a strategy file written by solve --out")
+    p.add_argument("--seat", type=_whole_number(0, 1), default=0, help="your seat, 0 (moves first) or 1")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bot's moves")
+    p = sub_parser("random", "play one game with uniformly random moves and print its log")
+    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    p.add_argument("--setup", choices=["standard", "selection"], default=None,
+                   help="the setup (default: selection with 2 players, standard with more)")
+    p.add_argument("--turn-limit", type=_field("turn_limit"), default=100, help="turns before a draw")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice")
+    return parser

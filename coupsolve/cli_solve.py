@@ -1,0 +1,155 @@
+"""``coupsolve info`` and ``coupsolve solve``: size a tree on a memory budget, build it, solve it.
+
+The order of a solve: check every output and the stopping rule, then (saying so before each long step)
+compile, count the tree once with a budget of histories (so a tree that cannot fit is refused within
+seconds of passing the budget, not after the whole count), refuse it if its estimated peak does not
+fit, build it from that count (:func:`pick_tree`, the one place that chooses what to build), solve it
+with checkpoints, then write the strategy, the analysis, the plot and the JSON report.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from .cli_args import CliError, rules_of
+from .cli_checks import check_outputs, stopping_rule
+
+
+def _fmt(n):
+    from solvers.memory import format_bytes
+
+    return format_bytes(n)
+
+
+def compile_needed() -> bool:
+    """Whether the tree builder's kernel is compiled neither in this process nor in numba's disk cache."""
+    from .builder import _walk
+
+    if _walk.signatures:
+        return False
+    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
+    return not (cache is not None and os.path.exists(getattr(cache, "_index_path", "")))
+
+
+def measure(rules, args, out):
+    """Count the tree of ``rules`` within the memory budget and print its size and memory.
+
+    Returns
+    -------
+    (TreeSize, (build, solve, peak) bytes, budget in bytes or None)
+    """
+    from solvers.memory import available_bytes
+
+    from .builder import count_tree
+    from .treesize import MIN_BYTES_PER_HISTORY, TreeTooLarge, estimate_peak_bytes
+
+    budget = args.max_memory or available_bytes()
+    what = "--max-memory" if args.max_memory else "available"
+    print(f"rules: {rules}", file=out)
+    if compile_needed():
+        print("compiling the tree builder (first run only, about a minute) ...", file=out, flush=True)
+    print("counting the histories (Ctrl-C stops) ...", file=out, flush=True)
+    report = lambda n: print(f"  {n:,} histories so far", file=out, flush=True)  # noqa: E731
+    try:
+        size = count_tree(rules, max_nodes=None if budget is None else budget // MIN_BYTES_PER_HISTORY,
+                          progress=report)
+    except TreeTooLarge as e:
+        raise CliError(f"the tree has more than {e.at_least - 1:,} histories, so it needs more than "
+                       f"{_fmt(e.at_least * MIN_BYTES_PER_HISTORY)} (at least {MIN_BYTES_PER_HISTORY} "
+                       f"bytes a history), more than the {_fmt(budget)} {what}; try a lower "
+                       "--turn-limit") from None
+    options = {k: getattr(args, k) for k in ("precision", "updates", "threads") if hasattr(args, k)}
+    predictive = getattr(args, "algorithm", "") == "pcfr+"
+    need = estimate_peak_bytes(size, predictive=predictive, **options)
+    print(f"tree: {size.nodes:,} histories ({size.decision_nodes:,} decisions, about "
+          f"{size.infosets:,} information sets) in {len(size.levels)} levels, counted in "
+          f"{size.seconds:.1f} s; memory: about {_fmt(need[0])} to build the tree, {_fmt(need[1])} "
+          f"for the solve, {_fmt(need[2])} at the peak", file=out)
+    if budget is not None:
+        verdict = "fits" if need[2] <= budget else "does NOT fit"
+        print(f"memory {what}: {_fmt(budget)}: a build and solve {verdict}", file=out)
+    return size, need, budget
+
+
+def cmd_info(args) -> int:
+    """``coupsolve info``."""
+    measure(rules_of(args), args, sys.stdout)
+    return 0
+
+
+def pick_tree(rules, size, out):
+    """The tree a solve of ``rules`` runs on, built from the count ``size`` (the one place to choose it).
+
+    Returns ``(tree for the solver, CoupTree for the analysis)``.
+    """
+    from .couptree import build_coup_tree
+
+    print("building the tree (Ctrl-C stops) ...", file=out, flush=True)
+    report = lambda done, total: print(f"  {100 * done / total:.0f}% built", file=out, flush=True)  # noqa: E731
+    coup_tree = build_coup_tree(rules, size=size, progress=report)
+    return coup_tree.tree, coup_tree
+
+
+def _resume_check(args, rules):
+    """Refuse ``--resume`` for other rules before anything is built; returns the checkpoint's iterations."""
+    from solvers.checkpoint import load_checkpoint
+
+    from .couptree import rules_game_id
+
+    if args.resume is None:
+        return 0
+    try:
+        saved = load_checkpoint(args.resume)
+    except (ValueError, KeyError, OSError) as e:
+        raise CliError(f"--resume {args.resume}: not a checkpoint of this solver ({e})") from None
+    if saved["game_id"] != rules_game_id(rules):
+        raise CliError(f"--resume {args.resume}: a checkpoint of {saved['game_id']}, not of these "
+                       "rules; give the rules it was solved with")
+    return saved["iterations"]
+
+
+def cmd_solve(args) -> int:
+    """``coupsolve solve`` (and ``demo``)."""
+    import solvers
+
+    from .analysis import analyse
+    from .cli_report import present, title
+
+    check_outputs(args)
+    rules = rules_of(args)
+    solvers.check_threads(args.threads)  # before the build, not after it
+    human = sys.stderr if args.json == "-" else sys.stdout
+    iterations, target = stopping_rule(args, rules, human)
+    resumed = _resume_check(args, rules)
+    size, need, budget = measure(rules, args, human)
+    if budget is not None and need[2] > budget:
+        raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the {_fmt(budget)} "
+                       "of memory; try a lower --turn-limit")
+    t0 = time.perf_counter()
+    tree, coup_tree = pick_tree(rules, size, human)
+    build_s = time.perf_counter() - t0
+    print(f"built in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
+          f"{coup_tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
+    if resumed:
+        print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
+    checkpoint = args.checkpoint or args.resume
+    result = solvers.solve(tree, algorithm=None if args.resume else args.algorithm, iterations=iterations,
+                           target_exploitability=target, seed=None if args.resume else args.seed,
+                           check_every=args.check_every, progress=not args.no_progress,
+                           precision=args.precision, updates=args.updates, threads=args.threads,
+                           checkpoint=checkpoint, resume=args.resume,
+                           checkpoint_every=args.checkpoint_every if checkpoint else None)
+    status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
+    print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
+          f"exploitability {result.exploitability:.3g}", file=human)
+    if args.out:
+        result.save(args.out)
+        print(f"strategy saved to {args.out}", file=human)
+    if checkpoint:
+        print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
+    analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
+    present(analysis, result, rules, args, human, histories=tree.num_nodes, infosets=tree.num_infosets,
+            build_seconds=build_s)
+    return 130 if result.interrupted else 0
