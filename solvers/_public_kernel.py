@@ -24,7 +24,7 @@ from numba import prange
 
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
-__all__ = ["forward", "backward", "run_iterations", "evaluate"]
+__all__ = ["forward", "backward", "run_iterations", "values", "evaluate"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -37,28 +37,53 @@ def _side(T, s, p):
     return b + n0, T.entry_start[s + 1] - b - n0
 
 
+@numba.njit(cache=True, inline="always")
+def _forward_node(T, sigma, reach, s):
+    """Reach of the entries of ``s``'s children from those of ``s``."""
+    if T.node_kind[s] == TERMINAL:
+        return
+    b0, n0 = _side(T, s, 0)
+    b1 = b0 + n0
+    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+        cb = T.entry_start[c]
+        cn0 = T.num_entries0[c]
+        for e in range(cb, T.entry_start[c + 1]):
+            par = (b0 if e - cb < cn0 else b1) + T.entry_parent[e]
+            r = reach[par]
+            k = T.entry_slot[e]
+            if k >= 0:
+                r *= sigma[T.infoset_offset[T.entry_infoset[par]] + k]
+            reach[e] = r
+
+
+@numba.njit(cache=True)
+def _forward_serial(T, sigma, reach):
+    for i in range(T.entry_start[1]):
+        reach[i] = 1.0
+    for s in range(T.node_kind.shape[0]):
+        _forward_node(T, sigma, reach, s)
+
+
 @numba.njit(cache=True, parallel=True)
-def forward(T, sigma, reach):
-    """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten."""
+def _forward_parallel(T, sigma, reach):
     ls = T.level_start
     for i in range(T.entry_start[1]):
         reach[i] = 1.0
     for d in range(ls.shape[0] - 2):
         for s in prange(ls[d], ls[d + 1]):
-            if T.node_kind[s] == TERMINAL:
-                continue
-            b0, n0 = _side(T, s, 0)
-            b1 = b0 + n0
-            for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-                cb = T.entry_start[c]
-                cn0 = T.num_entries0[c]
-                for e in range(cb, T.entry_start[c + 1]):
-                    par = (b0 if e - cb < cn0 else b1) + T.entry_parent[e]
-                    r = reach[par]
-                    k = T.entry_slot[e]
-                    if k >= 0:
-                        r *= sigma[T.infoset_offset[T.entry_infoset[par]] + k]
-                    reach[e] = r
+            _forward_node(T, sigma, reach, s)
+
+
+@numba.njit(cache=True)
+def forward(T, sigma, reach, parallel):
+    """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten.
+
+    ``parallel``: one ``prange`` per level (else one loop over the nodes).
+    """
+    if parallel:
+        _forward_parallel(T, sigma, reach)
+    else:
+        _forward_serial(T, sigma, reach)
 
 
 @numba.njit(cache=True, inline="always")
@@ -173,39 +198,57 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
         sigma[o + a] = ((y if y > 0.0 else 0.0) / total) if total > 0.0 else 1.0 / m
 
 
-@numba.njit(cache=True, parallel=True)
-def backward(T, S, P, p, weight, fpos, fneg):
-    """Values of ``p``'s entries (both players' with ``BOTH_PLAYERS``), updating its information sets.
-
-    ``S`` is a :class:`PublicState` (``reach`` from :func:`forward`), ``P`` the
-    :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight and
-    regret discounts.
-    """
-    ls = T.level_start
-    sigma, reach, v, w, acc, acc2 = S.sigma, S.reach, S.v, S.w, S.acc, S.acc2
-    for d in range(ls.shape[0] - 2, -1, -1):
-        for s in prange(ls[d], ls[d + 1]):
-            kind = T.node_kind[s]
-            if kind == TERMINAL:
-                _terminal(T, s, reach, v, p)
-                if w.shape[0] > 0:
-                    b = T.entry_start[s]
-                    for i in range(b, T.entry_start[s + 1]):
-                        w[i] = v[i]
-                continue
-            actor = T.node_player[s] if kind == DECISION else -1
-            _gather(T, s, v, w, acc, acc2, actor, p)
-            if actor >= 0 and (p == BOTH_PLAYERS or p == actor):
-                b, n = _side(T, s, actor)
-                for x in range(b, b + n):
-                    I = T.entry_infoset[x]
-                    _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], sigma, S.regret,
-                            S.cumulative, acc, acc2, reach, v, w, P.plus, P.discount, weight, fpos,
-                            fneg)
+@numba.njit(cache=True, inline="always")
+def _backward_node(T, S, P, p, weight, fpos, fneg, s):
+    """Node ``s`` of :func:`backward`."""
+    kind = T.node_kind[s]
+    if kind == TERMINAL:
+        _terminal(T, s, S.reach, S.v, p)
+        if S.w.shape[0] > 0:
+            for i in range(T.entry_start[s], T.entry_start[s + 1]):
+                S.w[i] = S.v[i]
+        return
+    actor = T.node_player[s] if kind == DECISION else -1
+    _gather(T, s, S.v, S.w, S.acc, S.acc2, actor, p)
+    if actor >= 0 and (p == BOTH_PLAYERS or p == actor):
+        b, n = _side(T, s, actor)
+        for x in range(b, b + n):
+            I = T.entry_infoset[x]
+            _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], S.sigma, S.regret,
+                    S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, P.plus, P.discount, weight,
+                    fpos, fneg)
 
 
 @numba.njit(cache=True)
-def run_iterations(T, S, P, num_iterations):
+def _backward_serial(T, S, P, p, weight, fpos, fneg):
+    for s in range(T.node_kind.shape[0] - 1, -1, -1):
+        _backward_node(T, S, P, p, weight, fpos, fneg, s)
+
+
+@numba.njit(cache=True, parallel=True)
+def _backward_parallel(T, S, P, p, weight, fpos, fneg):
+    ls = T.level_start
+    for d in range(ls.shape[0] - 2, -1, -1):
+        for s in prange(ls[d], ls[d + 1]):
+            _backward_node(T, S, P, p, weight, fpos, fneg, s)
+
+
+@numba.njit(cache=True)
+def backward(T, S, P, p, weight, fpos, fneg, parallel):
+    """Values of ``p``'s entries (both players' with ``BOTH_PLAYERS``), updating its information sets.
+
+    ``S`` is a :class:`~solvers.public_rep.PublicState` (``reach`` from :func:`forward`), ``P`` the
+    :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
+    and regret discounts; ``parallel`` as for :func:`forward`.
+    """
+    if parallel:
+        _backward_parallel(T, S, P, p, weight, fpos, fneg)
+    else:
+        _backward_serial(T, S, P, p, weight, fpos, fneg)
+
+
+@numba.njit(cache=True)
+def run_iterations(T, S, P, num_iterations, parallel):
     """Run ``num_iterations`` iterations in place (``S.counter[0]`` counts them). Returns 0."""
     players = 1 if P.simultaneous else 2
     for _ in range(num_iterations):
@@ -221,54 +264,81 @@ def run_iterations(T, S, P, num_iterations):
             fneg = tb / (tb + 1.0)
         for pi in range(players):
             p = BOTH_PLAYERS if P.simultaneous else pi
-            forward(T, S.sigma, S.reach)
-            backward(T, S, P, p, weight, fpos, fneg)
+            forward(T, S.sigma, S.reach, parallel)
+            backward(T, S, P, p, weight, fpos, fneg, parallel)
         S.counter[0] = t
     return 0
 
 
-@numba.njit(cache=True, parallel=True)
-def _values(T, sigma, reach, v, acc, p, best):
-    """Player ``p``'s entry values against ``sigma`` (``reach`` from :func:`forward`).
-
-    At ``p``'s own decisions the strategy's value, or with ``best`` the best action's.
-    """
-    ls = T.level_start
-    for d in range(ls.shape[0] - 2, -1, -1):
-        for s in prange(ls[d], ls[d + 1]):
-            kind = T.node_kind[s]
-            if kind == TERMINAL:
-                _terminal(T, s, reach, v, p)
-                continue
-            actor = T.node_player[s] if kind == DECISION else -1
-            _gather(T, s, v, v[:0], acc, acc, actor, p)
-            if actor == p:
-                b, n = _side(T, s, p)
-                for x in range(b, b + n):
-                    I = T.entry_infoset[x]
-                    o = T.infoset_offset[I]
-                    value = -np.inf if best else 0.0
-                    for a in range(T.infoset_num_actions[I]):
-                        y = acc[o + a]
-                        if best:
-                            value = y if y > value else value
-                        else:
-                            value += sigma[o + a] * y
-                        acc[o + a] = 0.0
-                    v[x] = value
+@numba.njit(cache=True, inline="always")
+def _value_node(T, sigma, reach, v, acc, p, best, unit, s):
+    """Node ``s`` of :func:`values`."""
+    kind = T.node_kind[s]
+    if kind == TERMINAL:
+        _terminal(T, s, reach, v, p)
+        if unit and T.term_scale[s] != 0.0:
+            for i in range(T.entry_start[s], T.entry_start[s + 1]):
+                v[i] = abs(v[i] / T.term_scale[s])
+        return
+    actor = T.node_player[s] if kind == DECISION else -1
+    _gather(T, s, v, v[:0], acc, acc, actor, p)
+    if actor == p:
+        b, n = _side(T, s, p)
+        for x in range(b, b + n):
+            I = T.entry_infoset[x]
+            o = T.infoset_offset[I]
+            value = -np.inf if best else 0.0
+            for a in range(T.infoset_num_actions[I]):
+                y = acc[o + a]
+                if best:
+                    value = y if y > value else value
+                else:
+                    value += sigma[o + a] * y
+                acc[o + a] = 0.0
+            v[x] = value
 
 
 @numba.njit(cache=True)
-def evaluate(T, sigma, reach, v, acc):
+def _values_serial(T, sigma, reach, v, acc, p, best, unit):
+    for s in range(T.node_kind.shape[0] - 1, -1, -1):
+        _value_node(T, sigma, reach, v, acc, p, best, unit, s)
+
+
+@numba.njit(cache=True, parallel=True)
+def _values_parallel(T, sigma, reach, v, acc, p, best, unit):
+    ls = T.level_start
+    for d in range(ls.shape[0] - 2, -1, -1):
+        for s in prange(ls[d], ls[d + 1]):
+            _value_node(T, sigma, reach, v, acc, p, best, unit, s)
+
+
+@numba.njit(cache=True)
+def values(T, sigma, reach, v, acc, p, best, unit, parallel):
+    """Counterfactual values of player ``p``'s entries (``p`` 0, 1 or ``BOTH_PLAYERS``) under ``sigma``.
+
+    ``reach`` (per entry) from :func:`forward`; ``v`` (per entry) receives the values and ``acc`` (per
+    action, zero, left zero) is a work buffer. At ``p``'s own decisions the strategy's value, or with
+    ``best`` the best action's (a best response). With ``unit`` every terminal pays 1 (the matrices
+    then must hold chance probabilities): the value of an entry is then its counterfactual reach, the
+    probability of its private state at its node given its owner plays to it.
+    """
+    if parallel:
+        _values_parallel(T, sigma, reach, v, acc, p, best, unit)
+    else:
+        _values_serial(T, sigma, reach, v, acc, p, best, unit)
+
+
+@numba.njit(cache=True)
+def evaluate(T, sigma, reach, v, acc, parallel):
     """``(br0, br1, ev0)`` of ``sigma``: best-response values of both players, player 0's value.
 
     ``reach`` and ``v`` (float64, per entry) and ``acc`` (float64, per action, all zero; left zero)
     are work buffers.
     """
-    forward(T, sigma, reach)
+    forward(T, sigma, reach, parallel)
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0
-        _values(T, sigma, reach, v, acc, p, k < 2)
+        values(T, sigma, reach, v, acc, p, k < 2, False, parallel)
         out[k] = v[T.entry_start[0] + (0 if p == 0 else T.num_entries0[0])]
     return out[0], out[1], out[2]

@@ -100,7 +100,7 @@ class PublicTreeRep:
     def iterate(self, count):
         """Run ``count`` iterations."""
         numba.set_num_threads(self.threads)
-        run_iterations(self.game_tree.flat, self.state, self.params, count)
+        run_iterations(self.game_tree.flat, self.state, self.params, count, self.threads > 1)
 
     def _normalize(self):
         t = self.game_tree
@@ -111,13 +111,14 @@ class PublicTreeRep:
         """``(br0, br1, ev0)`` of the average policy."""
         numba.set_num_threads(self.threads)
         reach, v = self._eval
-        return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc)
+        return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc,
+                        self.threads > 1)
 
     def policy_values(self, policy):
         """``(br0, br1, ev0)`` of any flat policy (float64, tree order)."""
         reach, v = self._eval
         return evaluate(self.game_tree.flat, np.ascontiguousarray(policy, np.float64), reach, v,
-                        self.state.acc)
+                        self.state.acc, self.threads > 1)
 
     def average_policy(self):
         """The normalised average policy (a new array)."""
