@@ -40,11 +40,12 @@ def tree_digest(tree):
 
     Parameters
     ----------
-    tree : GameTree
-        Its ``node_kind``, ``num_children``, ``chance_prob`` and ``payoff`` arrays are hashed.
+    tree : GameTree or another tree type
+        Its ``node_kind``, ``num_children``, ``chance_prob`` and ``payoff`` arrays are hashed, or
+        those its type names in ``DIGEST_FIELDS`` (a :class:`~solvers.PublicTree`).
     """
     h = hashlib.sha256()
-    for name in ("node_kind", "num_children", "chance_prob", "payoff"):
+    for name in getattr(tree, "DIGEST_FIELDS", ("node_kind", "num_children", "chance_prob", "payoff")):
         h.update(np.ascontiguousarray(getattr(tree, name)).data)
     return h.hexdigest()
 

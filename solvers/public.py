@@ -158,6 +158,9 @@ class PublicTree(InfosetTable):
         Arrays of the wrong shape or inconsistent with each other (checked in O(size), vectorised).
     """
 
+    #: What :func:`solvers.checkpoint.tree_digest` hashes: the shape, the payoffs and the chance.
+    DIGEST_FIELDS = ("node_kind", "num_children", "num_entries0", "term_scale", "matrix_data")
+
     def __init__(self, game_id, *, infoset_actions, keys=None, **arrays):
         missing = set(PublicFlat._fields) - set(arrays)
         extra = set(arrays) - set(PublicFlat._fields)
