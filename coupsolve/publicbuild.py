@@ -1,0 +1,350 @@
+"""Two-player Coup's public tree (:class:`solvers.public.PublicTree`), built from the compiled engine.
+
+The history tree of :mod:`coupsolve.builder` stores every history; this module walks the *public*
+tree instead (:mod:`coupsolve.publicbuild_walk`): one frame per public node holding its histories
+(engine states, token hashes, entries, chance probabilities) only while the walk is below it, so no
+history is ever stored and the history tree is never walked. A public node is the sequence of public
+tokens (what a non-player sees of every event); a player's *entries* at a node are their distinct own
+token sequences, in order of first appearance, and at a decision node each of the actor's entries is
+one information set, keyed by the same first hash as :func:`coupsolve.builder._walk`'s dictionary.
+
+Chance weights: a node is an *anchor* at the root, at every child of a chance node, and wherever its
+histories are not exactly its anchor's matrix read at its entries' inherited rows (e.g. a public outcome
+that depends on both players' cards). A terminal's matrix is its anchor's (dense, rows player 0's
+entries at the anchor, columns player 1's), scaled by the terminal's payoff to player 0, which is public
+in Coup; a terminal whose histories pay differently gets a matrix of its own (probability x payoff,
+scale 1). Only anchors that some terminal uses are stored.
+
+Two passes, as in :mod:`coupsolve.builder`: :func:`count_public_tree` (sizes per level, the matrix
+cells, the work pools' peak) and the fill in :func:`build_public_tree`, after
+:func:`solvers.memory.check_fits` has accepted the tree, the information-set extras and the work pools.
+Both run in chunks of public nodes (Ctrl-C stops them within a fraction of a second) and report
+``progress(stage, histories_done, histories_total)`` between chunks. Rules whose histories do not
+decompose this way (a public node mixing kinds or actors, an information set across two public nodes)
+are refused with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.memory import check_fits, format_bytes
+from solvers.public import PublicFlat, PublicTree, estimate_public_tree_bytes
+
+from . import engine as E
+from . import publicbuild_node as N
+from .builder import _check_rules, _max_depth
+from .couptree import rules_game_id
+from .publicbuild_walk import init, replay, run
+from .rules import Rules
+
+__all__ = ["PublicSize", "CoupPublicTree", "count_public_tree", "build_public_tree",
+           "sequence_hashes"]
+
+_EXTRA_PER_INFOSET = 8 + 4  # infoset_hash (uint64) and infoset_context (CTX_DTYPE)
+_FIRST_BUDGET = 64  # public nodes in the first chunk; then sized to take about a quarter second
+
+
+class PublicSize(NamedTuple):
+    """The exact size of a public tree, from the count pass (:func:`count_public_tree`)."""
+
+    rules: Rules
+    nodes: int
+    entries: int
+    infosets: int
+    actions: int
+    matrices: int
+    cells: int
+    histories: int  # all histories (the history tree's nodes)
+    decision_histories: int  # the sum of infoset_count
+    level_nodes: np.ndarray  # int64, public nodes per level
+    level_entries: np.ndarray  # int64, entries per level
+    work_bytes: int  # the walk's pools at their peak
+    seconds: float
+
+    def tree_bytes(self) -> int:
+        """Bytes of the :class:`CoupPublicTree` (the public tree and the information-set extras)."""
+        return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
+                                           self.infosets, self.actions)
+                + _EXTRA_PER_INFOSET * self.infosets)
+
+    def describe(self) -> str:
+        """One line of sizes (what ``coupsolve info`` prints)."""
+        return (f"public tree: {self.nodes:,} public nodes, {self.entries:,} entries, "
+                f"{self.cells:,} matrix cells in {self.matrices:,} matrices, {self.infosets:,} "
+                f"information sets, {self.actions:,} actions; {format_bytes(self.tree_bytes())} "
+                f"(+{format_bytes(self.work_bytes)} to build; count {self.seconds:.1f} s)")
+
+
+class CoupPublicTree(NamedTuple):
+    """A Coup public tree and what the analysis needs beside it.
+
+    Attributes
+    ----------
+    tree : solvers.public.PublicTree
+    infoset_hash : ndarray, uint64, shape (num_infosets,)
+        The first token hash of each information set (:func:`sequence_hashes`, ``[player, 0]``).
+    infoset_context : ndarray, uint32 (``tables.CTX_DTYPE``), shape (num_infosets,)
+        The packed decision context of each (``coupsolve.engine.node_context``).
+    rules : Rules
+    build_info : dict
+        ``count_seconds``, ``fill_seconds``, ``bytes``, ``work_bytes``.
+    """
+
+    tree: PublicTree
+    infoset_hash: np.ndarray
+    infoset_context: np.ndarray
+    rules: Rules
+    build_info: dict
+
+
+class PublicOut(NamedTuple):
+    """The arrays the fill writes (``solvers.public`` layout, plus the information-set extras)."""
+
+    node_kind: np.ndarray
+    node_player: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    entry_start: np.ndarray
+    num_entries0: np.ndarray
+    term_matrix: np.ndarray
+    term_scale: np.ndarray
+    entry_parent: np.ndarray
+    entry_slot: np.ndarray
+    entry_row: np.ndarray
+    entry_infoset: np.ndarray
+    matrix_start: np.ndarray
+    matrix_cols: np.ndarray
+    matrix_data: np.ndarray
+    infoset_player: np.ndarray
+    infoset_num_actions: np.ndarray
+    infoset_offset: np.ndarray
+    infoset_actions: np.ndarray
+    infoset_count: np.ndarray
+    infoset_node: np.ndarray
+    infoset_hash: np.ndarray
+    infoset_context: np.ndarray
+
+
+_OUT_DTYPES = dict(
+    node_kind=np.int8, node_player=np.int8, child_start=np.int64, num_children=np.int32,
+    entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32, term_scale=np.float64,
+    entry_parent=np.int32, entry_slot=np.int16, entry_row=np.int32, entry_infoset=np.int32,
+    matrix_start=np.int64, matrix_cols=np.int32, matrix_data=np.float64, infoset_player=np.int8,
+    infoset_num_actions=np.int32, infoset_offset=np.int64, infoset_actions=np.int32,
+    infoset_count=np.int64, infoset_node=np.int64, infoset_hash=np.uint64,
+    infoset_context=E.CTX_DTYPE)
+
+
+def _out(size=None):
+    """Empty output arrays (the count pass), or arrays for a tree of ``size``."""
+    if size is None:
+        return PublicOut(**{k: np.zeros(0, dt) for k, dt in _OUT_DTYPES.items()})
+    length = dict.fromkeys(_OUT_DTYPES, size.nodes)
+    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_row", "entry_infoset"),
+                                size.entries))
+    length.update({k: size.infosets for k in _OUT_DTYPES if k.startswith("infoset_")})
+    length.update(entry_start=size.nodes + 1, matrix_start=size.matrices + 1,
+                  matrix_cols=size.matrices, matrix_data=size.cells, infoset_actions=size.actions)
+    return PublicOut(**{k: np.zeros(length[k], dt) for k, dt in _OUT_DTYPES.items()})
+
+
+# The work pools: (fields, what grows them, first capacity); tables and capacities are powers of two.
+_POOLS = (
+    (("h_st", "h_h", "h_ent", "h_par", "h_slot", "h_prob", "h_kid", "h_pend", "h_np", "order"),
+     N.NEED_HIST, 1 << 14),
+    (("e_h1", "e_h2", "e_row", "e_par", "e_slot", "e_first", "e_count", "e_alo", "e_nact"),
+     N.NEED_ENTRY, 1 << 12),
+    (("acts",), N.NEED_ACTS, 1 << 12),
+    (("t_key", "t_val", "t_stamp"), N.NEED_TABLE, 1 << 13),
+    (("c_cnt", "c_start", "c_ntok", "c_hash", "c_tok", "c_tgt", "c_new"), N.NEED_CHILD, 1 << 8),
+    (("mpool",), N.NEED_MATRIX, 1 << 12),
+)
+_ROW = dict(h_st=(E.S_SIZE,), h_h=(2, 2), h_ent=(2,), h_par=(2,), c_tok=(N.TOK_WIDTH,),
+            h_pend=(N.TOK_WIDTH, 3))
+_WDT = dict(h_st=np.int32, h_h=np.uint64, h_ent=np.int32, h_par=np.int32, h_slot=np.int32,
+            h_prob=np.float64, h_kid=np.int32, h_pend=np.int32, h_np=np.int32, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
+            e_row=np.int32, e_par=np.int32, e_slot=np.int32, e_first=np.int64, e_count=np.int64,
+            e_alo=np.int64, e_nact=np.int32, acts=np.int32, t_key=np.uint64, t_val=np.int64,
+            t_stamp=np.int64, c_cnt=np.int64, c_start=np.int64, c_ntok=np.int32, c_hash=np.uint64,
+            c_tok=np.int32, c_tgt=np.int64, c_new=np.int64, mpool=np.float64)
+
+
+def _new_work(depths):
+    """A :class:`publicbuild_node.Work` with the first capacities, for a stack of ``depths`` frames."""
+    arrays = {f: np.zeros((cap,) + _ROW.get(f, ()), _WDT[f]) for fields, _, cap in _POOLS
+              for f in fields}
+    levels = {f: np.zeros(depths + 1, np.int64) for f in ("lvl_nodes", "lvl_ent", "free_node",
+                                                            "free_ent")}
+    return N.Work(frame=np.zeros((depths, N.NF), np.int64), **arrays, **levels)
+
+
+def _grow(W, status, need):
+    """``W`` with the pool that ``status`` names grown to at least ``need`` (and at least doubled)."""
+    for fields, code, _ in _POOLS:
+        if code == status:
+            old = getattr(W, fields[0]).shape[0]
+            cap = max(2 * old, 1 << int(np.ceil(np.log2(max(need, 1)))))
+            new = {}
+            for f in fields:
+                a = np.zeros((cap,) + _ROW.get(f, ()), _WDT[f])
+                a[:old] = getattr(W, f)
+                new[f] = a
+            return W._replace(**new)
+    raise AssertionError(status)
+
+
+_ERRORS = {
+    N.ERR_COLLISION: "a token-hash collision (two information sets would merge): please report it",
+    N.ERR_RECALL: "a perfect-recall error: one information state reached from two parent states "
+                  "or actions",
+    N.ERR_ACTIONS: "a perfect-recall error: one information set sees two different legal action "
+                   "lists",
+    N.ERR_MIXED: "these rules do not decompose into a public tree: one public node holds histories "
+                 "of different kinds or actors",
+    N.ERR_SPLIT: "these rules do not decompose into a public tree: one information set lies in "
+                 "two public nodes",
+    N.ERR_EVENTS: "a step emitted more events than the walk's child table holds",
+    N.ERR_SILENT: "these rules do not decompose into a public tree: a step that nobody observes",
+}
+
+
+def _walk(rules, size, out, progress):
+    """Run the walk to the end (count pass without ``size``, fill pass with); return (W, G, seconds)."""
+    P = rules.params()
+    fill = size is not None
+    W = _new_work(_max_depth(rules) + 2)
+    G = np.zeros(N.NG, np.int64)
+    if fill:
+        nl = len(size.level_nodes)
+        W.free_node[:nl] = np.concatenate(([0], np.cumsum(size.level_nodes)[:-1]))
+        W.free_ent[:nl] = np.concatenate(([0], np.cumsum(size.level_entries)[:-1]))
+    init(P, W, G)
+    stage, total = ("fill", size.histories) if fill else ("count", None)
+    budget, t0 = _FIRST_BUDGET, time.perf_counter()
+    while True:
+        t = time.perf_counter()
+        status = run(P, W, out, G, fill, budget)
+        if status == N.DONE:
+            return W, G, time.perf_counter() - t0
+        if status == N.MORE:
+            dt = time.perf_counter() - t
+            budget = max(16, int(budget * min(4.0, 0.25 / max(dt, 1e-3))))
+            if progress is not None:
+                progress(stage, int(G[N.G_HISTORIES]), total)
+        elif status in _ERRORS:
+            raise ValueError(f"{rules}: {_ERRORS[status]} (public depth {G[N.G_DEPTH]}, "
+                             f"{G[N.G_NODES]:,} public nodes into the walk)")
+        else:
+            W = _grow(W, status, int(G[N.G_NEED]))
+
+
+def _work_bytes(W):
+    return int(sum(a.nbytes for a in W))
+
+
+def count_public_tree(rules: Rules, progress=None) -> PublicSize:
+    """Walk the public tree once without storing it: its exact size (:class:`PublicSize`).
+
+    Parameters
+    ----------
+    rules : Rules
+        Two-player rules.
+    progress : callable, optional
+        ``progress(stage, histories_done, histories_total)`` between chunks (``stage`` "count",
+        ``histories_total`` None).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not a ``Rules``, not two players, or rules that do not decompose (the reason is given).
+    """
+    _check_rules(rules)
+    W, G, seconds = _walk(rules, None, _out(), progress)
+    lv = W.lvl_nodes
+    depth = int(np.count_nonzero(lv))
+    return PublicSize(rules, int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]),
+                      int(G[N.G_ACTIONS]), int(G[N.G_MATRICES]), int(G[N.G_CELLS]),
+                      int(G[N.G_HISTORIES]), int(G[N.G_DECHIST]), lv[:depth].copy(),
+                      W.lvl_ent[:depth].copy(), _work_bytes(W), seconds)
+
+
+def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=None) -> CoupPublicTree:
+    """The public tree of two-player ``rules`` (counted first unless ``size`` is given).
+
+    Parameters
+    ----------
+    rules : Rules
+    size : PublicSize, optional
+        ``count_public_tree(rules)``, when the caller already counted.
+    progress : callable, optional
+        ``progress(stage, histories_done, histories_total)`` between chunks of both passes.
+
+    Returns
+    -------
+    CoupPublicTree
+
+    Raises
+    ------
+    MemoryError
+        Before allocating, when the tree and the walk's pools will not fit (both figures named).
+    ValueError
+        As :func:`count_public_tree`, or ``size`` of other rules.
+    """
+    _check_rules(rules)
+    if size is None:
+        size = count_public_tree(rules, progress)
+    elif not isinstance(size, PublicSize) or size.rules != rules:
+        raise ValueError("size must be count_public_tree(rules) of these very rules")
+    check_fits(size.tree_bytes() + size.work_bytes,
+               f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
+               f"information sets)")
+    out = _out(size)
+    W, G, seconds = _walk(rules, size, out, progress)
+    got = (int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]), int(G[N.G_CELLS]))
+    if got != (size.nodes, size.entries, size.infosets, size.cells):
+        raise RuntimeError(f"the fill pass found {got} (nodes, entries, information sets, cells), "
+                           f"the count pass {(size.nodes, size.entries, size.infosets, size.cells)}")
+    out.entry_start[-1] = size.entries
+    level_start = np.concatenate(([0], np.cumsum(size.level_nodes)))
+    arrays = {k: getattr(out, k) for k in PublicFlat._fields if k != "level_start"}
+    tree = PublicTree(rules_game_id(rules), infoset_actions=out.infoset_actions,
+                      level_start=level_start, **arrays)
+    info = dict(count_seconds=size.seconds, fill_seconds=seconds, bytes=tree.nbytes
+                + out.infoset_hash.nbytes + out.infoset_context.nbytes, work_bytes=_work_bytes(W))
+    return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, rules, info)
+
+
+def sequence_hashes(rules: Rules, actions, by_index: bool = False) -> np.ndarray:
+    """Both players' two token hashes after an action sequence, as the builder keys information sets.
+
+    Parameters
+    ----------
+    rules : Rules
+    actions : sequence of int, or int array of shape (n, L) padded with -1
+        Action and chance outcome ids from the initial state (with ``by_index``, positions in each
+        node's legal action or chance outcome list, as ``KeyRenderer.path`` gives them).
+    by_index : bool
+
+    Returns
+    -------
+    ndarray, uint64
+        Shape (2, 2) for one sequence, (n, 2, 2) for rows: ``[..., player, k]``, hash ``k`` of that
+        player's token sequence; ``[player, 0]`` is :attr:`CoupPublicTree.infoset_hash`'s key.
+
+    Raises
+    ------
+    ValueError
+        An action not legal where it is played.
+    """
+    paths = np.asarray(actions, dtype=np.int32)
+    one = paths.ndim == 1
+    paths = np.ascontiguousarray(paths.reshape(1, -1) if one else paths)
+    out = np.zeros((paths.shape[0], 2, 2), np.uint64)
+    bad = replay(rules.params(), paths, bool(by_index), out)
+    if bad >= 0:
+        raise ValueError(f"sequence {bad}: an action that is not legal where it is played")
+    return out[0] if one else out
