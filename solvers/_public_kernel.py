@@ -87,12 +87,15 @@ def forward(T, sigma, reach, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _terminal(T, s, reach, v, p):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``."""
+def _terminal(T, s, reach, v, p, unit):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
+
+    With ``unit`` the terminal pays 1 to both players instead of its payoff.
+    """
     m = T.term_matrix[s]
     base = T.matrix_start[m]
     cols = T.matrix_cols[m]
-    scale = T.term_scale[s]
+    scale = 1.0 if unit else T.term_scale[s]
     b0, n0 = _side(T, s, 0)
     b1, n1 = _side(T, s, 1)
     data = T.matrix_data
@@ -109,7 +112,7 @@ def _terminal(T, s, reach, v, p):
             total = 0.0
             for i in range(b0, b0 + n0):
                 total += data[col + T.entry_row[i] * cols] * reach[i]
-            v[j] = -scale * total
+            v[j] = (total if unit else -scale * total)
 
 
 @numba.njit(cache=True, inline="always")
@@ -203,7 +206,7 @@ def _backward_node(T, S, P, p, weight, fpos, fneg, s):
     """Node ``s`` of :func:`backward`."""
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, S.reach, S.v, p)
+        _terminal(T, s, S.reach, S.v, p, False)
         if S.w.shape[0] > 0:
             for i in range(T.entry_start[s], T.entry_start[s + 1]):
                 S.w[i] = S.v[i]
@@ -271,61 +274,64 @@ def run_iterations(T, S, P, num_iterations, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_node(T, sigma, reach, v, acc, p, best, unit, s):
+def _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s):
     """Node ``s`` of :func:`values`."""
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, reach, v, p)
-        if unit and T.term_scale[s] != 0.0:
-            for i in range(T.entry_start[s], T.entry_start[s + 1]):
-                v[i] = abs(v[i] / T.term_scale[s])
+        _terminal(T, s, reach, v, p, unit)
         return
     actor = T.node_player[s] if kind == DECISION else -1
     _gather(T, s, v, v[:0], acc, acc, actor, p)
-    if actor == p:
-        b, n = _side(T, s, p)
+    if actor >= 0 and (actor == p or p == BOTH_PLAYERS):
+        b, n = _side(T, s, actor)
         for x in range(b, b + n):
             I = T.entry_infoset[x]
             o = T.infoset_offset[I]
             value = -np.inf if best else 0.0
+            arg = 0
             for a in range(T.infoset_num_actions[I]):
                 y = acc[o + a]
                 if best:
-                    value = y if y > value else value
+                    if y > value:
+                        value = y
+                        arg = a
                 else:
                     value += sigma[o + a] * y
                 acc[o + a] = 0.0
             v[x] = value
+            if choice.shape[0] > 0:
+                choice[I] = arg
 
 
 @numba.njit(cache=True)
-def _values_serial(T, sigma, reach, v, acc, p, best, unit):
+def _values_serial(T, sigma, reach, v, acc, p, best, unit, choice):
     for s in range(T.node_kind.shape[0] - 1, -1, -1):
-        _value_node(T, sigma, reach, v, acc, p, best, unit, s)
+        _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s)
 
 
 @numba.njit(cache=True, parallel=True)
-def _values_parallel(T, sigma, reach, v, acc, p, best, unit):
+def _values_parallel(T, sigma, reach, v, acc, p, best, unit, choice):
     ls = T.level_start
     for d in range(ls.shape[0] - 2, -1, -1):
         for s in prange(ls[d], ls[d + 1]):
-            _value_node(T, sigma, reach, v, acc, p, best, unit, s)
+            _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s)
 
 
 @numba.njit(cache=True)
-def values(T, sigma, reach, v, acc, p, best, unit, parallel):
+def values(T, sigma, reach, v, acc, p, best, unit, choice, parallel):
     """Counterfactual values of player ``p``'s entries (``p`` 0, 1 or ``BOTH_PLAYERS``) under ``sigma``.
 
     ``reach`` (per entry) from :func:`forward`; ``v`` (per entry) receives the values and ``acc`` (per
     action, zero, left zero) is a work buffer. At ``p``'s own decisions the strategy's value, or with
     ``best`` the best action's (a best response). With ``unit`` every terminal pays 1 (the matrices
     then must hold chance probabilities): the value of an entry is then its counterfactual reach, the
-    probability of its private state at its node given its owner plays to it.
+    probability of its private state at its node given its owner plays to it. ``choice`` (int32, per
+    information set, or empty) receives the best action's position at ``p``'s information sets.
     """
     if parallel:
-        _values_parallel(T, sigma, reach, v, acc, p, best, unit)
+        _values_parallel(T, sigma, reach, v, acc, p, best, unit, choice)
     else:
-        _values_serial(T, sigma, reach, v, acc, p, best, unit)
+        _values_serial(T, sigma, reach, v, acc, p, best, unit, choice)
 
 
 @numba.njit(cache=True)
@@ -339,6 +345,6 @@ def evaluate(T, sigma, reach, v, acc, parallel):
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0
-        values(T, sigma, reach, v, acc, p, k < 2, False, parallel)
+        values(T, sigma, reach, v, acc, p, k < 2, False, np.empty(0, np.int32), parallel)
         out[k] = v[T.entry_start[0] + (0 if p == 0 else T.num_entries0[0])]
     return out[0], out[1], out[2]

@@ -20,7 +20,8 @@ import numba
 import numpy as np
 
 from ._passes import normalize_average
-from ._public_kernel import evaluate, run_iterations
+from ._public_kernel import evaluate, forward, run_iterations, values
+from .kinds import BOTH_PLAYERS
 from ._state import Params
 from .memory import check_fits
 from .public import PublicTree
@@ -119,6 +120,37 @@ class PublicTreeRep:
         reach, v = self._eval
         return evaluate(self.game_tree.flat, np.ascontiguousarray(policy, np.float64), reach, v,
                         self.state.acc, self.threads > 1)
+
+    def best_response(self, policy, player):
+        """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
+        tree order) and the pure best response, ``policy`` with ``player``'s part replaced."""
+        t, reach, v = self.game_tree, *self._eval
+        sigma = np.ascontiguousarray(policy, np.float64)
+        choice = np.zeros(t.num_infosets, np.int32)
+        numba.set_num_threads(self.threads)
+        forward(t.flat, sigma, reach, self.threads > 1)
+        values(t.flat, sigma, reach, v, self.state.acc, player, True, False, choice,
+               self.threads > 1)
+        value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
+        out = sigma.copy()
+        mine = np.flatnonzero(t.infoset_player == player)
+        out[np.repeat(t.infoset_player == player, t.infoset_num_actions)] = 0.0
+        out[t.infoset_offset[mine] + choice[mine]] = 1.0
+        return value, out
+
+    def entry_reach(self, policy):
+        """``(reach, cfreach)``, float64 per entry: each entry's own reach under ``policy`` and its
+        counterfactual reach (chance's and the opponent's part), whose product is the probability of
+        the entry's private state at its node. Needs matrices of chance probabilities (a tree with
+        public payoffs, ``term_scale`` the payoff)."""
+        t = self.game_tree
+        sigma = np.ascontiguousarray(policy, np.float64)
+        reach, cf = np.empty(t.num_entries), np.empty(t.num_entries)
+        numba.set_num_threads(self.threads)
+        forward(t.flat, sigma, reach, self.threads > 1)
+        values(t.flat, sigma, reach, cf, self.state.acc, BOTH_PLAYERS, False, True,
+               np.empty(0, np.int32), self.threads > 1)
+        return reach, cf
 
     def average_policy(self):
         """The normalised average policy (a new array)."""
