@@ -123,11 +123,10 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
         if p != BOTH_PLAYERS and q != p:
             continue
         b, n = _side(T, s, q)
-        if q != actor:
-            for i in range(b, b + n):
-                v[i] = 0.0
-                if predictive:
-                    w[i] = 0.0
+        for i in range(b, b + n):  # the actor's information sets are set by their update
+            v[i] = 0.0
+            if predictive:
+                w[i] = 0.0
     for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
         cb = T.entry_start[c]
         cn0 = T.num_entries0[c]
@@ -137,12 +136,13 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
                 continue
             b, _ = _side(T, s, q)
             par = b + T.entry_parent[e]
-            if q == actor:
-                o = T.infoset_offset[T.entry_infoset[par]] + T.entry_slot[e]
+            k = T.entry_slot[e]
+            if q == actor and k >= 0:
+                o = T.infoset_offset[T.entry_infoset[par]] + k
                 acc[o] += v[e]
                 if predictive:
                     acc2[o] += w[e]
-            else:
+            else:  # the opponent, chance, or an actor's entry passing through without a decision
                 v[par] += v[e]
                 if predictive:
                     w[par] += w[e]
@@ -217,6 +217,8 @@ def _backward_node(T, S, P, p, weight, fpos, fneg, s):
         b, n = _side(T, s, actor)
         for x in range(b, b + n):
             I = T.entry_infoset[x]
+            if I < 0:
+                continue
             _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], S.sigma, S.regret,
                     S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, P.plus, P.discount, weight,
                     fpos, fneg)
@@ -286,6 +288,8 @@ def _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s):
         b, n = _side(T, s, actor)
         for x in range(b, b + n):
             I = T.entry_infoset[x]
+            if I < 0:
+                continue
             o = T.infoset_offset[I]
             value = -np.inf if best else 0.0
             arg = 0

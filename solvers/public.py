@@ -58,7 +58,10 @@ per information set (``I``), as in ``GameTree``: ``infoset_player`` (int8), ``in
 ``infoset_node``      int64    its public node (an information set lies in exactly one)
 ===================  ========  ==========================================================================
 
-Each information set is one entry of the acting player at one public node; every action of it leads to
+At a decision node an entry of the actor may also have no information set (-1): its histories pass
+through the node without a decision (one engine step whose events make several public nodes, the rest
+of the step still to come); its entries at the children have slot -1 and it adds up their values like
+an opponent's entry. Each information set is one entry of the acting player at one public node; every action of it leads to
 the children of that node where an entry of the actor has that entry as parent and the action as slot
 (one child when the action is public, several when what follows depends on others' cards, and one
 entry per private outcome, e.g. which cards were kept). The opponent's entries at the children of a
