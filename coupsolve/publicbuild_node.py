@@ -108,13 +108,25 @@ class Work(NamedTuple):
 
 
 @njit(cache=True, inline="always")
-def _tslot(W, stamp, key):
+def _tmask(W, G, n):
+    """The mask of a table for ``n`` keys (the first power of two >= 2n slots of ``W.t_*``, so a small
+    node's keys stay in cache), or -1 with ``G[G_NEED]`` set when ``W.t_*`` is too short."""
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    if size > W.t_key.shape[0]:
+        G[G_NEED] = size
+        return -1
+    return size - 1
+
+
+@njit(cache=True, inline="always")
+def _tslot(W, stamp, key, mask):
     """The table slot holding ``key`` (``W.t_stamp[i] == stamp``) or the empty slot where it goes.
 
-    Linear probing from a Fibonacci hash of the key's high bits; the table (``W.t_*``, a power of two
-    long) must have a free slot.
+    Linear probing from a Fibonacci hash of the key's high bits, within ``mask + 1`` slots (from
+    :func:`_tmask`).
     """
-    mask = W.t_key.shape[0] - 1
     i = np.int64(((key ^ (key >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
     while W.t_stamp[i] == stamp and W.t_key[i] != key:
         i = (i + 1) & mask
@@ -165,8 +177,8 @@ def _entries(W, G, d):
     if elo + 2 * n > W.e_h1.shape[0]:
         G[G_NEED] = elo + 2 * n
         return NEED_ENTRY
-    if W.t_key.shape[0] < 2 * n:
-        G[G_NEED] = 2 * n
+    mask = _tmask(W, G, n)
+    if mask < 0:
         return NEED_TABLE
     pactor = F[d - 1, F_PLAYER] if d > 0 else -1
     base = elo
@@ -177,7 +189,7 @@ def _entries(W, G, d):
         for i in range(olo, ohi):
             s = W.order[i]
             k1, k2 = W.h_h[s, p, 0], W.h_h[s, p, 1]
-            t = _tslot(W, stamp, k1)
+            t = _tslot(W, stamp, k1, mask)
             par = W.h_par[s, p]
             sl = W.h_slot[s] if p == pactor else -1
             if W.t_stamp[t] == stamp:

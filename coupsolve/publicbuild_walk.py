@@ -28,7 +28,8 @@ from .publicbuild_node import (DONE, ERR_EVENTS, ERR_SILENT, ERR_SPLIT, F_ANCHOR
                                F_OHI, F_OLO, F_PHASE, F_PLAYER, G_ACTIONS, G_DECHIST, G_DEPTH,
                                G_ENTRIES, G_HISTORIES, G_INFOSETS, G_MAXC, G_MAXH, G_NEED, G_NODES,
                                G_STAMP, MORE, NEED_CHILD, NEED_HIST, NEED_TABLE, PHASE_ENTER,
-                               PHASE_ITER, TOK_WIDTH, _classify, _entries, _lists, _terminal, _tslot,
+                               PHASE_ITER, TOK_WIDTH, _classify, _entries, _lists, _terminal, _tmask,
+                               _tslot,
                                _weights)
 
 _SPLIT_SALT = np.uint64(0x5851F42D4C957F2D)  # player 1's keys in the split check's table
@@ -99,11 +100,14 @@ def _step_all(P, W, G, d, sc):
         for j in range(k):
             c = base + m
             W.h_st[c, :] = W.h_st[s, :]
-            W.h_h[c] = W.h_h[s]
+            for q in range(2):
+                W.h_h[c, q, 0], W.h_h[c, q, 1] = W.h_h[s, q, 0], W.h_h[s, q, 1]
             W.h_par[c, 0], W.h_par[c, 1] = W.h_ent[s, 0], W.h_ent[s, 1]
             if transit:
                 ne = W.h_np[s]
-                W.h_pend[c, :ne] = W.h_pend[s, :ne]
+                for r in range(ne):
+                    W.h_pend[c, r, 0], W.h_pend[c, r, 1] = W.h_pend[s, r, 0], W.h_pend[s, r, 1]
+                    W.h_pend[c, r, 2] = W.h_pend[s, r, 2]
                 W.h_prob[c], W.h_slot[c] = W.h_prob[s], -1
             else:
                 ne = E.apply(P, W.h_st[c], obuf[j] if chance else W.acts[a0 + j], ev, 0, buf, pbuf)
@@ -111,7 +115,8 @@ def _step_all(P, W, G, d, sc):
                     return -ERR_EVENTS
                 if ne == 0:
                     return -ERR_SILENT
-                W.h_pend[c, :ne] = ev[:ne]
+                for r in range(ne):
+                    W.h_pend[c, r, 0], W.h_pend[c, r, 1], W.h_pend[c, r, 2] = ev[r, 0], ev[r, 1], ev[r, 2]
                 W.h_prob[c] = W.h_prob[s] * opbuf[j] if chance else W.h_prob[s]
                 W.h_slot[c] = -1 if chance else j
             W.h_np[c] = ne
@@ -198,15 +203,17 @@ def _split_check(W, G, d):
     node at depth ``d`` (the public tree would split it), ``NEED_TABLE`` when the table is too small."""
     F = W.frame
     base, m = F[d, F_BASE], F[d, F_M]
-    if W.t_key.shape[0] < 4 * m:
-        G[G_NEED] = 4 * m
+    if F[d, F_NCH] < 2:
+        return DONE
+    mask = _tmask(W, G, 2 * m)
+    if mask < 0:
         return NEED_TABLE
     G[G_STAMP] += 1
     stamp = G[G_STAMP]
     for c in range(base, base + m):
         for p in range(2):
             key = W.h_h[c, p, 0] ^ (_SPLIT_SALT if p == 1 else np.uint64(0))
-            t = _tslot(W, stamp, key)
+            t = _tslot(W, stamp, key, mask)
             if W.t_stamp[t] != stamp:
                 W.t_stamp[t], W.t_key[t], W.t_val[t] = stamp, key, W.h_kid[c]
             elif W.t_val[t] != W.h_kid[c]:

@@ -1,0 +1,194 @@
+"""Coup's public tree built from the engine (coupsolve.publicbuild) against the history tree."""
+
+import time
+
+import numpy as np
+import pytest
+
+import solvers.memory
+from coupsolve import Rules, build_coup_tree
+from coupsolve.publicbuild import build_public_tree, count_public_tree, sequence_hashes
+from solvers import CHANCE, DECISION, TERMINAL
+
+from coup_helpers import SMALL_RULES
+
+TL1 = Rules.two_player_selection(turn_limit=1)
+TL2 = Rules.two_player_selection(turn_limit=2)
+CASES = [TL1, TL2, SMALL_RULES[1], SMALL_RULES[2], SMALL_RULES[3]]
+
+
+def _parents(child_start, num_children, kind):
+    """Parent of every node (-1 at the root) and its index among its parent's children."""
+    n = kind.shape[0]
+    inner = np.nonzero(kind != TERMINAL)[0]
+    parent = np.full(n, -1, np.int64)
+    reps = num_children[inner].astype(np.int64)
+    kids = np.concatenate([np.arange(child_start[v], child_start[v] + k) for v, k in
+                           zip(inner, reps)]) if n > 1 else np.zeros(0, np.int64)
+    parent[kids] = np.repeat(inner, reps)
+    index = np.zeros(n, np.int64)
+    index[kids] = kids - child_start[parent[kids]]
+    return parent, index
+
+
+def _history_infoset_hashes(coup_tree):
+    """Each history-tree information set's first hash, from its representative history's path."""
+    t = coup_tree.tree
+    parent, index = _parents(t.child_start, t.num_children, t.node_kind)
+    depth = np.searchsorted(t.level_start, np.arange(t.node_kind.shape[0]), side="right") - 1
+    rep = np.asarray(coup_tree.infoset_rep)
+    paths = np.full((rep.shape[0], max(int(depth.max()), 1)), -1, np.int32)
+    cur, d = rep.copy(), depth[rep].copy()
+    while np.any(d > 0):
+        live = d > 0
+        paths[live, d[live] - 1] = index[cur[live]]
+        cur[live] = parent[cur[live]]
+        d[live] -= 1
+    h = sequence_hashes(coup_tree.rules, paths, by_index=True)
+    return h[np.arange(rep.shape[0]), t.infoset_player, 0]
+
+
+def _history_uniform_value(t):
+    """Player 0's expected payoff on the history tree when both players play uniformly at random."""
+    parent, _ = _parents(t.child_start, t.num_children, t.node_kind)
+    reach = np.ones(t.node_kind.shape[0])
+    for d in range(1, t.level_start.shape[0] - 1):
+        v = np.arange(t.level_start[d], t.level_start[d + 1])
+        p = parent[v]
+        step = np.where(t.node_kind[p] == CHANCE, t.chance_prob[v], 1.0 / t.num_children[p])
+        reach[v] = reach[p] * step
+    term = t.node_kind == TERMINAL
+    return float(np.sum(reach[term] * t.payoff[term]))
+
+
+def _public_uniform_value(tree):
+    """The same on the public tree: own reach per entry going down, the matrices at the terminals."""
+    f = tree.flat
+    n = f.node_kind.shape[0]
+    parent, _ = _parents(f.child_start, f.num_children, f.node_kind)
+    counts = np.diff(f.entry_start)
+    node_of = np.repeat(np.arange(n), counts)
+    local = np.arange(f.entry_start[-1]) - f.entry_start[node_of]
+    player1 = local >= f.num_entries0[node_of]
+    reach = np.ones(f.entry_start[-1])
+    for d in range(1, f.level_start.shape[0] - 1):
+        e = np.arange(f.entry_start[f.level_start[d]], f.entry_start[f.level_start[d + 1]])
+        pn = parent[node_of[e]]
+        pe = f.entry_start[pn] + np.where(player1[e], f.num_entries0[pn], 0) + f.entry_parent[e]
+        acted = f.entry_slot[e] >= 0
+        step = np.ones(e.shape[0])
+        step[acted] = 1.0 / f.infoset_num_actions[f.entry_infoset[pe[acted]]]
+        reach[e] = reach[pe] * step
+    total = 0.0
+    for z in np.nonzero(f.node_kind == TERMINAL)[0]:
+        m = f.term_matrix[z]
+        U = f.matrix_data[f.matrix_start[m]:f.matrix_start[m + 1]].reshape(-1, f.matrix_cols[m])
+        b, n0, end = f.entry_start[z], f.num_entries0[z], f.entry_start[z + 1]
+        sub = U[np.ix_(f.entry_row[b:b + n0], f.entry_row[b + n0:end])]
+        total += f.term_scale[z] * (reach[b:b + n0] @ sub @ reach[b + n0:end])
+    return total
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda r: f"{r.setup}-tl{r.turn_limit}-{r.characters}")
+def both(request):
+    rules = request.param
+    began = time.perf_counter()
+    public = build_public_tree(rules)
+    seconds = time.perf_counter() - began
+    return rules, build_coup_tree(rules), public, seconds
+
+
+def test_sizes_match_the_history_tree(both):
+    rules, ct, pt, seconds = both
+    t, p = ct.tree, pt.tree
+    assert p.num_infosets == t.infoset_player.shape[0]
+    assert p.num_actions == t.infoset_actions.shape[0]
+    assert p.num_histories == int(np.count_nonzero(t.node_kind == DECISION))
+    print(f"\n{rules}: {p.num_nodes:,} public nodes, {p.num_entries:,} entries, "
+          f"{p.flat.matrix_data.shape[0]:,} matrix cells, {p.num_infosets:,} information sets, "
+          f"{p.num_actions:,} actions, build {seconds:.2f} s, {pt.build_info['bytes']:,} bytes")
+
+
+def test_information_sets_are_the_history_trees(both):
+    rules, ct, pt, _ = both
+    t, f = ct.tree, pt.tree.flat
+    hashes = _history_infoset_hashes(ct)
+    assert np.array_equal(np.sort(hashes), np.sort(pt.infoset_hash))
+    assert np.unique(hashes).shape[0] == hashes.shape[0]
+    # each one's owner, action list and number of histories, matched by hash
+    where = np.argsort(hashes)[np.searchsorted(np.sort(hashes), pt.infoset_hash)]
+    assert np.array_equal(t.infoset_player[where], f.infoset_player)
+    assert np.array_equal(t.infoset_num_actions[where], f.infoset_num_actions)
+    counts = np.bincount(t.node_infoset[t.node_kind == DECISION], minlength=hashes.shape[0])
+    assert np.array_equal(counts[where], f.infoset_count)
+    for i in range(0, f.infoset_player.shape[0], max(1, f.infoset_player.shape[0] // 200)):
+        j = where[i]
+        mine = pt.tree.infoset_actions[f.infoset_offset[i]:f.infoset_offset[i] + f.infoset_num_actions[i]]
+        theirs = t.infoset_actions[t.infoset_offset[j]:t.infoset_offset[j] + t.infoset_num_actions[j]]
+        assert np.array_equal(mine, theirs)
+
+
+def test_uniform_play_value_matches(both):
+    _, ct, pt, _ = both
+    assert abs(_public_uniform_value(pt.tree) - _history_uniform_value(ct.tree)) < 1e-12
+
+
+def test_context_and_game_id(both):
+    rules, ct, pt, _ = both
+    assert pt.tree.game_id == ct.tree.game_id
+    assert pt.infoset_context.dtype == ct.node_context.dtype
+    assert pt.infoset_hash.dtype == np.uint64
+    # every information set's context is the one its histories carry in the history tree
+    hashes = _history_infoset_hashes(ct)
+    where = np.argsort(hashes)[np.searchsorted(np.sort(hashes), pt.infoset_hash)]
+    assert np.array_equal(ct.node_context[ct.infoset_rep[where]], pt.infoset_context)
+
+
+def test_count_agrees_with_fill_and_reports_progress():
+    seen = []
+    size = count_public_tree(TL1, progress=lambda *a: seen.append(a))
+    built = build_public_tree(TL1, size, progress=lambda *a: seen.append(a))
+    assert {s[0] for s in seen} == {"count", "fill"}
+    assert all(s[2] is None for s in seen if s[0] == "count")
+    assert all(s[2] == size.histories for s in seen if s[0] == "fill")
+    p = built.tree
+    assert (p.num_nodes, p.num_entries, p.num_infosets) == (size.nodes, size.entries, size.infosets)
+    assert p.flat.matrix_data.shape[0] == size.cells
+    assert size.level_nodes.sum() == size.nodes and size.level_entries.sum() == size.entries
+    assert "public nodes" in size.describe()
+
+
+def test_refusals(monkeypatch):
+    with pytest.raises(ValueError, match="two-player"):
+        count_public_tree(Rules.standard(players=3, turn_limit=1))
+    with pytest.raises(TypeError):
+        count_public_tree("coup")
+    size = count_public_tree(TL1)
+    with pytest.raises(ValueError, match="these very rules"):
+        build_public_tree(TL2, size)
+    monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 1000)
+    with pytest.raises(MemoryError, match=r"needs an estimated .* but only .* is available"):
+        build_public_tree(TL1, size)
+
+
+def test_sequence_hashes():
+    one = sequence_hashes(TL1, [54, 54])
+    rows = sequence_hashes(TL1, np.array([[54, 54, -1], [54, -1, -1]]))
+    assert one.shape == (2, 2) and rows.shape == (2, 2, 2)
+    assert np.array_equal(rows[0], one) and not np.array_equal(rows[1], one)
+    by_index = sequence_hashes(TL1, [0, 0], by_index=True)
+    assert np.array_equal(by_index, one)
+    with pytest.raises(ValueError, match="not legal"):
+        sequence_hashes(TL1, [0])
+
+
+@pytest.mark.slow
+def test_turn_limit_3_matches_the_history_tree():
+    rules = Rules.two_player_selection(turn_limit=3)
+    began = time.perf_counter()
+    pt = build_public_tree(rules)
+    seconds = time.perf_counter() - began
+    ct = build_coup_tree(rules)
+    test_sizes_match_the_history_tree((rules, ct, pt, seconds))
+    test_information_sets_are_the_history_trees((rules, ct, pt, seconds))
+    test_uniform_play_value_matches((rules, ct, pt, seconds))
