@@ -129,8 +129,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
 
     ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
     the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
-    (int64, 6) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
-    the error]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
+    (int64, 8) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
+    the error, chance nodes, chance edges]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
     with another second, ``ERR_RECALL`` for the same key with another owner or action count,
     ``ERR_STOPPED`` when polled ``control`` (int64, 2) asks it to: ``control[0]`` non-zero (Ctrl-C) or
     more than ``control[1]`` histories walked). When counting, every decision node's information-set key
@@ -166,6 +166,7 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     n_infosets = 0
     n_actions = 0
     counts[:3] = 0
+    counts[6:] = 0
     depth = 0
     node[0] = 0
     entered = True
@@ -190,6 +191,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
                     out.payoff[v] = ret[0]
             elif E.is_chance(s):
                 k = E.chance_outcomes(P, s, acts[depth], probs[depth])
+                counts[6] += 1
+                counts[7] += k
                 if fill:
                     out.node_kind[v] = CHANCE
                     out.node_player[v] = -1
@@ -312,7 +315,7 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     _check_rules(rules)
     D = _max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
-    counts = np.zeros(6, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
     sketch = new_sketch()
     t0 = time.perf_counter()
     control = _control(max_nodes)
@@ -326,7 +329,7 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     infosets = min(decisions, sketch_estimate(sketch))
     actions = min(children, round(infosets * children / max(decisions, 1)))
     return TreeSize(rules, nodes, decisions, children, level_count[level_count > 0],
-                    time.perf_counter() - t0, infosets, actions)
+                    time.perf_counter() - t0, infosets, actions, int(counts[6]), int(counts[7]))
 
 
 def _new_table():
@@ -380,11 +383,13 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
               f"at most {format_bytes(need)} to build (count pass {size.seconds:.1f} s)")
     t0 = time.perf_counter()
     out, iset = _allocate(size, context)
-    counts = np.zeros(6, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
     control = _control(None)
     report = None if progress is None else (lambda done: progress(done, size.nodes))
     status = _run_walk((rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts,
                         control, np.zeros(0, np.uint8)), counts, control, report)
+    if status == ERR_STOPPED:
+        raise KeyboardInterrupt
     if status == ERR_COLLISION:
         raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
                            "(the tree would merge two information sets)")

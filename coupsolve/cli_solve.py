@@ -63,10 +63,10 @@ def measure(rules, args, out):
     options = {k: getattr(args, k) for k in ("precision", "updates", "threads") if hasattr(args, k)}
     predictive = getattr(args, "algorithm", "") == "pcfr+"
     need = estimate_peak_bytes(size, predictive=predictive, **options)
-    print(f"tree: {size.nodes:,} histories ({size.decision_nodes:,} decisions, about "
-          f"{size.infosets:,} information sets) in {len(size.levels)} levels, counted in "
-          f"{size.seconds:.1f} s; memory: about {_fmt(need[0])} to build the tree, {_fmt(need[1])} "
-          f"for the solve, {_fmt(need[2])} at the peak", file=out)
+    print(f"tree: {size.nodes:,} histories ({size.decision_nodes:,} decisions) in {len(size.levels)} "
+          f"levels, about {size.infosets:,} information sets, counted in {size.seconds:.1f} s; memory: "
+          f"about {_fmt(need[0])} to build the tree, {_fmt(need[1])} for the solve, {_fmt(need[2])} at "
+          "the peak", file=out)
     if budget is not None:
         verdict = "fits" if need[2] <= budget else "does NOT fit"
         print(f"memory {what}: {_fmt(budget)}: a build and solve {verdict}", file=out)

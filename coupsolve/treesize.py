@@ -37,6 +37,8 @@ class TreeSize(NamedTuple):
     seconds: float  # of the counting walk
     infosets: int = 0  # estimated; 0: unknown (the memory estimates then take decision_nodes)
     infoset_actions: int = 0  # estimated; 0: unknown (then decision_children)
+    chance_nodes: int = -1  # -1: unknown (the memory estimates then take nodes as an upper bound)
+    chance_edges: int = -1
 
 
 class TreeTooLarge(MemoryError):
@@ -92,6 +94,8 @@ def estimate_peak_bytes(size: TreeSize, *, context: bool = True, predictive: boo
     a = size.infoset_actions or size.decision_children
     build = estimate_build_bytes(size, context)
     tree = estimate_tree_bytes(size.nodes, i, a, len(size.levels)) + (4 * size.nodes if context else 0)
+    known = size.chance_nodes >= 0
     solve = estimate_solve_bytes(size.nodes, i, a, predictive, precision=precision, updates=updates,
-                                 threads=threads)
+                                 threads=threads, chance_edges=size.chance_edges if known else None,
+                                 nonterminals=size.decision_nodes + size.chance_nodes if known else None)
     return build, solve, max(build, tree + solve)

@@ -1,0 +1,111 @@
+"""The command line's inputs: one bad value per option of every command ends in one line naming it,
+exit status 2, before anything is counted or built; every option's help shows its default."""
+
+import argparse
+
+import pytest
+
+import coupsolve.builder
+import coupsolve.couptree
+from coupsolve.cli import build_parser, main
+
+# (argv, the words the one-line error must hold): one bad value for every option of every command
+BAD = [
+    (["solve", "--preset", "three"], "--preset"),
+    (["solve", "--turn-limit", "0"], "--turn-limit"),
+    (["solve", "--turn-limit", "99999"], "--turn-limit: must be at most"),
+    (["solve", "--limit-payoff", "win"], "--limit-payoff"),
+    (["solve", "--rule", "copies=0"], "copies"),
+    (["solve", "--max-memory", "lots"], "--max-memory"),
+    (["solve", "--algorithm", "mccfr"], "--algorithm"),
+    (["solve", "--iterations", "0"], "--iterations"),
+    (["solve", "--target-exploitability", "-1"], "--target-exploitability"),
+    (["solve", "--target-exploitability", "nan"], "--target-exploitability"),
+    (["solve", "--max-iterations", "0"], "--max-iterations"),
+    (["solve", "--check-every", "x"], "--check-every"),
+    (["solve", "--seed", "-1"], "--seed"),
+    (["solve", "--threads", "0"], "--threads"),
+    (["solve", "--precision", "float16"], "--precision"),
+    (["solve", "--updates", "sometimes"], "--updates"),
+    (["solve", "--out", "no/such/folder/s.npz"], "--out no/such/folder/s.npz: the folder"),
+    (["solve", "--out", "s.txt"], "--out must name a .npz file"),
+    (["solve", "--checkpoint", "no/such/folder/c.npz"], "--checkpoint"),
+    (["solve", "--checkpoint-every", "0"], "--checkpoint-every"),
+    (["solve", "--resume", "missing.npz"], "--resume missing.npz: no such file"),
+    (["solve", "--plot", "rates.xyz"], "--plot rates.xyz: unknown image format"),
+    (["solve", "--plot", "rates"], "--plot rates: no image format"),
+    (["solve", "--plot", "no/such/folder/p.png"], "--plot"),
+    (["solve", "--json", "no/such/folder/r.json"], "--json"),
+    (["demo", "--turn-limit", "-3"], "--turn-limit"),
+    (["analyse", "missing.npz"], "no such file"),
+    (["analyse", "missing.npz", "--plot", "p.xyz"], "--plot"),
+    (["analyse", "missing.npz", "--json", "no/such/folder/r.json"], "--json"),
+    (["info", "--preset", "x"], "--preset"),
+    (["info", "--turn-limit", "two"], "--turn-limit"),
+    (["info", "--limit-payoff", "x"], "--limit-payoff"),
+    (["info", "--rule", "bogus=1"], "--rule bogus"),
+    (["info", "--max-memory", "0"], "--max-memory"),
+    (["play", "missing.npz"], "no such file"),
+    (["play", "missing.npz", "--seat", "2"], "--seat"),
+    (["play", "missing.npz", "--seed", "x"], "--seed"),
+    (["random", "--players", "1"], "--players"),
+    (["random", "--players", "99"], "--players"),
+    (["random", "--setup", "x"], "--setup"),
+    (["random", "--turn-limit", "0"], "--turn-limit"),
+    (["random", "--seed", "-2"], "--seed"),
+]
+FLAGS = {"-h", "--help", "--version", "--force", "--no-progress"}  # options that take no value
+
+
+def _run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    return code, capsys.readouterr().err
+
+
+@pytest.fixture
+def nothing_built(monkeypatch):
+    """Counting or building anything fails the test: the inputs are checked first."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("counted or built before the inputs were checked")
+
+    monkeypatch.setattr(coupsolve.builder, "count_tree", refuse)
+    monkeypatch.setattr(coupsolve.couptree, "build_coup_tree", refuse)
+
+
+@pytest.mark.parametrize("argv,words", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_each_bad_value_is_one_line_naming_it(argv, words, capsys, nothing_built, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = _run(argv, capsys)
+    assert code == 2, err
+    assert words in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def _subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices
+
+
+def test_the_table_covers_every_option():
+    covered = {(argv[0], word) for argv, _ in BAD for word in argv if word.startswith("--")}
+    for name, sub in _subparsers().items():
+        if name in ("analyze", "demo"):  # the same options as analyse and solve
+            continue
+        for action in sub._actions:
+            for option in action.option_strings:
+                if option.startswith("--") and option not in FLAGS:
+                    assert (name, option) in covered, f"{name} {option} has no bad value in the table"
+
+
+def test_every_option_shows_its_default():
+    for name, sub in _subparsers().items():
+        formatter = sub._get_formatter()
+        for action in sub._actions:
+            if action.option_strings and action.option_strings[0] not in ("-h", "--help"):
+                text = formatter._get_help_string(action)
+                assert "default" in text, f"{name} {action.option_strings[0]}: {text!r}"
+        assert "default" in sub.format_help()

@@ -1,0 +1,45 @@
+"""The memory estimate against a measured peak: within 25% at turn limit 2 (a subprocess measures the
+resident memory a count, build and solve add, with the peak reset after warming up)."""
+
+import json
+import subprocess
+import sys
+
+SCRIPT = r"""
+import json, os, resource
+import solvers
+from coupsolve import Rules, build_coup_tree, count_tree
+from coupsolve.treesize import estimate_peak_bytes
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+
+small = Rules.two_player_selection(turn_limit=1)  # compile (or load) every kernel first
+solvers.solve(build_coup_tree(small).tree, iterations=2, progress=False)
+base = status("VmRSS")
+try:  # reset the peak to the current resident memory (Linux 4.0 and later)
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    reset = True
+except OSError:
+    reset = False
+rules = Rules.two_player_selection(turn_limit=2)
+size = count_tree(rules)
+predicted = estimate_peak_bytes(size)[2]
+tree = build_coup_tree(rules, size=size).tree
+solvers.solve(tree, iterations=2, progress=False)
+peak = status("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"predicted": predicted, "measured": peak - base, "reset": reset}))
+"""
+
+
+def test_estimate_within_a_quarter_of_the_measured_peak():
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    predicted, measured = data["predicted"], data["measured"]
+    assert measured > 0
+    assert abs(predicted - measured) <= 0.25 * measured, data
