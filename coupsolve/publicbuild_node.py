@@ -26,6 +26,7 @@ array         dtype, shape     meaning
 ``h_pend``    int32 (H, T, 3)  event rows of its last step not yet absorbed: a *transit* history
                                (module docstring of :mod:`coupsolve.publicbuild`)
 ``h_np``      int32 (H,)       how many (0: the history stops at its node)
+``h_src``     int64 (H,)       its parent history's slot, during an expansion
 ``order``     int64 (H,)       history slots sorted by child; a frame is ``order[F_OLO:F_OHI]``
 ``e_*``       (EC,)            entry pool: hashes, row, parent, slot, first history, count, action
                                list (``e_alo`` into ``acts``, ``e_nact``)
@@ -79,6 +80,7 @@ class Work(NamedTuple):
     h_kid: np.ndarray
     h_pend: np.ndarray
     h_np: np.ndarray
+    h_src: np.ndarray
     order: np.ndarray
     e_h1: np.ndarray
     e_h2: np.ndarray
