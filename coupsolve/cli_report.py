@@ -29,8 +29,10 @@ def title(rules, result) -> str:
             f"{result.exploitability:.3g}")
 
 
-def present(analysis, result, rules, args, human=sys.stdout, **extra) -> None:
-    """Print the analysis to ``human``, draw ``args.plot`` and write ``args.json`` (with ``extra`` fields)."""
+def present(analysis, result, rules, args, human=None, **extra) -> None:
+    """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
+    ``args.json`` (with ``extra`` fields)."""
+    human = sys.stdout if human is None else human
     print(analysis.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)

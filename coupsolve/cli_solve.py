@@ -149,6 +149,7 @@ def cmd_solve(args) -> int:
         print(f"strategy saved to {args.out}", file=human)
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
+    print("analysing the strategy ...", file=human, flush=True)
     analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
     present(analysis, result, rules, args, human, histories=tree.num_nodes, infosets=tree.num_infosets,
             build_seconds=build_s)

@@ -44,6 +44,7 @@ def load_strategy(path):
     if rules_game_id(rules) != result.game_id:
         raise CliError(f"{path} records the game {result.game_id}, which this version writes as "
                        f"{rules_game_id(rules)}; solve it again")
+    print(f"building the tree of {rules} ...", flush=True)
     coup_tree = build_coup_tree(rules)
     try:  # the layout and the tree digest against the rebuilt tree
         result = solvers.SolveResult.load(path, tree=coup_tree.tree)
@@ -60,6 +61,7 @@ def cmd_analyse(args) -> int:
 
     check_outputs(args)
     rules, coup_tree, result = load_strategy(args.strategy)
+    print("analysing the strategy ...", flush=True)
     analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
     print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations, exploitability "
           f"{result.exploitability:.3g}\n")
