@@ -64,8 +64,13 @@ def check_json_target(path):
 
 def check_outputs(args):
     """Every output of a command (``--out``, ``--checkpoint``, ``--plot``, ``--json``), before any work."""
-    check_npz_target("--out", getattr(args, "out", None), getattr(args, "force", True))
-    check_npz_target("--checkpoint", getattr(args, "checkpoint", None))
+    out, checkpoint = getattr(args, "out", None), getattr(args, "checkpoint", None)
+    check_npz_target("--out", out, getattr(args, "force", True))
+    check_npz_target("--checkpoint", checkpoint)
+    saved = {os.path.abspath(p) for p in (getattr(args, "resume", None), checkpoint) if p}
+    if out and os.path.abspath(out) in saved:
+        raise CliError(f"--out {out} is also the checkpoint; the strategy and the checkpoint need "
+                       "files of their own")
     if getattr(args, "resume", None) is not None and not os.path.isfile(args.resume):
         raise CliError(f"--resume {args.resume}: no such file")
     check_plot_target(args.plot)

@@ -23,6 +23,18 @@ def _fmt(n):
     return format_bytes(n)
 
 
+def _every(seconds, report):
+    """``report``, called through at most once every ``seconds`` (progress lines, not a flood)."""
+    last = [time.perf_counter()]
+
+    def throttled(*args):
+        now = time.perf_counter()
+        if now - last[0] >= seconds:
+            last[0] = now
+            report(*args)
+    return throttled
+
+
 def compile_needed() -> bool:
     """Whether the tree builder's kernel is compiled neither in this process nor in numba's disk cache."""
     from .builder import _walk
@@ -51,7 +63,7 @@ def measure(rules, args, out):
     if compile_needed():
         print("compiling the tree builder (first run only, about a minute) ...", file=out, flush=True)
     print("counting the histories (Ctrl-C stops) ...", file=out, flush=True)
-    report = lambda n: print(f"  {n:,} histories so far", file=out, flush=True)  # noqa: E731
+    report = _every(5.0, lambda n: print(f"  {n:,} histories so far", file=out, flush=True))
     try:
         size = count_tree(rules, max_nodes=None if budget is None else budget // MIN_BYTES_PER_HISTORY,
                           progress=report)
@@ -87,7 +99,8 @@ def pick_tree(rules, size, out):
     from .couptree import build_coup_tree
 
     print("building the tree (Ctrl-C stops) ...", file=out, flush=True)
-    report = lambda done, total: print(f"  {100 * done / total:.0f}% built", file=out, flush=True)  # noqa: E731
+    report = _every(5.0, lambda done, total: print(f"  {100 * done / total:.0f}% built", file=out,
+                                                   flush=True))
     coup_tree = build_coup_tree(rules, size=size, progress=report)
     return coup_tree.tree, coup_tree
 

@@ -31,6 +31,7 @@ BAD = [
     (["solve", "--out", "s.txt"], "--out must name a .npz file"),
     (["solve", "--checkpoint", "no/such/folder/c.npz"], "--checkpoint"),
     (["solve", "--checkpoint-every", "0"], "--checkpoint-every"),
+    (["solve", "--out", "run.npz", "--checkpoint", "run.npz"], "--out run.npz is also the checkpoint"),
     (["solve", "--resume", "missing.npz"], "--resume missing.npz: no such file"),
     (["solve", "--plot", "rates.xyz"], "--plot rates.xyz: unknown image format"),
     (["solve", "--plot", "rates"], "--plot rates: no image format"),
