@@ -154,9 +154,10 @@ def _out(size=None):
 
 # The work pools: (fields, what grows them, first capacity); tables and capacities are powers of two.
 _POOLS = (
-    (("h_st", "h_h", "h_ent", "h_par", "h_slot", "h_prob", "h_kid", "h_pend", "h_np", "h_src",
-      "order"),
-     N.NEED_HIST, 1 << 14),
+    (("h_h", "h_ent", "h_par", "h_slot", "h_prob", "h_kid", "h_np", "h_poff", "h_src", "h_act",
+      "order"), N.NEED_HIST, 1 << 14),
+    (("st",), N.NEED_STATE, 1 << 12),
+    (("rows",), N.NEED_ROWS, 1 << 10),
     (("e_h1", "e_h2", "e_row", "e_par", "e_slot", "e_first", "e_count", "e_alo", "e_nact"),
      N.NEED_ENTRY, 1 << 12),
     (("acts",), N.NEED_ACTS, 1 << 12),
@@ -164,10 +165,9 @@ _POOLS = (
     (("c_cnt", "c_start", "c_ntok", "c_hash", "c_tok", "c_tgt", "c_new"), N.NEED_CHILD, 1 << 8),
     (("mpool",), N.NEED_MATRIX, 1 << 12),
 )
-_ROW = dict(h_st=(E.S_SIZE,), h_h=(2, 2), h_ent=(2,), h_par=(2,), c_tok=(N.TOK_WIDTH,),
-            h_pend=(N.TOK_WIDTH, 3))
-_WDT = dict(h_st=np.int32, h_h=np.uint64, h_ent=np.int32, h_par=np.int32, h_slot=np.int32,
-            h_prob=np.float64, h_kid=np.int32, h_pend=np.int32, h_np=np.int32, h_src=np.int64, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
+_ROW = dict(st=(E.S_SIZE,), h_h=(2, 2), h_ent=(2,), h_par=(2,), c_tok=(N.TOK_WIDTH,), rows=(3,))
+_WDT = dict(st=np.int32, rows=np.int32, h_poff=np.int64, h_act=np.int32, h_h=np.uint64, h_ent=np.int32, h_par=np.int32, h_slot=np.int32,
+            h_prob=np.float64, h_kid=np.int32, h_np=np.int32, h_src=np.int64, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
             e_row=np.int32, e_par=np.int32, e_slot=np.int32, e_first=np.int64, e_count=np.int64,
             e_alo=np.int64, e_nact=np.int32, acts=np.int32, t_key=np.uint64, t_val=np.int64,
             t_stamp=np.int64, c_cnt=np.int64, c_start=np.int64, c_ntok=np.int32, c_hash=np.uint64,

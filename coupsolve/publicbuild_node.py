@@ -16,19 +16,24 @@ The work arrays (a :class:`Work`; capacities grown by :mod:`coupsolve.publicbuil
 array         dtype, shape     meaning
 ============  ===============  ==================================================================
 ``frame``     int64 (D, NF)    one row per depth of the stack, columns ``F_*``
-``h_st``      int32 (H, S)     history pool: engine state
+``st``        int32 (SC, S)    the engine states of the histories of the nodes on the stack: the
+                               node at depth ``d`` holds ``st[F_SLO:F_SLO + F_OHI - F_OLO]``, in
+                               frame order, made when it is visited (:func:`_materialize`)
 ``h_h``       uint64 (H, 2, 2) both players' two token hashes
 ``h_ent``     int32 (H, 2)     each player's local entry at the history's node
 ``h_par``     int32 (H, 2)     each player's local entry at the parent node
 ``h_slot``    int32 (H,)       the action's index in the actor's legal list (-1 after chance)
 ``h_prob``    float64 (H,)     the history's chance probability
 ``h_kid``     int32 (H,)       the child (public outcome) it belongs to, during an expansion
-``h_pend``    int32 (H, T, 3)  event rows of its last step not yet absorbed: a *transit* history
-                               (module docstring of :mod:`coupsolve.publicbuild`)
-``h_np``      int32 (H,)       how many (0: the history stops at its node)
-``h_src``     int64 (H,)       its parent history's slot, during an expansion
+``h_np``      int32 (H,)       event rows of its last step not yet absorbed (0: the history stops
+                               at its node; else it is in *transit*, :mod:`coupsolve.publicbuild`)
+``h_poff``    int64 (H,)       where they are in ``rows``
+``h_src``     int64 (H,)       its parent history's state (index into ``st``)
+``h_act``     int32 (H,)       the action or outcome that made it from there (-1: carried in transit)
+``rows``      int32 (R, 3)     the pending event rows of histories in transit, stacked by depth
 ``order``     int64 (H,)       history slots sorted by child; a frame is ``order[F_OLO:F_OHI]``
-``e_*``       (EC,)            entry pool: hashes, row, parent, slot, first history, count, action
+``e_*``       (EC,)            entry pool: hashes, row, parent, slot, first history (its index in
+                               ``order``), count, action
                                list (``e_alo`` into ``acts``, ``e_nact``)
 ``acts``      int32 (AC,)      the node's action lists, one per entry of the actor
 ``t_*``       (TC,)            an open-addressing hash table, cleared by bumping ``G[G_STAMP]``
@@ -52,8 +57,8 @@ from . import engine as E
 
 # frame columns
 (F_OLO, F_OHI, F_BASE, F_M, F_NCH, F_NXT, F_CPLO, F_NODE, F_CHILD0, F_ELO, F_EN0, F_EN1, F_ANCHOR,
- F_MLO, F_MCOLS, F_MTOP, F_MID, F_PHASE, F_KIND, F_PLAYER, F_NSTOP) = range(21)
-NF = 21
+ F_MLO, F_MCOLS, F_MTOP, F_MID, F_PHASE, F_KIND, F_PLAYER, F_NSTOP, F_SLO, F_RTOP) = range(23)
+NF = 23
 PHASE_ENTER, PHASE_ITER = 0, 1
 # global counters
 (G_DEPTH, G_NODES, G_ENTRIES, G_INFOSETS, G_ACTIONS, G_MATRICES, G_CELLS, G_HISTORIES, G_STAMP,
@@ -61,7 +66,7 @@ PHASE_ENTER, PHASE_ITER = 0, 1
 NG = 16
 # status codes
 DONE, MORE = 0, 1
-NEED_HIST, NEED_ENTRY, NEED_TABLE, NEED_MATRIX, NEED_CHILD, NEED_ACTS = 2, 3, 4, 5, 6, 7
+NEED_HIST, NEED_ENTRY, NEED_TABLE, NEED_MATRIX, NEED_CHILD, NEED_ACTS, NEED_STATE, NEED_ROWS = range(2, 10)
 ERR_COLLISION, ERR_RECALL, ERR_ACTIONS, ERR_MIXED, ERR_SPLIT, ERR_EVENTS, ERR_SILENT = range(10, 17)
 WEIGHT_RTOL = 1e-10  # two chance weights are the same cell when they agree to this (summing order)
 TOK_WIDTH = E.MAX_EVENTS_PER_STEP
@@ -71,16 +76,18 @@ class Work(NamedTuple):
     """The walk's resumable state (module docstring)."""
 
     frame: np.ndarray
-    h_st: np.ndarray
+    st: np.ndarray
     h_h: np.ndarray
     h_ent: np.ndarray
     h_par: np.ndarray
     h_slot: np.ndarray
     h_prob: np.ndarray
     h_kid: np.ndarray
-    h_pend: np.ndarray
     h_np: np.ndarray
+    h_poff: np.ndarray
     h_src: np.ndarray
+    h_act: np.ndarray
+    rows: np.ndarray
     order: np.ndarray
     e_h1: np.ndarray
     e_h2: np.ndarray
@@ -136,6 +143,28 @@ def _tslot(W, stamp, key, mask):
 
 
 @njit(cache=True)
+def _materialize(P, W, G, d, ev, buf, pbuf):
+    """Make the engine states of the node at depth ``d`` (``st`` from ``F_SLO``): each is its parent's
+    state, stepped by ``h_act`` unless carried in transit. ``ev``, ``buf``, ``pbuf``: engine scratch.
+    Returns ``NEED_STATE`` or ``DONE``."""
+    F = W.frame
+    olo, ohi, slo = F[d, F_OLO], F[d, F_OHI], F[d, F_SLO]
+    if slo + ohi - olo > W.st.shape[0]:
+        G[G_NEED] = slo + ohi - olo
+        return NEED_STATE
+    for i in range(olo, ohi):
+        s = W.order[i]
+        dst = slo + i - olo
+        src = W.h_src[s]
+        if src != dst:
+            for q in range(W.st.shape[1]):  # a loop: as a slice copy the walk took 15% longer
+                W.st[dst, q] = W.st[src, q]
+        if W.h_act[s] >= 0:
+            E.apply(P, W.st[dst], W.h_act[s], ev, 0, buf, pbuf)
+    return DONE
+
+
+@njit(cache=True)
 def _classify(W, d):
     """Set ``F_KIND``, ``F_PLAYER`` and ``F_NSTOP`` (histories that stop here, not in transit) of the
     node at depth ``d``; ``ERR_MIXED`` if those are of different kinds or players, or if histories pass
@@ -145,7 +174,7 @@ def _classify(W, d):
     for i in range(F[d, F_OLO], F[d, F_OHI]):
         if W.h_np[W.order[i]] > 0:
             continue
-        s = W.h_st[W.order[i]]
+        s = W.st[F[d, F_SLO] + i - F[d, F_OLO]]
         nstop += 1
         p = -1
         if E.is_terminal(s):
@@ -210,7 +239,7 @@ def _entries(W, G, d):
                 W.t_val[t] = e
                 g = base + e
                 W.e_h1[g], W.e_h2[g], W.e_par[g], W.e_slot[g] = k1, k2, par, sl
-                W.e_first[g] = s
+                W.e_first[g] = i
                 W.e_count[g] = 1
             W.h_ent[s, p] = e
         F[d, F_EN0 + p] = cnt
@@ -321,7 +350,7 @@ def _terminal(P, W, O, G, d, fill, ret, payoff):
     first = 0.0
     for i in range(olo, ohi):
         s = W.order[i]
-        E.returns(P, W.h_st[s], ret)
+        E.returns(P, W.st[F[d, F_SLO] + i - olo], ret)
         payoff[s] = ret[0]
         if i == olo:
             first = ret[0]
@@ -355,8 +384,8 @@ def _lists(P, W, G, d, buf):
     for i in range(F[d, F_OLO], F[d, F_OHI]):
         s = W.order[i]
         g = off + W.h_ent[s, p]
-        k = 0 if W.h_np[s] > 0 else E.legal_actions(P, W.h_st[s], buf)
-        if W.e_first[g] == s:
+        k = 0 if W.h_np[s] > 0 else E.legal_actions(P, W.st[F[d, F_SLO] + i - F[d, F_OLO]], buf)
+        if W.e_first[g] == i:
             if alo + k > W.acts.shape[0]:
                 G[G_NEED] = alo + k + (F[d, F_OHI] - i) * k
                 return NEED_ACTS
