@@ -11,10 +11,6 @@ import sys
 
 from .cli_args import CliError
 
-#: The exploitability a precision's passes level off at, relative to the payoff range (float32 values
-#: carry about 7 significant digits; see solvers.solve).
-PRECISION_FLOOR = {"float64": 1e-13, "float32": 1e-7}
-
 
 def _folder(option, path):
     folder = os.path.dirname(os.path.abspath(path))
@@ -83,6 +79,8 @@ def stopping_rule(args, rules, out=sys.stderr):
     With neither ``--iterations`` nor ``--target-exploitability`` the defaults apply; a target alone is
     capped at ``--max-iterations``.
     """
+    from solvers.solver import PRECISION_FLOOR
+
     from .cli_args import DEFAULT_TARGET
 
     if args.iterations is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+import warnings
 
 from .cli_args import CliError, rules_of
 from .cli_checks import check_outputs, stopping_rule
@@ -123,6 +124,16 @@ def _resume_check(args, rules):
     return saved["iterations"]
 
 
+def _solve(solvers, tree, args, iterations, target, checkpoint):
+    """``solvers.solve`` with the command line's options (the checkpoint's algorithm and seed on --resume)."""
+    return solvers.solve(tree, algorithm=None if args.resume else args.algorithm, iterations=iterations,
+                         target_exploitability=target, seed=None if args.resume else args.seed,
+                         check_every=args.check_every, progress=not args.no_progress,
+                         precision=args.precision, updates=args.updates, threads=args.threads,
+                         checkpoint=checkpoint, resume=args.resume,
+                         checkpoint_every=args.checkpoint_every if checkpoint else None)
+
+
 def cmd_solve(args) -> int:
     """``coupsolve solve`` (and ``demo``)."""
     import solvers
@@ -148,12 +159,9 @@ def cmd_solve(args) -> int:
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume
-    result = solvers.solve(tree, algorithm=None if args.resume else args.algorithm, iterations=iterations,
-                           target_exploitability=target, seed=None if args.resume else args.seed,
-                           check_every=args.check_every, progress=not args.no_progress,
-                           precision=args.precision, updates=args.updates, threads=args.threads,
-                           checkpoint=checkpoint, resume=args.resume,
-                           checkpoint_every=args.checkpoint_every if checkpoint else None)
+    with warnings.catch_warnings():  # the target's reach was told up front (stopping_rule)
+        warnings.filterwarnings("ignore", message="target_exploitability=")
+        result = _solve(solvers, tree, args, iterations, target, checkpoint)
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 
 import numpy as np
 
 from .algorithms import get_algorithm
 from .history import PARALLEL_MIN_HISTORIES
 from .representation import representation_for
-from .solver import PRECISIONS, UPDATES, Solver, check_options, check_threads, int_arg
+from .solver import (PRECISIONS, UPDATES, Solver, check_options, check_threads, exploitability_floor,
+                     int_arg)
 
 __all__ = ["solve", "check_threads", "PRECISIONS", "UPDATES", "PARALLEL_MIN_HISTORIES"]
 
@@ -76,7 +78,9 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         Stop at the first check where the average policy's exploitability is
         at most this. At least one of ``iterations`` and
         ``target_exploitability`` is required; with both, whichever comes
-        first stops the run.
+        first stops the run. A target below what ``precision`` reaches
+        (:func:`solvers.solver.exploitability_floor`) is warned about
+        (``UserWarning``) before the first iteration.
     seed : int, optional
         Recorded in the result (the algorithms are deterministic). Defaults
         to 0, or to the checkpoint's seed when resuming.
@@ -152,6 +156,11 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
                                                                                threads))
     if algorithm is not None:
         get_algorithm(algorithm)
+    if target is not None and target < exploitability_floor(tree, precision):
+        warnings.warn(f"target_exploitability={target:g} is below what {precision} reaches (the "
+                      f"exploitability levels off near {exploitability_floor(tree, precision):.1g})"
+                      + ("; the solve will stop only at iterations" if iterations is not None else
+                         "; with no iterations cap the solve will not stop"), stacklevel=2)
     if resume is not None:
         solver = Solver.load(resume, tree, algorithm=algorithm, seed=seed, **options)
         if iterations is not None and iterations < solver.iterations:

@@ -33,12 +33,23 @@ from .history import HistoryTree  # noqa: F401  (registers the GameTree represen
 from .representation import representation_for
 from .result import SolveResult
 
-__all__ = ["Solver", "check_threads", "PRECISIONS", "UPDATES"]
+__all__ = ["Solver", "check_threads", "exploitability_floor", "PRECISIONS", "PRECISION_FLOOR", "UPDATES"]
 
 #: Accepted values of ``precision``; the first is the default.
 PRECISIONS = ("float64", "float32")
 #: Accepted values of ``updates``; the first is the default.
 UPDATES = ("alternating", "simultaneous")
+#: The exploitability the passes level off at in each precision, relative to the payoff range (float32
+#: values carry about 7 significant digits): a target below it is never reached.
+PRECISION_FLOOR = {"float64": 1e-13, "float32": 1e-7}
+
+
+def exploitability_floor(tree, precision):
+    """The exploitability a solve of ``tree`` in ``precision`` levels off near (:data:`PRECISION_FLOOR`
+    times the range of the tree's payoffs, float64 ``tree.payoff``; 1 for a tree without one)."""
+    payoff = getattr(tree, "payoff", None)
+    width = float(np.ptp(payoff)) if payoff is not None and len(payoff) else 1.0
+    return PRECISION_FLOOR[precision] * width
 
 
 def int_arg(name, value, minimum=None, optional=False):
