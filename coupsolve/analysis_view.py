@@ -59,7 +59,8 @@ def table(a) -> str:
             lines += [f"    {c:<11}{100 * p:6.1f}%  strategy {a.choice_value[seat][c]:+.4f}  "
                       f"best response {br[c]:+.4f}  regret {best - br[c]:.4f}" for c, p in dist.items()]
     if a.hand_value:
-        lines += ["", "value by starting hand (probability, value; hands reached under 0.1% left out):"]
+        lines += ["", "value by starting hand under the strategy (probability, value; hands reached under "
+                  "0.1% left out):"]
         for seat, hands in a.hand_value.items():
             top = sorted(((h, pv) for h, pv in hands.items() if pv[0] >= 1e-3), key=lambda kv: -kv[1][1])
             lines.append(f"  p{seat}: " + ", ".join(f"{h} {100 * p:.1f}% {v:+.3f}" for h, (p, v) in top))

@@ -130,17 +130,18 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
     the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
     (int64, 8) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
-    the error, chance nodes, chance edges]``. Returns a status code (``OK``, ``ERR_*``: ``ERR_COLLISION`` for the same first hash
-    with another second, ``ERR_RECALL`` for the same key with another owner or action count,
-    ``ERR_STOPPED`` when polled ``control`` (int64, 2) asks it to: ``control[0]`` non-zero (Ctrl-C) or
-    more than ``control[1]`` histories walked). When counting, every decision node's information-set key
-    goes into ``sketch`` (uint8, :mod:`coupsolve.sketch`; empty: not kept).
+    the error, chance nodes, chance edges]``. Returns a status code (``OK``, ``ERR_*``:
+    ``ERR_COLLISION`` for the same first hash with another second, ``ERR_RECALL`` for the same key with
+    another owner or action count, ``ERR_STOPPED`` when the polled ``control`` (int64, 2) asks it to:
+    ``control[0]`` non-zero (Ctrl-C) or more than ``control[1]`` histories walked). When counting,
+    every decision node's information-set key goes into ``sketch`` (uint8, :mod:`coupsolve.sketch`;
+    empty: not kept).
 
-    It is longer than 80 lines (about 120): the stack is allocated here and a node's classification and
-    information set are written inline, because allocated by another function (the compiler then cannot tell the buffers
-    apart) the walk took 7% longer, with the information set in a function 10% longer (the fill
-    pass), and with the classification in a function of its own (even inlined by numba) 1.6 times
-    longer.
+    It is longer than 80 lines (about 115 besides this docstring): the stack is allocated here and a
+    node's classification and information set are written inline, because allocated by another
+    function (the compiler then cannot tell the buffers apart) the walk took 7% longer, with the
+    information set in a function 10% longer (the fill pass), and with the classification in a
+    function of its own (even inlined by numba) 1.6 times longer.
     """
     D = max_depth + 1
     st = np.zeros((D, E.S_SIZE), dtype=np.int32)  # the state at each depth of the stack

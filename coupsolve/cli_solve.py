@@ -64,7 +64,7 @@ def measure(rules, args, out):
     if compile_needed():
         print("compiling the tree builder (first run only, about a minute) ...", file=out, flush=True)
     print("counting the histories (Ctrl-C stops) ...", file=out, flush=True)
-    report = _every(5.0, lambda n: print(f"  {n:,} histories so far", file=out, flush=True))
+    report = _every(5.0, lambda n: n and print(f"  {n:,} histories so far", file=out, flush=True))
     try:
         size = count_tree(rules, max_nodes=None if budget is None else budget // MIN_BYTES_PER_HISTORY,
                           progress=report)

@@ -63,8 +63,9 @@ def cmd_analyse(args) -> int:
     rules, coup_tree, result = load_strategy(args.strategy)
     print("analysing the strategy ...", flush=True)
     analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
-    print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations, exploitability "
-          f"{result.exploitability:.3g}\n")
+    stopped = " (interrupted)" if result.interrupted else ""
+    print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations{stopped}, exploitability "
+          f"{result.exploitability:.3g}, coupsolve {result.version}\n")
     present(analysis, result, rules, args)
     return 0
 

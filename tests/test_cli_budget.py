@@ -44,13 +44,17 @@ def test_info_counts_once_and_reports_the_estimates(capsys, monkeypatch):
 def test_ctrl_c_stops_a_count():
     """SIGINT a second into a count that would take minutes: KeyboardInterrupt (the budget is only a
     backstop so a failure ends as TreeTooLarge instead of hanging)."""
+    # a process started in the background by a non-interactive shell inherits SIGINT as ignored:
+    # install Python's default handler here
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            count_tree(Rules.two_player_selection(turn_limit=1000), max_nodes=2_000_000_000)
+            count_tree(Rules.two_player_selection(turn_limit=1000), max_nodes=200_000_000)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_the_fill_polls_its_control(monkeypatch):
