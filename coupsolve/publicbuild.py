@@ -3,10 +3,19 @@
 The history tree of :mod:`coupsolve.builder` stores every history; this module walks the *public*
 tree instead (:mod:`coupsolve.publicbuild_walk`): one frame per public node holding its histories
 (engine states, token hashes, entries, chance probabilities) only while the walk is below it, so no
-history is ever stored and the history tree is never walked. A public node is the sequence of public
+history is ever stored and the history tree is never walked. A public node is a sequence of public
 tokens (what a non-player sees of every event); a player's *entries* at a node are their distinct own
 token sequences, in order of first appearance, and at a decision node each of the actor's entries is
 one information set, keyed by the same first hash as :func:`coupsolve.builder._walk`'s dictionary.
+
+Histories in transit: :func:`coupsolve.engine.apply` takes forced steps (a one-choice decision, a
+one-outcome draw) inside the step before it, so one step of a history can emit what is two steps of
+another's (losing a challenge with two copies of one character: the loss is forced; with two
+characters, it is a decision of its own). The history tree keys information sets by token sequence and
+so merges histories of different depths; the public tree cuts public nodes at every token sequence
+where some history stops, and a history whose step reaches past such a node passes through it *in
+transit*: it has entries there (an actor's entry in transit has no information set, its children's
+entries slot -1) and its pending events are absorbed on the way down.
 
 Chance weights: a node is an *anchor* at the root, at every child of a chance node, and wherever its
 histories are not exactly its anchor's matrix read at its entries' inherited rows (e.g. a public outcome
@@ -20,18 +29,25 @@ cells, the work pools' peak) and the fill in :func:`build_public_tree`, after
 :func:`solvers.memory.check_fits` has accepted the tree, the information-set extras and the work pools.
 Both run in chunks of public nodes (Ctrl-C stops them within a fraction of a second) and report
 ``progress(stage, histories_done, histories_total)`` between chunks. Rules whose histories do not
-decompose this way (a public node mixing kinds or actors, an information set across two public nodes)
-are refused with the reason.
+decompose this way (a public node whose stopping histories mix kinds or actors, an information set in
+two public nodes, a step nobody observes) are refused with the reason.
+
+Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`) plus 12 bytes per information set
+(hash and context); while building, the work pools (:mod:`coupsolve.publicbuild_node`), about 96 bytes
+per child history of the nodes on the current path and ``4 * S_SIZE`` per history of those nodes, plus
+the dense anchor matrices on the path, grown by doubling (each growth checked with ``check_fits``).
 """
 
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 from typing import NamedTuple
 
 import numpy as np
 
 from solvers.memory import check_fits, format_bytes
+from solvers.public import _DTYPES as _PUBLIC_DTYPES
 from solvers.public import PublicFlat, PublicTree, estimate_public_tree_bytes
 
 from . import engine as E
@@ -58,6 +74,8 @@ class PublicSize(NamedTuple):
     actions: int
     matrices: int
     cells: int
+    cells_by_reason: tuple  # cells of matrices whose node is an anchor as the root or a chance
+    # child, because its weights differ from its anchor's, because its histories' payoffs differ
     histories: int  # all histories (the history tree's nodes)
     decision_histories: int  # the sum of infoset_count
     level_nodes: np.ndarray  # int64, public nodes per level
@@ -74,7 +92,9 @@ class PublicSize(NamedTuple):
     def describe(self) -> str:
         """One line of sizes (what ``coupsolve info`` prints)."""
         return (f"public tree: {self.nodes:,} public nodes, {self.entries:,} entries, "
-                f"{self.cells:,} matrix cells in {self.matrices:,} matrices, {self.infosets:,} "
+                f"{self.cells:,} matrix cells in {self.matrices:,} matrices (anchors at chance: "
+                f"{self.cells_by_reason[0]:,}, by weights: {self.cells_by_reason[1]:,}, by payoffs: "
+                f"{self.cells_by_reason[2]:,}), {self.infosets:,} "
                 f"information sets, {self.actions:,} actions; {format_bytes(self.tree_bytes())} "
                 f"(+{format_bytes(self.work_bytes)} to build; count {self.seconds:.1f} s)")
 
@@ -101,42 +121,11 @@ class CoupPublicTree(NamedTuple):
     build_info: dict
 
 
-class PublicOut(NamedTuple):
-    """The arrays the fill writes (``solvers.public`` layout, plus the information-set extras)."""
-
-    node_kind: np.ndarray
-    node_player: np.ndarray
-    child_start: np.ndarray
-    num_children: np.ndarray
-    entry_start: np.ndarray
-    num_entries0: np.ndarray
-    term_matrix: np.ndarray
-    term_scale: np.ndarray
-    entry_parent: np.ndarray
-    entry_slot: np.ndarray
-    entry_row: np.ndarray
-    entry_infoset: np.ndarray
-    matrix_start: np.ndarray
-    matrix_cols: np.ndarray
-    matrix_data: np.ndarray
-    infoset_player: np.ndarray
-    infoset_num_actions: np.ndarray
-    infoset_offset: np.ndarray
-    infoset_actions: np.ndarray
-    infoset_count: np.ndarray
-    infoset_node: np.ndarray
-    infoset_hash: np.ndarray
-    infoset_context: np.ndarray
-
-
-_OUT_DTYPES = dict(
-    node_kind=np.int8, node_player=np.int8, child_start=np.int64, num_children=np.int32,
-    entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32, term_scale=np.float64,
-    entry_parent=np.int32, entry_slot=np.int16, entry_row=np.int32, entry_infoset=np.int32,
-    matrix_start=np.int64, matrix_cols=np.int32, matrix_data=np.float64, infoset_player=np.int8,
-    infoset_num_actions=np.int32, infoset_offset=np.int64, infoset_actions=np.int32,
-    infoset_count=np.int64, infoset_node=np.int64, infoset_hash=np.uint64,
-    infoset_context=E.CTX_DTYPE)
+# The arrays the fill writes: the ``solvers.public`` layout (but ``level_start``, from the count) and
+# the information-set extras, as one named tuple the kernels take.
+_OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items() if k != "level_start"}
+_OUT_DTYPES.update(infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE)
+PublicOut = namedtuple("PublicOut", list(_OUT_DTYPES))
 
 
 def _out(size=None):
@@ -166,8 +155,9 @@ _POOLS = (
     (("mpool",), N.NEED_MATRIX, 1 << 12),
 )
 _ROW = dict(st=(E.S_SIZE,), h_h=(2, 2), h_ent=(2,), h_par=(2,), c_tok=(N.TOK_WIDTH,), rows=(3,))
-_WDT = dict(st=np.int32, rows=np.int32, h_poff=np.int64, h_act=np.int32, h_h=np.uint64, h_ent=np.int32, h_par=np.int32, h_slot=np.int32,
-            h_prob=np.float64, h_kid=np.int32, h_np=np.int32, h_src=np.int64, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
+_WDT = dict(st=np.int32, rows=np.int32, h_poff=np.int64, h_act=np.int32, h_h=np.uint64,
+            h_ent=np.int32, h_par=np.int32, h_slot=np.int32, h_prob=np.float64, h_kid=np.int32,
+            h_np=np.int32, h_src=np.int64, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
             e_row=np.int32, e_par=np.int32, e_slot=np.int32, e_first=np.int64, e_count=np.int64,
             e_alo=np.int64, e_nact=np.int32, acts=np.int32, t_key=np.uint64, t_val=np.int64,
             t_stamp=np.int64, c_cnt=np.int64, c_start=np.int64, c_ntok=np.int32, c_hash=np.uint64,
@@ -189,6 +179,8 @@ def _grow(W, status, need):
         if code == status:
             old = getattr(W, fields[0]).shape[0]
             cap = max(2 * old, 1 << int(np.ceil(np.log2(max(need, 1)))))
+            grown = sum(getattr(W, f).nbytes // old * cap for f in fields)
+            check_fits(grown, f"the public-tree walk's pool {fields[0]} ({cap:,} rows)")
             new = {}
             for f in fields:
                 a = np.zeros((cap,) + _ROW.get(f, ()), _WDT[f])
@@ -269,6 +261,7 @@ def count_public_tree(rules: Rules, progress=None) -> PublicSize:
     depth = int(np.count_nonzero(lv))
     return PublicSize(rules, int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]),
                       int(G[N.G_ACTIONS]), int(G[N.G_MATRICES]), int(G[N.G_CELLS]),
+                      tuple(int(x) for x in G[N.G_CELLS_WHY:N.G_CELLS_WHY + 3]),
                       int(G[N.G_HISTORIES]), int(G[N.G_DECHIST]), lv[:depth].copy(),
                       W.lvl_ent[:depth].copy(), _work_bytes(W), seconds)
 

@@ -57,16 +57,18 @@ from . import engine as E
 
 # frame columns
 (F_OLO, F_OHI, F_BASE, F_M, F_NCH, F_NXT, F_CPLO, F_NODE, F_CHILD0, F_ELO, F_EN0, F_EN1, F_ANCHOR,
- F_MLO, F_MCOLS, F_MTOP, F_MID, F_PHASE, F_KIND, F_PLAYER, F_NSTOP, F_SLO, F_RTOP) = range(23)
-NF = 23
+ F_MLO, F_MCOLS, F_MTOP, F_MID, F_PHASE, F_KIND, F_PLAYER, F_NSTOP, F_SLO, F_RTOP, F_WHY) = range(24)
+NF = 24
 PHASE_ENTER, PHASE_ITER = 0, 1
 # global counters
 (G_DEPTH, G_NODES, G_ENTRIES, G_INFOSETS, G_ACTIONS, G_MATRICES, G_CELLS, G_HISTORIES, G_STAMP,
- G_NEED, G_DECHIST, G_MAXH, G_MAXE, G_MAXM, G_MAXC, G_TERMHIST) = range(16)
-NG = 16
+ G_NEED, G_DECHIST, G_MAXH, G_MAXE, G_MAXM, G_MAXC, G_TERMHIST, G_CELLS_WHY) = range(17)
+NG = 19  # G_CELLS_WHY + ANCHOR_*: the cells of the matrices stored, by why their node is an anchor
+ANCHOR_CHANCE, ANCHOR_WEIGHTS, ANCHOR_PAYOFF = 0, 1, 2  # the root or a chance child; weights; payoffs
 # status codes
 DONE, MORE = 0, 1
-NEED_HIST, NEED_ENTRY, NEED_TABLE, NEED_MATRIX, NEED_CHILD, NEED_ACTS, NEED_STATE, NEED_ROWS = range(2, 10)
+(NEED_HIST, NEED_ENTRY, NEED_TABLE, NEED_MATRIX, NEED_CHILD, NEED_ACTS, NEED_STATE,
+ NEED_ROWS) = range(2, 10)
 ERR_COLLISION, ERR_RECALL, ERR_ACTIONS, ERR_MIXED, ERR_SPLIT, ERR_EVENTS, ERR_SILENT = range(10, 17)
 WEIGHT_RTOL = 1e-10  # two chance weights are the same cell when they agree to this (summing order)
 TOK_WIDTH = E.MAX_EVENTS_PER_STEP
@@ -136,7 +138,8 @@ def _tslot(W, stamp, key, mask):
     Linear probing from a Fibonacci hash of the key's high bits, within ``mask + 1`` slots (from
     :func:`_tmask`).
     """
-    i = np.int64(((key ^ (key >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(32)) & mask
+    mixed = (key ^ (key >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15)
+    i = np.int64(mixed >> np.uint64(32)) & mask
     while W.t_stamp[i] == stamp and W.t_key[i] != key:
         i = (i + 1) & mask
     return i
@@ -264,7 +267,8 @@ def _accumulate(W, d, mlo, payoff):
 
 @njit(cache=True)
 def _same_weights(W, d, mlo):
-    """Whether the node's weights (at ``mpool[mlo:]``) are its anchor's matrix read at its entries' rows."""
+    """Whether the node's weights (at ``mpool[mlo:]``) are its anchor's matrix read at its entries'
+    rows."""
     F = W.frame
     n0, n1, elo = F[d, F_EN0], F[d, F_EN1], F[d, F_ELO]
     a = F[d - 1, F_ANCHOR]
@@ -295,6 +299,7 @@ def _weights(W, G, d, payoff):
         return NEED_MATRIX
     _accumulate(W, d, mlo, payoff)
     anchor = d == 0 or F[d - 1, F_KIND] == CHANCE or payoff.shape[0] > 0
+    why = ANCHOR_PAYOFF if payoff.shape[0] > 0 else ANCHOR_CHANCE
     if not anchor:
         pe = F[d - 1, F_ELO]
         pn0 = F[d - 1, F_EN0]
@@ -303,13 +308,14 @@ def _weights(W, G, d, payoff):
         for e in range(n1):
             W.e_row[elo + n0 + e] = W.e_row[pe + pn0 + W.e_par[elo + n0 + e]]
         anchor = not _same_weights(W, d, mlo)
+        why = ANCHOR_WEIGHTS
     if anchor:
         for e in range(n0):
             W.e_row[elo + e] = e
         for e in range(n1):
             W.e_row[elo + n0 + e] = e
         F[d, F_ANCHOR], F[d, F_MLO], F[d, F_MCOLS] = d, mlo, n1
-        F[d, F_MTOP], F[d, F_MID] = mlo + n0 * n1, -1
+        F[d, F_MTOP], F[d, F_MID], F[d, F_WHY] = mlo + n0 * n1, -1, why
         G[G_MAXM] = max(G[G_MAXM], mlo + n0 * n1)
     else:
         F[d, F_ANCHOR] = F[d - 1, F_ANCHOR]
@@ -334,6 +340,7 @@ def _matrix_id(W, O, G, a, fill):
         F[a, F_MID] = m
         G[G_MATRICES] = m + 1
         G[G_CELLS] += size
+        G[G_CELLS_WHY + F[a, F_WHY]] += size
     return F[a, F_MID]
 
 

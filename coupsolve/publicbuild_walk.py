@@ -32,7 +32,8 @@ from .publicbuild_node import (DONE, F_ANCHOR, F_BASE, F_CHILD0, F_CPLO, F_ELO, 
 
 @njit(cache=True)
 def _commit(W, O, G, d, fill):
-    """Count the node at depth ``d`` and, with ``fill``, write it, its entries and its information sets."""
+    """Count the node at depth ``d`` and, with ``fill``, write it, its entries and its information
+    sets."""
     F = W.frame
     n0, n1, elo = F[d, F_EN0], F[d, F_EN1], F[d, F_ELO]
     kind, p = F[d, F_KIND], F[d, F_PLAYER]

@@ -89,7 +89,11 @@ def _public_uniform_value(tree):
     return total
 
 
-@pytest.fixture(scope="module", params=CASES, ids=lambda r: f"{r.setup}-tl{r.turn_limit}-{r.characters}")
+def _case_id(rules):
+    return f"{rules.setup}-tl{rules.turn_limit}-{rules.characters}"
+
+
+@pytest.fixture(scope="module", params=CASES, ids=_case_id)
 def both(request):
     rules = request.param
     began = time.perf_counter()
@@ -123,8 +127,8 @@ def test_information_sets_are_the_history_trees(both):
     assert np.array_equal(counts[where], f.infoset_count)
     for i in range(0, f.infoset_player.shape[0], max(1, f.infoset_player.shape[0] // 200)):
         j = where[i]
-        mine = pt.tree.infoset_actions[f.infoset_offset[i]:f.infoset_offset[i] + f.infoset_num_actions[i]]
-        theirs = t.infoset_actions[t.infoset_offset[j]:t.infoset_offset[j] + t.infoset_num_actions[j]]
+        mine = pt.tree.infoset_actions[f.infoset_offset[i]:][:f.infoset_num_actions[i]]
+        theirs = t.infoset_actions[t.infoset_offset[j]:][:t.infoset_num_actions[j]]
         assert np.array_equal(mine, theirs)
 
 
