@@ -32,6 +32,11 @@ __all__ = ["PublicTreeRep", "PublicState"]
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
 #: region; below this the regions' start-up cost more than they save).
 PARALLEL_MIN_ENTRIES = 1 << 18
+#: From this many entries the passes run as parallel loops (one per level) even on one thread: numba
+#: compiles the loop body of a ``prange`` apart, and at turn limit 2 (790,948 entries) the backward
+#: pass took 22 ms that way against 180 ms as one serial function; below, the serial drivers avoid
+#: a parallel region per level (Kuhn poker has 6 levels and microseconds of work).
+PRANGE_MIN_ENTRIES = 1 << 14
 
 
 class PublicState(NamedTuple):
@@ -67,6 +72,7 @@ class PublicTreeRep:
                    f"solving {tree.game_id} with {spec.name} on its public tree")
         self.game_tree = tree
         self.threads = 1 if tree.num_entries < PARALLEL_MIN_ENTRIES else threads
+        self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
         self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                              simultaneous=updates == "simultaneous", alpha=spec.alpha,
                              beta=spec.beta, gamma=spec.gamma)
@@ -101,7 +107,7 @@ class PublicTreeRep:
     def iterate(self, count):
         """Run ``count`` iterations."""
         numba.set_num_threads(self.threads)
-        run_iterations(self.game_tree.flat, self.state, self.params, count, self.threads > 1)
+        run_iterations(self.game_tree.flat, self.state, self.params, count, self._prange)
 
     def _normalize(self):
         t = self.game_tree
@@ -113,13 +119,13 @@ class PublicTreeRep:
         numba.set_num_threads(self.threads)
         reach, v = self._eval
         return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc,
-                        self.threads > 1)
+                        self._prange)
 
     def policy_values(self, policy):
         """``(br0, br1, ev0)`` of any flat policy (float64, tree order)."""
         reach, v = self._eval
         return evaluate(self.game_tree.flat, np.ascontiguousarray(policy, np.float64), reach, v,
-                        self.state.acc, self.threads > 1)
+                        self.state.acc, self._prange)
 
     def best_response(self, policy, player):
         """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
@@ -128,9 +134,9 @@ class PublicTreeRep:
         sigma = np.ascontiguousarray(policy, np.float64)
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
-        forward(t.flat, sigma, reach, self.threads > 1)
+        forward(t.flat, sigma, reach, self._prange)
         values(t.flat, sigma, reach, v, self.state.acc, player, True, False, choice,
-               self.threads > 1)
+               self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
         out = sigma.copy()
         mine = np.flatnonzero(t.infoset_player == player)
@@ -147,9 +153,9 @@ class PublicTreeRep:
         sigma = np.ascontiguousarray(policy, np.float64)
         reach, cf = np.empty(t.num_entries), np.empty(t.num_entries)
         numba.set_num_threads(self.threads)
-        forward(t.flat, sigma, reach, self.threads > 1)
+        forward(t.flat, sigma, reach, self._prange)
         values(t.flat, sigma, reach, cf, self.state.acc, BOTH_PLAYERS, False, True,
-               np.empty(0, np.int32), self.threads > 1)
+               np.empty(0, np.int32), self._prange)
         return reach, cf
 
     def average_policy(self):
