@@ -1,0 +1,79 @@
+"""The public-tree solver on Coup equals the history solver, and its best response holds up in play.
+
+Turn limits 1 and 2 under the influence payoff (under the draw payoff turn limit 1 is worth 0 for
+every strategy, too weak a check): both solvers step together with every algorithm and are compared
+after every iteration (:func:`test_solvers_public.assert_same_iterates`, information sets matched by
+their sequence hash). Then the exact best-response value computed on the public tree is checked by
+playing that best response against the strategy through the OpenSpiel game: the value must lie in the
+sampled mean's 99% interval.
+"""
+
+import numpy as np
+import pytest
+
+import coupsolve
+from coupsolve.publicbuild import build_public_tree
+from coupsolve.publicpolicy import PublicTreePolicy, sampled_value
+from solvers import Solver
+from test_public_coup import _history_infoset_hashes
+from test_solvers_public import ALGORITHMS, TIE
+
+
+def _pair(turn_limit):
+    rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")
+    history, public = coupsolve.build_coup_tree(rules), build_public_tree(rules)
+    hashes = _history_infoset_hashes(history)
+    order = np.argsort(public.infoset_hash)
+    j = order[np.searchsorted(public.infoset_hash[order], hashes)]
+    assert np.array_equal(public.infoset_hash[j], hashes)
+    T, P = history.tree, public.tree
+    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
+                           for i in range(T.num_infosets)])
+    assert np.array_equal(P.infoset_actions[perm], T.infoset_actions)
+    return history, public, perm
+
+
+@pytest.fixture(scope="module", params=[1, 2], ids=["tl1", "tl2"])
+def pair(request):
+    return _pair(request.param)
+
+
+@pytest.mark.parametrize("updates", ["alternating", "simultaneous"])
+def test_iterates_equal_the_history_solver(pair, updates):
+    history, public, perm = pair
+    T = history.tree
+    for algorithm in ALGORITHMS:
+        a = Solver(T, algorithm, updates=updates)
+        b = Solver(public.tree, algorithm, updates=updates)
+        for _ in range(6):
+            a.step(1)
+            b.step(1)
+            ra = a.representation.get_state()["regret"]
+            rb = b.representation.get_state()["regret"][perm]
+            size = np.maximum.reduceat(np.maximum(np.abs(ra), np.abs(rb)), T.infoset_offset)
+            same = np.minimum.reduceat((ra == rb).astype(np.int8), T.infoset_offset) == 1
+            tie = np.any((size < TIE) & ~same)
+            np.testing.assert_allclose(b.average_policy()[perm], a.average_policy(), atol=1e-9,
+                                       rtol=0)
+            assert abs(b.exploitability() - a.exploitability()) < 1e-9
+            if tie:
+                break
+            np.testing.assert_allclose(b.current_policy()[perm], a.current_policy(), atol=1e-9,
+                                       rtol=0)
+
+
+def test_best_response_value_is_inside_the_sampled_interval():
+    rules = coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
+    coup_public = build_public_tree(rules)
+    solver = Solver(coup_public.tree, "cfr+")
+    solver.step(30)
+    avg = solver.average_policy()
+    game = coupsolve.load_game(rules)
+    for player in (0, 1):
+        value, br = solver.representation.best_response(avg, player)
+        policies = [PublicTreePolicy(game, coup_public, br if q == player else avg) for q in (0, 1)]
+        mean, half = sampled_value(game, policies, games=3000, seed=11 + player)
+        mine = mean if player == 0 else -mean
+        assert abs(mine - value) <= max(half, 1e-12)
+    # and the best response is worth at least the strategy's own value to that player
+    assert solver.representation.best_response(avg, 1)[0] >= -solver.evaluate()[1] - 1e-12
