@@ -59,6 +59,7 @@ row of ``inst``, summed in :func:`_infosets`. Kernels allocate nothing.
 import numba
 from numba import prange
 
+from ._matching import predictive_match
 from ._passes import U, backward, backward_parts, forward, pull, pull_parts
 from .kinds import BOTH_PLAYERS
 
@@ -210,22 +211,7 @@ def _predict(L, S, sigma, q, p):
             s = order[x]
             o = infoset_offset[s]
             m = infoset_num_actions[s]
-            baseline = 0.0
-            for a in range(m):
-                baseline += sigma[o + a] * acc[o + a]
-            total = 0.0
-            for a in range(m):
-                y = regret[o + a] + acc[o + a] - baseline
-                if y > 0.0:
-                    total += y
-            value = 0.0
-            for a in range(m):
-                if total > 0.0:
-                    y = regret[o + a] + acc[o + a] - baseline
-                    sigma[o + a] = (y if y > 0.0 else 0.0) / total
-                else:
-                    sigma[o + a] = 1.0 / m
-                value += sigma[o + a] * acc[o + a]
+            value = predictive_match(sigma, regret, acc, o, m)
             if parent_seq[s] >= 0:
                 acc[parent_seq[s]] += value
 

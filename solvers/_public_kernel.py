@@ -22,6 +22,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from ._matching import predictive_match
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 __all__ = ["forward", "backward", "run_iterations", "values", "evaluate"]
@@ -87,15 +88,12 @@ def forward(T, sigma, reach, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _terminal(T, s, reach, v, p, unit):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
-
-    With ``unit`` the terminal pays 1 to both players instead of its payoff.
-    """
+def _terminal(T, s, reach, v, p):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``."""
     m = T.term_matrix[s]
     base = T.matrix_start[m]
     cols = T.matrix_cols[m]
-    scale = 1.0 if unit else T.term_scale[s]
+    scale = T.term_scale[s]
     b0, n0 = _side(T, s, 0)
     b1, n1 = _side(T, s, 1)
     data = T.matrix_data
@@ -112,7 +110,7 @@ def _terminal(T, s, reach, v, p, unit):
             total = 0.0
             for i in range(b0, b0 + n0):
                 total += data[col + T.entry_row[i] * cols] * reach[i]
-            v[j] = (total if unit else -scale * total)
+            v[j] = -scale * total
 
 
 @numba.njit(cache=True, inline="always")
@@ -161,24 +159,11 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
     for a in range(m):
         cumulative[o + a] += n * (wr * sigma[o + a])
     if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
-        baseline = 0.0
         for a in range(m):
             y = regret[o + a] + (acc[o + a] - value)
             regret[o + a] = y if y > 0.0 else 0.0
-            baseline += sigma[o + a] * acc2[o + a]
-        total = 0.0
+        pred = predictive_match(sigma, regret, acc2, o, m)
         for a in range(m):
-            y = regret[o + a] + acc2[o + a] - baseline
-            if y > 0.0:
-                total += y
-        pred = 0.0
-        for a in range(m):
-            if total > 0.0:
-                y = regret[o + a] + acc2[o + a] - baseline
-                sigma[o + a] = (y if y > 0.0 else 0.0) / total
-            else:
-                sigma[o + a] = 1.0 / m
-            pred += sigma[o + a] * acc2[o + a]
             acc[o + a] = 0.0
             acc2[o + a] = 0.0
         w[x] = pred
@@ -210,7 +195,7 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
     sigma, regret, cumulative, acc, acc2, reach, v, w = B
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, reach, v, p, False)
+        _terminal(T, s, reach, v, p)
         if w.shape[0] > 0:
             for i in range(T.entry_start[s], T.entry_start[s + 1]):
                 w[i] = v[i]
@@ -291,11 +276,11 @@ def run_iterations(T, S, P, num_iterations, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_body(T, sigma, reach, v, acc, p, best, unit, choice, s):
+def _value_body(T, sigma, reach, v, acc, p, best, choice, s):
     """Node ``s`` of :func:`values` (inlined with ``p`` a constant, as :func:`_backward_node`)."""
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, reach, v, p, unit)
+        _terminal(T, s, reach, v, p)
         return
     actor = T.node_player[s] if kind == DECISION else -1
     _gather(T, s, v, v[:0], acc, acc, actor, p)
@@ -323,47 +308,45 @@ def _value_body(T, sigma, reach, v, acc, p, best, unit, choice, s):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s):
+def _value_node(T, sigma, reach, v, acc, p, best, choice, s):
     """Node ``s`` of :func:`values`, one inlined body per constant ``p``."""
     if p == 0:
-        _value_body(T, sigma, reach, v, acc, 0, best, unit, choice, s)
+        _value_body(T, sigma, reach, v, acc, 0, best, choice, s)
     elif p == 1:
-        _value_body(T, sigma, reach, v, acc, 1, best, unit, choice, s)
+        _value_body(T, sigma, reach, v, acc, 1, best, choice, s)
     else:
-        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, unit, choice, s)
+        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, choice, s)
 
 
 @numba.njit(cache=True)
-def _values_serial(T, sigma, reach, v, acc, p, best, unit, choice):
+def _values_serial(T, sigma, reach, v, acc, p, best, choice):
     ls = T.level_start
     for d in range(ls.shape[0] - 2, -1, -1):
         for s in range(ls[d], ls[d + 1]):
-            _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s)
+            _value_node(T, sigma, reach, v, acc, p, best, choice, s)
 
 
 @numba.njit(cache=True, parallel=True)
-def _values_parallel(T, sigma, reach, v, acc, p, best, unit, choice):
+def _values_parallel(T, sigma, reach, v, acc, p, best, choice):
     ls = T.level_start
     for d in range(ls.shape[0] - 2, -1, -1):
         for s in prange(ls[d], ls[d + 1]):
-            _value_node(T, sigma, reach, v, acc, p, best, unit, choice, s)
+            _value_node(T, sigma, reach, v, acc, p, best, choice, s)
 
 
 @numba.njit(cache=True)
-def values(T, sigma, reach, v, acc, p, best, unit, choice, parallel):
+def values(T, sigma, reach, v, acc, p, best, choice, parallel):
     """Counterfactual values of player ``p``'s entries (``p`` 0, 1 or ``BOTH_PLAYERS``) under ``sigma``.
 
     ``reach`` (per entry) from :func:`forward`; ``v`` (per entry) receives the values and ``acc`` (per
     action, zero, left zero) is a work buffer. At ``p``'s own decisions the strategy's value, or with
-    ``best`` the best action's (a best response). With ``unit`` every terminal pays 1 (the matrices
-    then must hold chance probabilities): the value of an entry is then its counterfactual reach, the
-    probability of its private state at its node given its owner plays to it. ``choice`` (int32, per
+    ``best`` the best action's (a best response). ``choice`` (int32, per
     information set, or empty) receives the best action's position at ``p``'s information sets.
     """
     if parallel:
-        _values_parallel(T, sigma, reach, v, acc, p, best, unit, choice)
+        _values_parallel(T, sigma, reach, v, acc, p, best, choice)
     else:
-        _values_serial(T, sigma, reach, v, acc, p, best, unit, choice)
+        _values_serial(T, sigma, reach, v, acc, p, best, choice)
 
 
 @numba.njit(cache=True)
@@ -377,6 +360,6 @@ def evaluate(T, sigma, reach, v, acc, parallel):
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0
-        values(T, sigma, reach, v, acc, p, k < 2, False, np.empty(0, np.int32), parallel)
+        values(T, sigma, reach, v, acc, p, k < 2, np.empty(0, np.int32), parallel)
         out[k] = v[T.entry_start[0] + (0 if p == 0 else T.num_entries0[0])]
     return out[0], out[1], out[2]

@@ -33,7 +33,7 @@ from .best_response import _values, _Workspace
 from .kinds import CHANCE, TERMINAL
 from .memory import check_fits, estimate_solve_bytes
 from ._state import Params, SolverState
-from .representation import register
+from .representation import check_state, register
 from .tree import GameTree
 
 __all__ = ["HistoryTree", "PARALLEL_MIN_HISTORIES"]
@@ -172,11 +172,7 @@ class HistoryTree:
 
     def set_state(self, state, iterations):
         """Restore :meth:`get_state`'s arrays at iteration ``iterations``."""
-        a = self.game_tree.num_actions
-        for name in ("regret", "cumulative", "sigma"):
-            if state[name].shape != (a,):
-                raise ValueError(f"checkpoint array {name} has shape {state[name].shape}, "
-                                 f"expected {(a,)}")
+        check_state(state, self.game_tree.num_actions)
         to_internal = self.layout.to_internal
         self.state.regret[:] = to_internal(state["regret"])
         self.state.cumulative[:] = to_internal(state["cumulative"])

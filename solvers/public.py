@@ -75,8 +75,8 @@ may share a matrix (rows and columns are then indices into the entries of a comm
 how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
-Memory (:func:`estimate_public_tree_bytes`): 36 bytes per public node, 14 per entry, 8 per matrix cell,
-25 per information set (1 + 4 + 8 + 8 + 8... see the function), 4 per action.
+Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 14 per entry, 8 per matrix cell,
+12 per matrix, 29 per information set and 4 per action.
 """
 
 from __future__ import annotations
@@ -87,7 +87,6 @@ import numpy as np
 
 from .kinds import CHANCE, DECISION, TERMINAL
 from .infosets import InfosetTable
-from .memory import check_fits
 
 __all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes"]
 
@@ -287,10 +286,3 @@ class PublicTree(InfosetTable):
 
 def _numbered(i):
     return f"infoset {i}"
-
-
-def check_public_fits(num_nodes, num_entries, num_cells, num_matrices, num_infosets, num_actions,
-                      what="public tree"):
-    """Refuse (``MemoryError``, with both figures) a public tree that would not fit in memory."""
-    check_fits(estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices,
-                                          num_infosets, num_actions), what)

@@ -21,11 +21,10 @@ import numpy as np
 
 from ._passes import normalize_average
 from ._public_kernel import evaluate, forward, run_iterations, values
-from .kinds import BOTH_PLAYERS
 from ._state import Params
 from .memory import check_fits
 from .public import PublicTree
-from .representation import register
+from .representation import check_state, register
 
 __all__ = ["PublicTreeRep", "PublicState"]
 
@@ -121,12 +120,6 @@ class PublicTreeRep:
         return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc,
                         self._prange)
 
-    def policy_values(self, policy):
-        """``(br0, br1, ev0)`` of any flat policy (float64, tree order)."""
-        reach, v = self._eval
-        return evaluate(self.game_tree.flat, np.ascontiguousarray(policy, np.float64), reach, v,
-                        self.state.acc, self._prange)
-
     def best_response(self, policy, player):
         """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
         tree order) and the pure best response, ``policy`` with ``player``'s part replaced."""
@@ -135,7 +128,7 @@ class PublicTreeRep:
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
         forward(t.flat, sigma, reach, self._prange)
-        values(t.flat, sigma, reach, v, self.state.acc, player, True, False, choice,
+        values(t.flat, sigma, reach, v, self.state.acc, player, True, choice,
                self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
         out = sigma.copy()
@@ -143,20 +136,6 @@ class PublicTreeRep:
         out[np.repeat(t.infoset_player == player, t.infoset_num_actions)] = 0.0
         out[t.infoset_offset[mine] + choice[mine]] = 1.0
         return value, out
-
-    def entry_reach(self, policy):
-        """``(reach, cfreach)``, float64 per entry: each entry's own reach under ``policy`` and its
-        counterfactual reach (chance's and the opponent's part), whose product is the probability of
-        the entry's private state at its node. Needs matrices of chance probabilities (a tree with
-        public payoffs, ``term_scale`` the payoff)."""
-        t = self.game_tree
-        sigma = np.ascontiguousarray(policy, np.float64)
-        reach, cf = np.empty(t.num_entries), np.empty(t.num_entries)
-        numba.set_num_threads(self.threads)
-        forward(t.flat, sigma, reach, self._prange)
-        values(t.flat, sigma, reach, cf, self.state.acc, BOTH_PLAYERS, False, True,
-               np.empty(0, np.int32), self._prange)
-        return reach, cf
 
     def average_policy(self):
         """The normalised average policy (a new array)."""
@@ -173,11 +152,8 @@ class PublicTreeRep:
 
     def set_state(self, state, iterations):
         """Restore :meth:`get_state`'s arrays at iteration ``iterations``."""
-        a = self.game_tree.num_actions
+        check_state(state, self.game_tree.num_actions)
         for name in ("regret", "cumulative", "sigma"):
-            if state[name].shape != (a,):
-                raise ValueError(f"checkpoint array {name} has shape {state[name].shape}, "
-                                 f"expected {(a,)}")
             getattr(self.state, name)[:] = state[name]
         self.state.counter[0] = iterations
 

@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Representation", "register", "representation_for"]
+__all__ = ["Representation", "register", "representation_for", "check_state"]
 
 
 @runtime_checkable
@@ -78,6 +78,20 @@ class Representation(Protocol):
 
     def set_state(self, state: dict, iterations: int) -> None:
         """Restore what :meth:`get_state` returned, at iteration ``iterations``."""
+
+
+def check_state(state, num_actions):
+    """Refuse a :meth:`Representation.get_state` dict whose arrays are not one per action.
+
+    Raises
+    ------
+    ValueError
+        Naming the array and its shape.
+    """
+    for name in ("regret", "cumulative", "sigma"):
+        if state[name].shape != (num_actions,):
+            raise ValueError(f"checkpoint array {name} has shape {state[name].shape}, "
+                             f"expected {(num_actions,)}")
 
 
 _REGISTRY: list = []  # (tree type, representation class), most recently registered first
