@@ -23,18 +23,45 @@ def library_version():
         return "unknown"
 
 
-def save(path, kind, metadata, arrays):
-    """Write ``arrays`` and ``metadata`` (JSON-serialisable) atomically to ``path``."""
-    path = os.fspath(path)
-    meta = dict(metadata, kind=kind, version=library_version())
-    tmp = path + ".tmp"
+def fsync_folder(path):
+    """fsync the folder holding ``path``, so a rename into it survives a power cut."""
+    folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
     try:
-        with open(tmp, "wb") as handle:
-            np.savez(handle, **{_META: np.array(json.dumps(meta, sort_keys=True))}, **arrays)
-        os.replace(tmp, path)
+        os.fsync(folder)
     finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        os.close(folder)
+
+
+def write_durably(path, write, staged=None):
+    """Write a file so that a kill at any moment (SIGKILL, a power cut) leaves ``path`` whole: the old
+    file or the new one, never a part.
+
+    ``write(handle)`` writes into ``staged`` (binary; by default ``<path>.tmp``, a stale one of a killed
+    write removed first), which is flushed and fsynced, renamed over ``path``, and the folder fsynced.
+    ``staged`` is removed if the write fails.
+    """
+    path = os.fspath(path)
+    if staged is None:
+        staged = path + ".tmp"
+        for stale in (staged, staged + ".tmp"):  # a killed write's (``.tmp.tmp``: of earlier versions)
+            if os.path.exists(stale):
+                os.remove(stale)
+    try:
+        with open(staged, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staged, path)
+    finally:
+        if os.path.exists(staged):
+            os.remove(staged)
+    fsync_folder(path)
+
+
+def save(path, kind, metadata, arrays):
+    """Write ``arrays`` and ``metadata`` (JSON-serialisable) durably to ``path`` (:func:`write_durably`)."""
+    meta = np.array(json.dumps(dict(metadata, kind=kind, version=library_version()), sort_keys=True))
+    write_durably(path, lambda handle: np.savez(handle, **{_META: meta}, **arrays))
 
 
 def load(path, kind):

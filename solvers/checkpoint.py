@@ -8,19 +8,19 @@ naming the game, the algorithm, the seed and the tree's digest. Resuming
 restores these arrays bit for bit, so ``N`` iterations split across runs equal
 ``N`` in one run.
 
-Writes are durable (:func:`write_durably`): the file is written beside its
-target as ``<path>.tmp``, flushed and fsynced, then renamed over the target
-and the folder fsynced, so a kill at any moment (SIGKILL or a power cut
-included) leaves the last complete checkpoint readable; a ``.tmp`` left by a
-killed write is removed by the next write and never read. Ctrl-C during a
-write is held until the write is complete.
+Writes are durable (``solvers._npz.save``, which every ``.npz`` of solvers goes
+through, strategy files included): the file is written beside its target as
+``<path>.tmp``, flushed and fsynced, then renamed over the target and the
+folder fsynced, so a kill at any moment (SIGKILL or a power cut included)
+leaves the last complete checkpoint readable; a ``.tmp`` left by a killed
+write is removed by the next write and never read. :func:`write_durably`
+holds Ctrl-C during a write until it is complete.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import signal
 import threading
 
@@ -64,38 +64,17 @@ def _interrupts_held(caught):
 
 
 def write_durably(path, kind, meta, arrays):
-    """Write an ``.npz`` (``solvers._npz`` format) so a kill at any moment leaves ``path`` complete.
-
-    Written to ``<path>.tmp``, flushed and fsynced, renamed over ``path``, the folder fsynced; stale
-    ``.tmp`` files of an earlier killed write are removed first. Ctrl-C is held until the file is in
-    place.
+    """Write an ``.npz`` (``solvers._npz.save``: durable, a kill at any moment leaves ``path`` complete)
+    with Ctrl-C held until the file is in place.
 
     Returns
     -------
     bool
         True if Ctrl-C came during the write (the caller decides what it ends).
     """
-    path = os.fspath(path)
-    staged = path + ".tmp"
     caught = []
     with _interrupts_held(caught):
-        for stale in (staged, staged + ".tmp"):  # ours, and the one _npz.save stages through
-            if os.path.exists(stale):
-                os.remove(stale)
-        try:
-            _npz.save(staged, kind, meta, arrays)
-            with open(staged, "rb+") as handle:
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(staged, path)
-        finally:
-            if os.path.exists(staged):
-                os.remove(staged)
-        folder = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        _npz.save(path, kind, meta, arrays)
     return bool(caught)
 
 

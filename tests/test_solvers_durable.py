@@ -123,3 +123,37 @@ def test_a_file_of_another_tree_of_the_same_game_is_refused(kuhn, tmp_path):
     with pytest.raises(ValueError, match="another tree"):
         solvers.SolveResult.load(path, tree=changed)
     assert json.dumps(meta)  # plain JSON metadata
+
+
+def _record_fsyncs(monkeypatch):
+    """os.fsync recording what each call synced: ``('dir', inode)`` or ``('file', inode)``."""
+    import stat
+
+    synced, original = [], os.fsync
+
+    def fsync(fd):
+        st = os.fstat(fd)
+        synced.append(("dir" if stat.S_ISDIR(st.st_mode) else "file", st.st_ino))
+        return original(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return synced
+
+
+@pytest.mark.parametrize("write", ["npz", "strategy"])
+def test_a_plain_save_fsyncs_the_file_and_its_folder(write, kuhn, tmp_path, monkeypatch):
+    """_npz.save itself is durable, so a strategy file (Result.save) gets what a checkpoint gets: its
+    contents fsynced before the rename (the renamed file is the inode that was synced), then the folder."""
+    _, tree = kuhn
+    path = tmp_path / "s.npz"
+    with open(str(path) + ".tmp", "wb") as f:
+        f.write(b"left by a killed write")
+    result = solvers.solve(tree, "cfr", iterations=2, progress=False)
+    synced = _record_fsyncs(monkeypatch)
+    if write == "npz":
+        _npz.save(path, "test", {"i": 1}, {"x": np.arange(3.0)})
+    else:
+        result.save(path)
+    assert ("file", os.stat(path).st_ino) in synced
+    assert synced[-1] == ("dir", os.stat(tmp_path).st_ino)  # after the rename
+    assert not os.path.exists(str(path) + ".tmp")
