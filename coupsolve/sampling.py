@@ -1,0 +1,126 @@
+"""Coup as a sampling game for :mod:`solvers.mccfr`: the engine's compiled step functions, any seats.
+
+:func:`sampling_game` binds the engine (:mod:`coupsolve.engine`) to the game-agnostic interface of
+:mod:`solvers._mccfr_kernel`: a state is the engine's ``int32[S_SIZE]``, a step is ``engine.apply``
+(forced steps included, as in the OpenSpiel game and the tree builder), and every player's observation
+is hashed exactly as the tree builder keys information sets (:mod:`coupsolve.builder`: the same
+tokens, the same two hashes, the same seeds), for any number of players. With two players a key is
+therefore the key of the same information set in :func:`coupsolve.build_tree`'s tree and in
+:class:`coupsolve.publicpolicy.PublicTreePolicy`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solvers import _mccfr_kernel as K
+from solvers.mccfr import SamplingGame
+
+from . import engine as E
+from .builder import HASH_MUL, HASH_SEED, _mix
+from .couptree import rules_game_id
+from .rules import Rules
+
+__all__ = ["sampling_game"]
+
+
+@njit(cache=True)
+def _absorb_all(h, ev, ne):
+    """Mix ``ne`` events into every player's two hashes ``h`` (uint64, (players, 2)): each player sees
+    the private token of the events it owns (or everyone owns) and the public token of the others;
+    :func:`coupsolve.builder._absorb` for any number of players."""
+    for p in range(h.shape[0]):
+        a0 = h[p, 0]
+        a1 = h[p, 1]
+        for i in range(ne):
+            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
+            a0 = _mix(a0, tok, HASH_MUL[0])
+            a1 = _mix(a1, tok, HASH_MUL[1])
+        h[p, 0] = a0
+        h[p, 1] = a1
+
+
+@njit(cache=True)
+def coup_init(P, s, h, W):
+    """The initial state (after its forced steps) and every player's hashes."""
+    ev, buf, prob = W
+    for p in range(h.shape[0]):
+        h[p, 0] = HASH_SEED[0] + np.uint64(p)
+        h[p, 1] = HASH_SEED[1] + np.uint64(p)
+    _absorb_all(h, ev, E.initial_state(P, s, ev, buf, prob))
+
+
+@njit(cache=True)
+def coup_player(P, s):
+    """The seat to act, -1 at chance, -4 at the end (``engine.current_player``)."""
+    return E.current_player(s)
+
+
+@njit(cache=True)
+def coup_moves(P, s, out, prob):
+    """Legal actions, or chance outcomes with their probabilities."""
+    if E.is_chance(s):
+        return E.chance_outcomes(P, s, out, prob)
+    return E.legal_actions(P, s, out)
+
+
+@njit(cache=True)
+def coup_step(P, s, h, a, W):
+    """Apply ``a`` and its forced steps; mix the events into the hashes."""
+    ev, buf, prob = W
+    _absorb_all(h, ev, E.apply(P, s, a, ev, 0, buf, prob))
+
+
+@njit(cache=True)
+def coup_returns(P, s, ret):
+    """The payoffs of a terminal state."""
+    E.returns(P, s, ret)
+
+
+FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)
+
+
+# The kernels of solvers._mccfr_kernel bound to Coup, cached here (see that module on why).
+@njit(cache=True)
+def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
+                   max_moves):
+    """``solvers._mccfr_kernel.run_iterations`` for Coup."""
+    return K.run_iterations(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear,
+                            max_depth, state_size, max_moves)
+
+
+@njit(cache=True)
+def replay_keys(P, W, moves_taken, n, state_size, max_moves, out):
+    """``solvers._mccfr_kernel.replay_keys`` for Coup."""
+    return K.replay_keys(FUNCTIONS, P, W, moves_taken, n, state_size, max_moves, out)
+
+
+@njit(cache=True)
+def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, node_player,
+                      child_start, num_children, keys, checks):
+    """``solvers._mccfr_kernel.tree_infoset_keys`` for Coup."""
+    return K.tree_infoset_keys(FUNCTIONS, P, W, n, state_size, max_moves, max_depth, node_infoset,
+                               node_player, child_start, num_children, keys, checks)
+
+
+def sampling_game(rules: Rules) -> SamplingGame:
+    """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.MCCFRSolver`.
+
+    The game id is the OpenSpiel game string (:func:`coupsolve.couptree.rules_game_id`), so a
+    checkpoint names its rules and a policy maps to that ``python_coup`` game.
+
+    Raises
+    ------
+    TypeError
+        Not a ``Rules``.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
+    P = rules.params()
+    max_depth = E.game_bounds(P)[0]
+    scratch = (np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), np.int32),  # as the tree builder's walk
+               np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64))
+    return SamplingGame(kernels=(run_iterations, replay_keys, tree_infoset_keys), params=P, scratch=scratch, num_players=rules.players,
+                        state_size=E.S_SIZE, max_depth=max_depth, max_moves=E.MAX_MOVES,
+                        game_id=rules_game_id(rules))

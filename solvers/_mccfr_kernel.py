@@ -1,0 +1,338 @@
+"""Compiled kernels of external-sampling MCCFR over a game given as compiled step functions.
+
+Lanctot, Waugh, Zinkevich and Bowling (2009), "Monte Carlo Sampling for Regret Minimization in
+Extensive Games", NeurIPS: external sampling. The averaging follows OpenSpiel's
+``ExternalSamplingSolver`` (``AverageType.SIMPLE``): while player ``i`` is updated, the nodes of player
+``(i + 1) % n`` (sampled, not walked) add their current strategy to the average.
+
+The game
+--------
+A game is a tuple of five ``numba.njit`` functions, ``(init, player, moves, step, returns)``, passed
+as a first-class argument (numba compiles the kernels once per game):
+
+``init(P, s, h, W)``
+    Write the initial state into ``s`` (int32) and every player's two observation hashes into ``h``
+    (uint64, (players, 2)).
+``player(P, s)``
+    The player to act, ``CHANCE`` (-1) or ``TERMINAL`` (-4).
+``moves(P, s, out, prob)``
+    Legal actions (decisions) or outcomes with probabilities (chance) into ``out``/``prob``; the count.
+``step(P, s, h, a, W)``
+    Apply move ``a`` in place and mix what each player observes into ``h``.
+``returns(P, s, ret)``
+    The payoffs of a terminal state into ``ret`` (float64, players).
+
+``P`` (int32) are the game's parameters and ``W`` its scratch (any tuple of arrays); the order of the
+moves must be the order of a :class:`solvers.GameTree`'s children for :func:`tree_infoset_keys`.
+
+The kernels that take a game (:func:`run_iterations`, :func:`replay_keys`, :func:`tree_infoset_keys`)
+are compiled without ``cache=True`` and inlined into their callers (``inline="always"``): numba keys a
+cached function on its argument types, and a function's type names its address, so a kernel
+specialised on a game would be compiled afresh in every process (about 10 s for Coup) and leave a new
+cache file each time. A game's binding instead wraps each in a ``njit(cache=True)`` entry point of its
+own module that passes its functions as a constant tuple (``coupsolve.sampling``); inlined, the tuple
+is never made a run-time value (which numba could not cache), and the entry point, with the game and
+these kernels compiled into it, is cached with the binding (:class:`solvers.mccfr.SamplingGame`'s
+``kernels``).
+
+The table
+---------
+Information sets live in an open-addressing hash table with linear probing (``capacity`` a power of
+two), one slot per information set: ``key`` (uint64, the first hash of the owner's observations),
+``check`` (uint64, the second hash, compared on every hit so that a collision of the first is reported,
+not merged), ``offset`` (int64, -1 empty; the information set's first entry in the flat ``regret`` and
+``average`` arrays, float64 each), ``nact`` (int32) and ``owner`` (int8): 29 bytes a slot and 16 an
+action. ``stats`` (int64, 6) holds the information sets and the actions in use, the finished iterations,
+the depth of an error, the room for actions (``regret``'s length) and the number of players. Kernels
+return a status code, never raise.
+"""
+
+import numpy as np
+from numba import njit
+
+CHANCE = -1
+TERMINAL = -4
+OK = 0
+ERR_COLLISION = 1  # same first hash, another second
+ERR_RECALL = 2  # same key, another owner or number of actions
+ERR_FULL = 3  # no room for another information set or its actions
+ERR_DEPTH = 4  # a history deeper than the game's stated bound
+MAX_LOAD = 0.75  # the table is full at three quarters of its slots (linear probing stays short)
+SLOT_BYTES = 8 + 8 + 8 + 4 + 1
+ACTION_BYTES = 8 + 8
+
+_ALL = 0  # a node of the updated player: every child is walked
+_ONE = 1  # a chance or opponent node: one child is sampled
+
+
+@njit(cache=True, inline="always")
+def _next(rng):
+    """splitmix64 (Steele, Lea and Flood 2014) on the state ``rng[0]``: a uniform float in [0, 1)."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _sample(p, k, rng):
+    """An index drawn from the distribution ``p[:k]``."""
+    u = _next(rng)
+    acc = 0.0
+    for j in range(k - 1):
+        acc += p[j]
+        if u < acc:
+            return j
+    return k - 1
+
+
+@njit(cache=True)
+def lookup(table, stats, key, check, owner, k, insert):
+    """The offset of the information set ``key`` (made when new and ``insert``); -1 - status if not.
+
+    ``table`` is ``(key, check, offset, nact, owner)``; ``stats[0]``, ``stats[1]`` count the information
+    sets and actions in use, ``stats[4]`` bounds the latter.
+    """
+    keys, checks, offs, nacts, owners = table
+    mask = keys.shape[0] - 1
+    j = key & np.uint64(mask)
+    while offs[j] >= 0:
+        if keys[j] == key:
+            if checks[j] != check:
+                return -1 - ERR_COLLISION
+            if nacts[j] != k or owners[j] != owner:
+                return -1 - ERR_RECALL
+            return offs[j]
+        j = (j + np.uint64(1)) & np.uint64(mask)
+    if not insert:
+        return -1
+    if stats[0] + 1 > MAX_LOAD * keys.shape[0] or stats[1] + k > stats[4]:
+        return -1 - ERR_FULL
+    keys[j] = key
+    checks[j] = check
+    offs[j] = stats[1]
+    nacts[j] = k
+    owners[j] = owner
+    stats[0] += 1
+    stats[1] += k
+    return offs[j]
+
+
+@njit(cache=True, inline="always")
+def _match(regret, o, k, sigma):
+    """Regret matching: ``sigma[:k]`` proportional to the positive regrets, uniform if none."""
+    total = 0.0
+    for a in range(k):
+        if regret[o + a] > 0.0:
+            total += regret[o + a]
+    for a in range(k):
+        if total > 0.0:
+            sigma[a] = regret[o + a] / total if regret[o + a] > 0.0 else 0.0
+        else:
+            sigma[a] = 1.0 / k
+
+
+@njit(cache=True, inline="always")
+def _update(regret, o, k, sigma, vals, plus):
+    """Add the sampled regrets of an updated node (floored at 0 with ``plus``); return its value."""
+    value = 0.0
+    for a in range(k):
+        value += sigma[a] * vals[a]
+    for a in range(k):
+        r = regret[o + a] + vals[a] - value
+        regret[o + a] = 0.0 if (plus and r < 0.0) else r
+    return value
+
+
+@njit(inline="always")
+def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh, acts, probs, sig,
+             vals, mode, nxt, nk, off, ret):
+    """One external-sampling traversal for player ``i``, depth first with an explicit stack.
+
+    The stack holds per depth the state ``st``, hashes ``hh``, moves ``acts``/``probs``, current
+    strategy ``sig`` and child values ``vals``; ``mode``, ``nxt``, ``nk``, ``off`` the node's kind, next
+    child, number of moves and table offset. ``weight`` multiplies the average's additions. Returns a
+    status code (``stats[3]`` the depth of an error).
+    """
+    init, player, moves, step, returns = game
+    n = hh.shape[1]
+    D = st.shape[0]
+    init(P, st[0], hh[0], W)
+    d = 0
+    v = 0.0
+    j = -1  # the child to descend into, -1 to climb
+    while True:
+        s = st[d]
+        pl = player(P, s)
+        if pl == TERMINAL:
+            returns(P, s, ret)
+            v = ret[i]
+            j = -1
+        else:
+            k = moves(P, s, acts[d], probs[d])
+            if pl == CHANCE:
+                mode[d] = _ONE
+                j = _sample(probs[d], k, rng)
+            else:
+                o = lookup(table, stats, hh[d, pl, 0], hh[d, pl, 1], pl, k, True)
+                if o < 0:
+                    stats[3] = d
+                    return -1 - o
+                off[d] = o
+                nk[d] = k
+                _match(regret, o, k, sig[d])
+                if pl == i:
+                    mode[d] = _ALL
+                    nxt[d] = 1
+                    j = 0
+                else:
+                    mode[d] = _ONE
+                    j = _sample(sig[d], k, rng)
+                    if pl == (i + 1) % n:
+                        for a in range(k):
+                            avg[o + a] += weight * sig[d, a]
+        while j < 0:  # climb with the value v until a node has another child to walk
+            d -= 1
+            if d < 0:
+                return OK
+            if mode[d] == _ALL:
+                c = nxt[d]
+                vals[d, c - 1] = v
+                if c < nk[d]:
+                    nxt[d] = c + 1
+                    j = c
+                else:
+                    v = _update(regret, off[d], nk[d], sig[d], vals[d], plus)
+        if d + 1 >= D:
+            stats[3] = d
+            return ERR_DEPTH
+        st[d + 1, :] = st[d]
+        hh[d + 1, :, :] = hh[d]
+        step(P, st[d + 1], hh[d + 1], acts[d, j], W)
+        d += 1
+
+
+@njit(inline="always")
+def run_iterations(game, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth,
+                   state_size, max_moves):
+    """``count`` iterations (one traversal per player each); ``stats[2]`` counts the finished ones.
+
+    ``linear``: the average's additions are weighted by the iteration number (from 1), else by 1.
+    Returns a status code; on an error the iteration in progress is left half applied.
+    """
+    n = int(stats[5])
+    D = max_depth + 1
+    st = np.zeros((D, state_size), dtype=np.int32)
+    hh = np.zeros((D, n, 2), dtype=np.uint64)
+    acts = np.zeros((D, max_moves), dtype=np.int32)
+    probs = np.zeros((D, max_moves), dtype=np.float64)
+    sig = np.zeros((D, max_moves), dtype=np.float64)
+    vals = np.zeros((D, max_moves), dtype=np.float64)
+    mode = np.zeros(D, dtype=np.int8)
+    nxt = np.zeros(D, dtype=np.int32)
+    nk = np.zeros(D, dtype=np.int32)
+    off = np.zeros(D, dtype=np.int64)
+    ret = np.zeros(max(n, 8), dtype=np.float64)
+    for _ in range(count):
+        weight = float(stats[2] + 1) if linear else 1.0
+        for i in range(n):
+            status = traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh,
+                              acts, probs, sig, vals, mode, nxt, nk, off, ret)
+            if status != OK:
+                return status
+        stats[2] += 1
+    return OK
+
+
+@njit(inline="always")
+def replay_keys(game, P, W, moves_taken, n, state_size, max_moves, out):
+    """Every player's two hashes after the moves ``moves_taken`` from the initial state, into ``out``
+    (uint64, (n, 2)); returns the index of the first illegal move, or -1."""
+    init, player, moves, step, returns = game
+    s = np.zeros(state_size, dtype=np.int32)
+    acts = np.zeros(max_moves, dtype=np.int32)
+    probs = np.zeros(max_moves, dtype=np.float64)
+    init(P, s, out, W)
+    for t in range(moves_taken.shape[0]):
+        if player(P, s) == TERMINAL:
+            return t
+        k = moves(P, s, acts, probs)
+        legal = False
+        for a in range(k):
+            legal = legal or acts[a] == moves_taken[t]
+        if not legal:
+            return t
+        step(P, s, out, moves_taken[t], W)
+    return -1
+
+
+@njit(inline="always")
+def tree_infoset_keys(game, P, W, n, state_size, max_moves, max_depth, node_infoset,
+                      node_player, child_start, num_children, keys, checks):
+    """The two hashes of every information set of a flat tree, walking the tree beside the game.
+
+    The tree's children must be the game's moves in order. ``keys``/``checks`` (uint64, one per
+    information set) are written; returns the first node whose number of children differs from the
+    game's moves, or -1.
+    """
+    init, player, moves, step, returns = game
+    D = max_depth + 1
+    st = np.zeros((D, state_size), dtype=np.int32)
+    hh = np.zeros((D, n, 2), dtype=np.uint64)
+    acts = np.zeros((D, max_moves), dtype=np.int32)
+    probs = np.zeros(max_moves, dtype=np.float64)
+    node = np.zeros(D, dtype=np.int64)
+    nxt = np.zeros(D, dtype=np.int64)
+    init(P, st[0], hh[0], W)
+    d = 0
+    entered = True
+    while d >= 0:
+        v = node[d]
+        if entered:
+            entered = False
+            nxt[d] = 0
+            if player(P, st[d]) != TERMINAL:
+                if moves(P, st[d], acts[d], probs) != num_children[v]:
+                    return v
+            I = node_infoset[v]
+            if I >= 0:
+                p = node_player[v]
+                keys[I] = hh[d, p, 0]
+                checks[I] = hh[d, p, 1]
+        c = nxt[d]
+        if c < num_children[v]:
+            if d + 1 >= D:
+                return v
+            nxt[d] = c + 1
+            st[d + 1, :] = st[d]
+            hh[d + 1, :, :] = hh[d]
+            step(P, st[d + 1], hh[d + 1], acts[d, c], W)
+            node[d + 1] = child_start[v] + c
+            d += 1
+            entered = True
+        else:
+            d -= 1
+    return -1
+
+
+@njit(cache=True)
+def insert_all(table, stats, keys, checks, owners, nacts):
+    """Insert information sets in order (offsets follow, as when they were first made); a status."""
+    for t in range(keys.shape[0]):
+        o = lookup(table, stats, keys[t], checks[t], owners[t], nacts[t], True)
+        if o < 0:
+            return -1 - o
+    return OK
+
+
+@njit(cache=True)
+def find_all(table, stats, keys, checks, owners, nacts, out):
+    """The offset of each information set into ``out`` (-1 if not in the table); a status."""
+    for t in range(keys.shape[0]):
+        o = lookup(table, stats, keys[t], checks[t], owners[t], nacts[t], False)
+        if o < -1:
+            return -1 - o
+        out[t] = o
+    return OK

@@ -1,0 +1,305 @@
+"""External-sampling Monte Carlo CFR over a game's compiled step functions: no tree, any players.
+
+Lanctot, Waugh, Zinkevich and Bowling (2009), "Monte Carlo Sampling for Regret Minimization in
+Extensive Games", NeurIPS. One iteration is one traversal per player, as in OpenSpiel's
+``ExternalSamplingSolver``; the kernels and the table's layout are in :mod:`solvers._mccfr_kernel`.
+
+A game is a :class:`SamplingGame` (Coup's is :func:`coupsolve.sampling.sampling_game`). The solver's
+information sets live in a preallocated hash table whose memory is checked before it is allocated
+(:func:`estimate_bytes`); a table that fills stops the run with :class:`TableFull` instead of growing.
+Iterations draw from a splitmix64 generator seeded by ``seed`` whose state is part of the solver, so a
+run is bit-identical given its seed, whatever its chunks, and a checkpoint resumes it bit for bit.
+
+The kernels take the game's functions as a first-class argument; how they are compiled and cached
+per game is in :mod:`solvers._mccfr_kernel`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+import time
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+from . import _mccfr_kernel as K
+from . import _npz
+from .memory import check_fits, format_bytes
+from .solver import int_arg
+
+__all__ = ["SamplingGame", "MCCFRSolver", "TableFull", "bind", "estimate_bytes", "train", "REGRETS",
+           "AVERAGES"]
+
+REGRETS = ("rm", "rm+")
+AVERAGES = ("uniform", "linear")
+_KIND = "coupsolve.solvers.MCCFRCheckpoint"
+_CHUNK_SECONDS = 0.1
+_ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
+                            "first hash): please report it",
+           K.ERR_RECALL: "one key seen with another player or number of actions (the game's "
+                         "observations do not give perfect recall)",
+           K.ERR_DEPTH: "a history deeper than the game's stated maximum depth"}
+
+
+class SamplingGame(NamedTuple):
+    """A game for :class:`MCCFRSolver`: its compiled kernels and sizes.
+
+    ``kernels`` is ``(run_iterations, replay_keys, tree_infoset_keys)``: the kernels of
+    :mod:`solvers._mccfr_kernel` with the game's functions bound as their first argument, either by
+    :func:`bind` (compiled in every process) or by cached entry points of the game's own module.
+    ``params`` (int32) and ``scratch`` (a tuple of arrays) are passed to the game's functions;
+    ``state_size`` (int32 entries of a state), ``max_depth`` (moves in the longest history),
+    ``max_moves`` (room for one node's moves) size the traversal's stack; ``game_id`` names the game
+    in checkpoints.
+    """
+
+    kernels: tuple
+    params: np.ndarray
+    scratch: tuple
+    num_players: int
+    state_size: int
+    max_depth: int
+    max_moves: int
+    game_id: str
+
+
+class TableFull(MemoryError):
+    """The information-set table has no room left; the run stopped (see :meth:`MCCFRSolver.step`)."""
+
+
+def call_kernel(kernel, *args):
+    """Run a kernel of :mod:`solvers._mccfr_kernel` (numba's note that first-class functions are
+    experimental silenced: they are how a game is passed)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        return kernel(*args)
+
+
+def bind(functions):
+    """``SamplingGame.kernels`` for the game ``functions``, ``(init, player, moves, step, returns)``
+    (numba-compiled, :mod:`solvers._mccfr_kernel`): not cached, so compiled in every process; fine for a
+    small game, while a large one caches entry points of its own (as ``coupsolve.sampling`` does)."""
+    return tuple(functools.partial(k, functions) for k in (K.run_iterations, K.replay_keys,
+                                                            K.tree_infoset_keys))
+
+
+def _capacity(max_infosets):
+    return 1 << max(4, math.ceil(math.log2(max_infosets / K.MAX_LOAD + 1)))
+
+
+def estimate_bytes(game, max_infosets, max_actions):
+    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack."""
+    stack = (game.max_depth + 1) * (4 * game.state_size + 16 * game.num_players + 28 * game.max_moves)
+    return (_capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack)
+
+
+def _choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+class MCCFRSolver:
+    """External-sampling MCCFR with its information sets in a fixed-size hash table.
+
+    Parameters
+    ----------
+    game : SamplingGame
+    max_infosets : int
+        Room for this many information sets (the table has the next power of two above
+        ``max_infosets / 0.75`` slots).
+    max_actions : int, optional
+        Room for this many information-set actions (default ``4 * max_infosets``).
+    regret : {"rm", "rm+"}
+        Regret matching, or regret matching+ (cumulative regrets floored at 0 after each update).
+    average : {"uniform", "linear"}
+        The average strategy's additions (OpenSpiel's stochastically-weighted simple average) weighted
+        by 1, or by the iteration number.
+    seed : int
+        Seeds the sampling.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad arguments.
+    MemoryError
+        Before allocating, when the table will not fit (naming both figures).
+    """
+
+    def __init__(self, game, *, max_infosets=1 << 20, max_actions=None, regret="rm",
+                 average="uniform", seed=0):
+        if not isinstance(game, SamplingGame):
+            raise TypeError(f"game must be a solvers.mccfr.SamplingGame, got {type(game).__name__}")
+        max_infosets = int_arg("max_infosets", max_infosets, 1)
+        max_actions = int_arg("max_actions", 4 * max_infosets if max_actions is None else max_actions, 1)
+        self.game, self.seed = game, int_arg("seed", seed, 0)
+        self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
+        need = estimate_bytes(game, max_infosets, max_actions)
+        check_fits(need, f"the MCCFR table for {max_infosets:,} information sets and "
+                         f"{max_actions:,} actions")
+        self.bytes = need
+        cap = _capacity(max_infosets)
+        self._table = (np.zeros(cap, np.uint64), np.zeros(cap, np.uint64), np.full(cap, -1, np.int64),
+                       np.zeros(cap, np.int32), np.zeros(cap, np.int8))
+        self._regret = np.zeros(max_actions, np.float64)
+        self._avg = np.zeros(max_actions, np.float64)
+        self._rng = np.array([self.seed], np.uint64)
+        self._stats = np.array([0, 0, 0, 0, max_actions, game.num_players], np.int64)
+        self.max_infosets, self.max_actions = max_infosets, max_actions
+        self.seconds = 0.0
+        self._broken = None
+
+    @property
+    def iterations(self):
+        """Finished iterations (one traversal per player each)."""
+        return int(self._stats[2])
+
+    @property
+    def num_infosets(self):
+        """Information sets visited so far."""
+        return int(self._stats[0])
+
+    def step(self, count=1):
+        """Run ``count`` iterations; return the seconds they took.
+
+        Raises
+        ------
+        TableFull
+            The table has no room for a new information set: the iteration in progress is left half
+            applied, so this solver refuses further steps (resume from the last checkpoint with a
+            larger table).
+        RuntimeError
+            A hash collision or a game breaking perfect recall.
+        """
+        count = int_arg("count", count, 0)
+        if self._broken is not None:
+            raise RuntimeError(f"this solver stopped with an error and cannot continue: {self._broken}")
+        g = self.game
+        t0 = time.perf_counter()
+        status = call_kernel(g.kernels[0], g.params, g.scratch, self._table,
+                             self._regret, self._avg, self._rng, self._stats, count,
+                             self.regret == "rm+", self.average == "linear", g.max_depth, g.state_size,
+                             g.max_moves)
+        elapsed = time.perf_counter() - t0
+        self.seconds += elapsed
+        if status != K.OK:
+            self._fail(status)
+        return elapsed
+
+    def _fail(self, status):
+        if status == K.ERR_FULL:
+            self._broken = (f"the information-set table is full ({self.num_infosets:,} information sets "
+                            f"of room for {self.max_infosets:,}, {int(self._stats[1]):,} actions of "
+                            f"{self.max_actions:,}) after {self.iterations:,} finished iterations; "
+                            f"the table would need more than {format_bytes(self.bytes)}")
+            raise TableFull(self._broken)
+        self._broken = (f"{_ERRORS.get(status, f'status {status}')} at depth {int(self._stats[3])} "
+                        f"of game {self.game.game_id!r}")
+        raise RuntimeError(self._broken)
+
+    def table(self):
+        """The visited information sets in the order they were first seen, as a dict of arrays:
+        ``key``, ``check`` (uint64), ``owner`` (int8), ``num_actions`` (int32), ``offset`` (int64)
+        into ``regret`` and ``average`` (float64, the cumulative regrets and average-strategy
+        weights, unnormalised)."""
+        keys, checks, offs, nacts, owners = self._table
+        used = np.flatnonzero(offs >= 0)
+        used = used[np.argsort(offs[used], kind="stable")]
+        na = int(self._stats[1])
+        return {"key": keys[used], "check": checks[used], "owner": owners[used],
+                "num_actions": nacts[used], "offset": offs[used],
+                "regret": self._regret[:na].copy(), "average": self._avg[:na].copy()}
+
+    def find(self, keys, checks, owners, num_actions):
+        """The ``offset`` of each given information set in :meth:`table`'s arrays, -1 if never visited.
+
+        Raises ``RuntimeError`` for a collision or an information set with another owner or number of
+        actions."""
+        out = np.full(len(keys), -1, np.int64)
+        status = K.find_all(self._table, self._stats, np.asarray(keys, np.uint64),
+                            np.asarray(checks, np.uint64), np.asarray(owners, np.int8),
+                            np.asarray(num_actions, np.int32), out)
+        if status != K.OK:
+            raise RuntimeError(_ERRORS[status])
+        return out
+
+    def save(self, path):
+        """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options."""
+        meta = {"game_id": self.game.game_id, "regret": self.regret, "average": self.average,
+                "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
+                "max_infosets": self.max_infosets, "max_actions": self.max_actions,
+                "num_players": self.game.num_players}
+        arrays = self.table()
+        arrays["rng"] = self._rng
+        _npz.save(path, _KIND, meta, arrays)
+
+    @classmethod
+    def load(cls, path, game):
+        """A solver continuing the checkpoint ``path`` (bit-identical to the uninterrupted run).
+
+        Raises ``ValueError`` for a file of another kind or another game."""
+        meta, a = _npz.load(path, _KIND)
+        if meta.get("game_id") != game.game_id:
+            raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
+                             f"{game.game_id!r}")
+        self = cls(game, max_infosets=meta["max_infosets"], max_actions=meta["max_actions"],
+                   regret=meta["regret"], average=meta["average"], seed=meta["seed"])
+        status = K.insert_all(self._table, self._stats, a["key"], a["check"], a["owner"],
+                              a["num_actions"])
+        na = int(self._stats[1])
+        if status != K.OK or a["regret"].shape != (na,) or a["average"].shape != (na,):
+            raise ValueError(f"{path}: the table does not match its own layout")
+        self._regret[:na] = a["regret"]
+        self._avg[:na] = a["average"]
+        self._rng[:] = a["rng"]
+        self._stats[2] = meta["iterations"]
+        self.seconds = float(meta["seconds"])
+        return self
+
+
+def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
+          checkpoint_seconds=None):
+    """Step ``solver`` in chunks of about 0.1 s until ``iterations`` (in total) or ``seconds``.
+
+    Ctrl-C stops the run between chunks (a chunk always finishes, so no finished iteration is lost);
+    ``checkpoint`` is then written, as it is every ``checkpoint_seconds`` and at the end. A tqdm
+    progress bar is shown when ``progress`` and the standard error is a terminal.
+
+    Returns
+    -------
+    bool
+        True when Ctrl-C stopped the run.
+    """
+    from tqdm.auto import tqdm
+
+    iterations = int_arg("iterations", iterations, 0, optional=True)
+    if iterations is None and seconds is None:
+        raise ValueError("give iterations, seconds, or both; otherwise training would never stop")
+    if checkpoint_seconds is not None and checkpoint is None:
+        raise ValueError("checkpoint_seconds needs a checkpoint path")
+    start, last_save, chunk = time.perf_counter(), time.perf_counter(), 1
+    bar = tqdm(total=iterations, initial=solver.iterations, desc="mccfr", unit="it",
+               disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
+    interrupted = False
+    try:
+        while iterations is None or solver.iterations < iterations:
+            if seconds is not None and time.perf_counter() - start >= seconds:
+                break
+            count = chunk if iterations is None else min(chunk, iterations - solver.iterations)
+            elapsed = solver.step(count)
+            chunk = max(1, min(1_000_000, int(_CHUNK_SECONDS * count / max(elapsed, 1e-9))))
+            bar.update(count)
+            if checkpoint_seconds is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+                solver.save(checkpoint)
+                last_save = time.perf_counter()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    if checkpoint is not None:
+        solver.save(checkpoint)
+    return interrupted
