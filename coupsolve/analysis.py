@@ -25,6 +25,16 @@ then plays the strategy, which after a card it almost never chooses is not conve
 the best response (the chooser then plays a best response to the opponent's strategy: what the
 choice is really worth against it); the regret of a card is the best card's best-response value
 minus its own.
+
+Each seat's starting hand (its cards at the first turn) is valued twice too, with the hand's
+probability under the strategy: ``hand_value`` when the seat plays the strategy, ``hand_best_response``
+when, holding that hand, it best-responds to the opponent's strategy from the first turn on (its card
+choice, if any, is the strategy's). The difference is what the seat gains by deviating with that hand:
+never negative, zero where the strategy is a best response. The probability-weighted mean of the
+best-response values is the seat's best-response value when it makes no choice before its first turn
+(the standard setup), and the choice-weighted mean of ``choice_best_response`` in the card-selection
+setup (the best-response value itself when the strategy's card choice is a best response). Each
+seat's best response is computed once and serves both.
 """
 
 from __future__ import annotations
@@ -149,6 +159,7 @@ class Analysis:
     choice_value: dict  # seat -> {character: value to that seat when it then plays the strategy}
     choice_best_response: dict  # seat -> {character: value to that seat when it then best-responds}
     hand_value: dict  # seat -> {hand: (probability, value to that seat)}
+    hand_best_response: dict  # seat -> {hand: value to that seat when it then best-responds}
     meta: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -166,6 +177,7 @@ class Analysis:
                 "choice_best_response": {str(k): v for k, v in self.choice_best_response.items()},
                 "reach_threshold": REACH_THRESHOLD,
                 "hand_value": {str(k): {h: list(pv) for h, pv in v.items()} for k, v in self.hand_value.items()},
+                "hand_best_response": {str(k): v for k, v in self.hand_best_response.items()},
                 "meta": self.meta}
 
     def shown_claims(self) -> list:
@@ -213,12 +225,21 @@ def analyse(coup_tree, policy, meta=None) -> Analysis:
     total = acc.sum(axis=(0, 1))
     by_turn = {t: _rows(acc[t].sum(axis=0)) for t in range(1, max_turn + 1)}
     by_infl = {"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))}
-    choice, choice_value, choice_br = _choices(tree, rules, sigma, reach, value)
+    br = _best_responses(tree, sigma)
+    choice, choice_value, choice_br = _choices(tree, rules, sigma, reach, value, br)
+    hand_value, hand_br = _hand_values(coup_tree, reach, value, br)
     return Analysis(rules=rules.to_dict(), game_value=(float(value[0]), -float(value[0])),
                     claims=_rows(total), by_turn=by_turn, by_influence=by_infl, choice=choice,
                     choice_value=choice_value, choice_best_response=choice_br,
-                    hand_value=_hand_values(coup_tree, reach, value),
-                    meta=dict(meta or {}))
+                    hand_value=hand_value, hand_best_response=hand_br, meta=dict(meta or {}))
+
+
+def _best_responses(tree, sigma):
+    """``{seat: (reach, values)}`` over the tree when that seat best-responds to ``sigma`` (player 0's
+    values, as ``solvers.evaluate.reach_and_values`` gives them)."""
+    from solvers.best_response import best_response
+
+    return {seat: reach_and_values(tree, best_response(tree, sigma, seat).policy) for seat in (0, 1)}
 
 
 def _choice_values(tree, nodes, sign, reach, value):
@@ -229,11 +250,10 @@ def _choice_values(tree, nodes, sign, reach, value):
             for j in range(k)]
 
 
-def _choices(tree, rules, sigma, reach, value):
+def _choices(tree, rules, sigma, reach, value, br):
     """Card-selection setup: each seat's choice distribution and each choice's value to it, under the
-    strategy and when the chooser then best-responds to the opponent's strategy (module docstring)."""
-    from solvers.best_response import best_response
-
+    strategy and when the chooser then best-responds to the opponent's strategy (``br``, from
+    :func:`_best_responses`; module docstring)."""
     choice, choice_value, choice_br = {}, {}, {}
     if rules.setup != "selection":
         return choice, choice_value, choice_br
@@ -248,13 +268,14 @@ def _choices(tree, rules, sigma, reach, value):
         sign = 1.0 if seat == 0 else -1.0
         choice[seat] = {c: float(sigma[o + j]) for j, c in enumerate(names)}
         choice_value[seat] = dict(zip(names, _choice_values(tree, nodes, sign, reach, value)))
-        br_reach, br_value = reach_and_values(tree, best_response(tree, sigma, seat).policy)
-        choice_br[seat] = dict(zip(names, _choice_values(tree, nodes, sign, br_reach, br_value)))
+        choice_br[seat] = dict(zip(names, _choice_values(tree, nodes, sign, *br[seat])))
     return choice, choice_value, choice_br
 
 
-def _hand_values(coup_tree, reach, value):
-    """Each seat's value by its hand at the first turn (probability of the hand, value to the seat)."""
+def _hand_values(coup_tree, reach, value, br):
+    """Each seat's starting hands (its cards at the first turn): ``{seat: {hand: (probability, value)}}``
+    under the strategy, and ``{seat: {hand: value}}`` when the seat best-responds from there (``br``,
+    from :func:`_best_responses`), both weighted by the strategy's reach (module docstring)."""
     ctx = coup_tree.node_context
     kind = coup_tree.tree.node_kind
     first = np.flatnonzero((kind == DECISION) & (context_field(ctx, E.CTX_PHASE) == E.PH_TURN)
@@ -264,8 +285,9 @@ def _hand_values(coup_tree, reach, value):
         if reach[v] == 0.0:
             continue
         state = coup_tree.state_at(int(v))
-        for seat in (0, 1):
+        for seat, sign in ((0, 1.0), (1, -1.0)):
             hand = "+".join(state.hand(seat))
-            p, pv = out[seat].get(hand, (0.0, 0.0))
-            out[seat][hand] = (p + reach[v], pv + reach[v] * value[v] * (1 if seat == 0 else -1))
-    return {seat: {h: (p, pv / p) for h, (p, pv) in hands.items()} for seat, hands in out.items()}
+            p, pv, pb = out[seat].get(hand, (0.0, 0.0, 0.0))
+            out[seat][hand] = (p + reach[v], pv + reach[v] * value[v] * sign, pb + reach[v] * br[seat][1][v] * sign)
+    return ({seat: {h: (p, pv / p) for h, (p, pv, _) in hands.items()} for seat, hands in out.items()},
+            {seat: {h: pb / p for h, (p, _, pb) in hands.items()} for seat, hands in out.items()})

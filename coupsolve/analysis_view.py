@@ -30,7 +30,8 @@ def rate(x, made, width=7, reach=None) -> str:
 
 
 def table(a) -> str:
-    """The analysis ``a`` as text: claims, rates by turn and by influence, card choice, hand values."""
+    """The analysis ``a`` as text: claims, rates by turn and by influence, card choice, hand values
+    (each under the strategy and by the seat's best response)."""
     shown = a.shown_claims()
     lines = [f"game value: p0 {a.game_value[0]:+.4f}, p1 {a.game_value[1]:+.4f}", "",
              f"{'claim':<17}{'character':<18}{'made/game':>10}{'bluff':>11}{'challenged':>12}"
@@ -59,11 +60,15 @@ def table(a) -> str:
             lines += [f"    {c:<11}{100 * p:6.1f}%  strategy {a.choice_value[seat][c]:+.4f}  "
                       f"best response {br[c]:+.4f}  regret {best - br[c]:.4f}" for c, p in dist.items()]
     if a.hand_value:
-        lines += ["", "value by starting hand under the strategy (probability, value; hands reached under "
-                  "0.1% left out):"]
+        lines += ["", "value by starting hand (the cards at the first turn): probability under the strategy; "
+                  "value to the seat if it plays the strategy, if it best-responds to the opponent's "
+                  "strategy from the first turn on, and the gain (hands reached under 0.1% left out):"]
         for seat, hands in a.hand_value.items():
+            br = a.hand_best_response[seat]
             top = sorted(((h, pv) for h, pv in hands.items() if pv[0] >= 1e-3), key=lambda kv: -kv[1][1])
-            lines.append(f"  p{seat}: " + ", ".join(f"{h} {100 * p:.1f}% {v:+.3f}" for h, (p, v) in top))
+            lines.append(f"  p{seat}:")
+            lines += [f"    {h:<24}{100 * p:6.1f}%  strategy {v:+.4f}  best response {br[h]:+.4f}  "
+                      f"gain {br[h] - v:.4f}" for h, (p, v) in top]
     return "\n".join(lines)
 
 

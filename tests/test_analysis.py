@@ -165,3 +165,54 @@ def test_analysis_needs_the_context():
     bare = coupsolve.build_tree(Rules.two_player_selection(turn_limit=1))
     with pytest.raises(ValueError, match="context=True"):
         analyse(bare, bare.uniform_policy())
+
+
+def _hands_checked(a, seat, strict_equal=False):
+    """Every hand's best-response value is at least its value under the strategy (equal if
+    ``strict_equal``); returns the probability-weighted mean of the best-response values."""
+    for hand, (p, v) in a.hand_value[seat].items():
+        br = a.hand_best_response[seat][hand]
+        assert br >= v - 1e-12, (seat, hand, br, v)
+        if strict_equal:
+            assert br == pytest.approx(v, abs=1e-12), (seat, hand)
+    return sum(p * a.hand_best_response[seat][h] for h, (p, _) in a.hand_value[seat].items())
+
+
+@pytest.mark.parametrize("rules", [FOUR.replace(turn_limit=2), Rules.two_player_selection(turn_limit=1)],
+                         ids=str)
+def test_hand_values_by_best_response(rules, monkeypatch):
+    """A hand's best-response value is never below its value under the strategy, equal to it where the
+    strategy is a best response; their mean is the seat's best-response value (standard setup) or the
+    choice-weighted mean of the choices' best-response values (card selection); one best response a seat."""
+    import importlib
+
+    import solvers
+
+    B = importlib.import_module("solvers.best_response")  # the package's best_response is the function
+    coup_tree = coupsolve.build_coup_tree(rules)
+    tree = coup_tree.tree
+    sigma = solvers.solve(tree, iterations=5, progress=False).average_policy
+    calls = []
+    original = B.best_response
+    monkeypatch.setattr(B, "best_response", lambda *args: calls.append(args[2]) or original(*args))
+    a = analyse(coup_tree, sigma)
+    assert sorted(calls) == [0, 1]  # one best response for each seat, shared by the choice and the hands
+    gains = []
+    for seat in (0, 1):
+        mean = _hands_checked(a, seat)
+        best = original(tree, sigma, seat)
+        if rules.setup == "selection":
+            assert mean == pytest.approx(sum(a.choice[seat][c] * a.choice_best_response[seat][c]
+                                             for c in a.choice[seat]), abs=1e-9)
+            assert mean <= best.value + 1e-12
+        else:
+            assert mean == pytest.approx(best.value, abs=1e-9)
+        gains += [a.hand_best_response[seat][h] - v for h, (_, v) in a.hand_value[seat].items()]
+        # where the seat already plays a best response, every hand's two values agree and their mean is
+        # the best-response value
+        again = analyse(coup_tree, best.policy)
+        assert _hands_checked(again, seat, strict_equal=True) == pytest.approx(best.value, abs=1e-9)
+    assert max(gains) > 1e-3  # five iterations are far from a best response: the column tells them apart
+    data = a.to_dict()["hand_best_response"]
+    assert set(data) == {"0", "1"} and set(data["0"]) == set(a.hand_value[0])
+    assert "best response" in a.to_table().split("value by starting hand")[1]
