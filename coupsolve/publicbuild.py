@@ -49,6 +49,7 @@ import numpy as np
 from solvers.memory import check_fits, format_bytes
 from solvers.public import _DTYPES as _PUBLIC_DTYPES
 from solvers.public import PublicFlat, PublicTree, estimate_public_tree_bytes
+from solvers.public_rep import estimate_public_solve_bytes
 
 from . import engine as E
 from . import publicbuild_node as N
@@ -88,6 +89,12 @@ class PublicSize(NamedTuple):
         return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
                                            self.infosets, self.actions)
                 + _EXTRA_PER_INFOSET * self.infosets)
+
+    def peak_bytes(self, precision="float64", predictive=False) -> int:
+        """Peak bytes of a build and then a solve: the tree, plus the larger of the walk's pools (freed
+        after the fill) and the solve's working memory (:func:`solvers.public_rep.estimate_public_solve_bytes`)."""
+        solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
+        return self.tree_bytes() + max(self.work_bytes, solve)
 
     def describe(self) -> str:
         """One line of sizes (what ``coupsolve info`` prints)."""

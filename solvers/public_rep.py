@@ -26,7 +26,18 @@ from .memory import check_fits
 from .public import PublicTree
 from .representation import check_state, register
 
-__all__ = ["PublicTreeRep", "PublicState"]
+__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes"]
+
+
+def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False):
+    """Working memory (bytes, int) of a solve of a public tree of these sizes, before it is allocated
+    (module docstring)."""
+    real = 4 if precision == "float32" else 8
+    pred = 1 if predictive else 0
+    per_entry = real * (2 + pred) + (16 if real == 4 else 0)
+    per_action = 8 * (5 + pred) + 16  # the buffers, the average, the copies into a result
+    return per_entry * num_entries + per_action * num_actions
+
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
 #: region; below this the regions' start-up cost more than they save).
@@ -92,11 +103,8 @@ class PublicTreeRep:
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
         """Working memory of a solve of ``tree`` (bytes, int)."""
-        real = 4 if precision == "float32" else 8
-        pred = 1 if spec.predictive else 0
-        per_entry = real * (2 + pred) + (16 if real == 4 else 0)
-        per_action = 8 * (5 + pred) + 16  # the buffers, the average, the copies into a result
-        return per_entry * tree.num_entries + per_action * tree.num_actions
+        return estimate_public_solve_bytes(tree.num_entries, tree.num_actions, precision,
+                                           spec.predictive)
 
     @property
     def iterations(self):

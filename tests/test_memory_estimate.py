@@ -43,3 +43,48 @@ def test_estimate_within_a_quarter_of_the_measured_peak():
     predicted, measured = data["predicted"], data["measured"]
     assert measured > 0
     assert abs(predicted - measured) <= 0.25 * measured, data
+
+
+PUBLIC_SCRIPT = r"""
+import json, os, resource
+import solvers
+from coupsolve import Rules
+from coupsolve.publicbuild import build_public_tree, count_public_tree
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+
+small = Rules.two_player_selection(turn_limit=1)  # compile (or load) every kernel first
+solvers.solve(build_public_tree(small).tree, iterations=2, progress=False)
+base = status("VmRSS")
+try:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    reset = True
+except OSError:
+    reset = False
+rules = Rules.two_player_selection(turn_limit=2)
+size = count_public_tree(rules)
+predicted = size.peak_bytes()
+tree = build_public_tree(rules, size=size).tree
+solvers.solve(tree, iterations=2, progress=False)
+peak = status("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"predicted": predicted, "measured": peak - base, "reset": reset}))
+"""
+
+
+def test_public_tree_estimate_within_a_quarter_of_the_measured_peak():
+    """The public tree's count predicts the peak of its build and a solve, before anything is
+    allocated, as an upper bound: the walk's pools are counted at their allocated capacity (grown by
+    doubling, so up to half of a pool's pages may never be touched), so the prediction may exceed the
+    resident peak but must not fall below it, and stays within half again of it."""
+    out = subprocess.run([sys.executable, "-c", PUBLIC_SCRIPT], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    predicted, measured = data["predicted"], data["measured"]
+    assert measured > 0
+    assert measured <= predicted <= 1.5 * measured, data
