@@ -18,6 +18,7 @@ import solvers
 from coupsolve.publicbuild import build_public_tree
 from coupsolve.publicpolicy import PublicTreePolicy, sampled_value
 from solvers import Solver
+from solvers.best_response import best_response
 from test_public_coup import _history_infoset_hashes
 from test_solvers_public import ALGORITHMS, TIE
 
@@ -67,15 +68,21 @@ def test_iterates_equal_the_history_solver(pair, updates):
                                        rtol=0)
 
 
-def test_best_response_value_is_inside_the_sampled_interval():
-    rules = coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
-    coup_public = build_public_tree(rules)
+@pytest.mark.parametrize("turn_limit", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_best_response_value_is_inside_the_sampled_interval(turn_limit):
+    """At turn limit 2 the exact figure is also the history solver's: both must agree to 1e-9."""
+    history, coup_public, perm = _pair(turn_limit) if turn_limit > 1 else (None, None, None)
+    rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")
+    coup_public = coup_public or build_public_tree(rules)
     solver = Solver(coup_public.tree, "cfr+")
     solver.step(30)
     avg = solver.average_policy()
     game = coupsolve.load_game(rules)
     for player in (0, 1):
         value, br = solver.representation.best_response(avg, player)
+        if history is not None:
+            exact = best_response(history.tree, avg[perm], player).value
+            assert abs(exact - value) < 1e-9
         policies = [PublicTreePolicy(game, coup_public, br if q == player else avg) for q in (0, 1)]
         mean, half = sampled_value(game, policies, games=3000, seed=11 + player)
         mine = mean if player == 0 else -mean
