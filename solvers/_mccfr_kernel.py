@@ -42,8 +42,9 @@ two), one slot per information set: ``key`` (uint64, the first hash of the owner
 ``check`` (uint64, the second hash, compared on every hit so that a collision of the first is reported,
 not merged), ``offset`` (int64, -1 empty; the information set's first entry in the flat ``regret`` and
 ``average`` arrays, float64 each), ``nact`` (int32) and ``owner`` (int8): 29 bytes a slot and 16 an
-action. ``stats`` (int64, 6) holds the information sets and the actions in use, the finished iterations,
-the depth of an error, the room for actions (``regret``'s length) and the number of players. Kernels
+action. ``stats`` (int64, 7) holds the information sets and the actions in use, the finished iterations,
+the depth of an error, the room for actions (``regret``'s length), the number of players and the room
+for information sets (at most ``MAX_LOAD`` times the slots). Kernels
 return a status code, never raise.
 """
 
@@ -93,7 +94,7 @@ def lookup(table, stats, key, check, owner, k, insert):
     """The offset of the information set ``key`` (made when new and ``insert``); -1 - status if not.
 
     ``table`` is ``(key, check, offset, nact, owner)``; ``stats[0]``, ``stats[1]`` count the information
-    sets and actions in use, ``stats[4]`` bounds the latter.
+    sets and actions in use, ``stats[6]`` and ``stats[4]`` bound them.
     """
     keys, checks, offs, nacts, owners = table
     mask = keys.shape[0] - 1
@@ -108,7 +109,7 @@ def lookup(table, stats, key, check, owner, k, insert):
         j = (j + np.uint64(1)) & np.uint64(mask)
     if not insert:
         return -1
-    if stats[0] + 1 > MAX_LOAD * keys.shape[0] or stats[1] + k > stats[4]:
+    if stats[0] + 1 > stats[6] or stats[1] + k > stats[4]:
         return -1 - ERR_FULL
     keys[j] = key
     checks[j] = check

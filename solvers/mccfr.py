@@ -148,7 +148,7 @@ class MCCFRSolver:
         self._regret = np.zeros(max_actions, np.float64)
         self._avg = np.zeros(max_actions, np.float64)
         self._rng = np.array([self.seed], np.uint64)
-        self._stats = np.array([0, 0, 0, 0, max_actions, game.num_players], np.int64)
+        self._stats = np.array([0, 0, 0, 0, max_actions, game.num_players, max_infosets], np.int64)
         self.max_infosets, self.max_actions = max_infosets, max_actions
         self.seconds = 0.0
         self._broken = None

@@ -1,0 +1,263 @@
+"""External-sampling MCCFR (solvers.mccfr): Kuhn poker through the same kernels, Coup at any seats."""
+
+import numpy as np
+import pyspiel
+import pytest
+from numba import njit
+from open_spiel.python.algorithms import exploitability as os_exploitability
+from open_spiel.python.algorithms import external_sampling_mccfr as os_es
+
+import coupsolve
+import solvers
+from coupsolve.builder import HASH_MUL, HASH_SEED, _mix
+from coupsolve.sampling import sampling_game
+from solvers.mccfr import MCCFRSolver, SamplingGame, TableFull, bind, train
+from solvers.mccfr_policy import SampledPolicy, tree_policy
+
+# ---------------------------------------------------------------- Kuhn poker as a sampling game
+# state: [card of p0, card of p1, moves taken, move 1, move 2, move 3]; chance deals p0 then p1.
+
+
+@njit(cache=True)
+def _see(h, owner, private, public):
+    for p in range(h.shape[0]):
+        tok = private if p == owner or owner < 0 else public
+        h[p, 0] = _mix(h[p, 0], tok, HASH_MUL[0])
+        h[p, 1] = _mix(h[p, 1], tok, HASH_MUL[1])
+
+
+@njit(cache=True)
+def kuhn_init(P, s, h, W):
+    s[:] = -1
+    s[2] = 0
+    for p in range(2):
+        h[p, 0] = HASH_SEED[0] + np.uint64(p)
+        h[p, 1] = HASH_SEED[1] + np.uint64(p)
+
+
+@njit(cache=True)
+def _kuhn_over(s):
+    n = s[2]
+    if n < 2:
+        return False
+    last, prev = s[2 + n], s[1 + n]
+    return not (n == 2 and prev == 0 and last == 1)  # pass, bet: player 0 answers
+
+
+@njit(cache=True)
+def kuhn_player(P, s):
+    if s[1] < 0:
+        return -1
+    if _kuhn_over(s):
+        return -4
+    return s[2] % 2
+
+
+@njit(cache=True)
+def kuhn_moves(P, s, out, prob):
+    if s[1] < 0:
+        k = 0
+        for c in range(3):
+            if c != s[0]:
+                out[k] = c
+                k += 1
+        for j in range(k):
+            prob[j] = 1.0 / k
+        return k
+    out[0] = 0
+    out[1] = 1
+    return 2
+
+
+@njit(cache=True)
+def kuhn_step(P, s, h, a, W):
+    if s[0] < 0:
+        s[0] = a
+        _see(h, 0, 10 + a, 5)
+    elif s[1] < 0:
+        s[1] = a
+        _see(h, 1, 10 + a, 5)
+    else:
+        s[2] += 1
+        s[2 + s[2]] = a
+        _see(h, -1, 20 + a, 20 + a)
+
+
+@njit(cache=True)
+def kuhn_returns(P, s, ret):
+    n = s[2]
+    bets = 0
+    for t in range(n):
+        bets += s[3 + t]
+    last = s[2 + n]
+    if last == 0 and bets == 1:  # a fold: the last bettor wins the ante
+        winner = (n - 2) % 2
+        stake = 1.0
+    else:
+        winner = 0 if s[0] > s[1] else 1
+        stake = 1.0 + (1.0 if bets >= 1 else 0.0)
+    ret[winner] = stake
+    ret[1 - winner] = -stake
+
+
+def kuhn_game():
+    fns = (kuhn_init, kuhn_player, kuhn_moves, kuhn_step, kuhn_returns)
+    return SamplingGame(kernels=bind(fns), params=np.zeros(1, np.int32), scratch=(np.zeros(1, np.int32),),
+                        num_players=2, state_size=6, max_depth=5, max_moves=4, game_id="kuhn_poker()")
+
+
+@pytest.fixture(scope="module")
+def kuhn_tree():
+    return solvers.GameTree.from_openspiel("kuhn_poker")
+
+
+@pytest.fixture(scope="module")
+def tl1():
+    rules = coupsolve.Rules(turn_limit=1)
+    return rules, coupsolve.build_coup_tree(rules, context=False)
+
+
+# ---------------------------------------------------------------- Kuhn
+def test_kuhn_converges_like_openspiel(kuhn_tree):
+    uniform = solvers.exploitability(kuhn_tree, _uniform(kuhn_tree))
+    solver = MCCFRSolver(kuhn_game(), max_infosets=64, seed=3)
+    solver.step(20_000)
+    ours = tree_policy(solver, kuhn_tree)
+    mine = solvers.exploitability(kuhn_tree, ours)
+    game = pyspiel.load_game("kuhn_poker")
+    np.random.seed(3)
+    theirs = os_es.ExternalSamplingSolver(game)
+    for _ in range(1_000):
+        theirs.iteration()
+    other = os_exploitability.exploitability(game, theirs.average_policy())
+    assert uniform > 0.4
+    assert mine < 0.02 and other < 0.1, (mine, other)
+    assert solver.num_infosets == kuhn_tree.num_infosets == 12
+    # the average strategy's value approaches Kuhn's -1/18 for player 0
+    assert abs(solvers.expected_values(kuhn_tree, ours)[0] + 1 / 18) < 0.01
+
+
+def test_kuhn_openspiel_policy_equals_tree_policy(kuhn_tree):
+    solver = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1, regret="rm+", average="linear")
+    solver.step(500)
+    game = pyspiel.load_game("kuhn_poker")
+    exact = solvers.exploitability(kuhn_tree, tree_policy(solver, kuhn_tree))
+    assert abs(os_exploitability.exploitability(game, SampledPolicy(solver, game)) - exact) < 1e-12
+
+
+def _uniform(tree):
+    return np.repeat(1.0 / tree.infoset_num_actions, tree.infoset_num_actions)
+
+
+# ---------------------------------------------------------------- Coup, two players
+def test_coup_turn_limit_1_converges(tl1):
+    rules, tree = tl1[0], tl1[1].tree
+    solver = MCCFRSolver(sampling_game(rules), max_infosets=20_000, seed=7, regret="rm+",
+                         average="linear")
+    curve = []
+    for total in (100, 1_000, 10_000):
+        solver.step(total - solver.iterations)
+        curve.append(solvers.exploitability(tree, tree_policy(solver, tree)))
+    uniform = solvers.exploitability(tree, _uniform(tree))
+    assert curve[0] > curve[1] > curve[2], curve
+    assert curve[2] < 0.05 < uniform, (curve, uniform)
+    assert solver.num_infosets <= tree.num_infosets
+
+
+def test_coup_openspiel_policy_is_the_tree_policy(tl1):
+    rules, coup_tree = tl1
+    tree = coup_tree.tree
+    solver = MCCFRSolver(sampling_game(rules), max_infosets=20_000, seed=2)
+    solver.step(3_000)
+    flat = tree_policy(solver, tree)
+    policy = SampledPolicy(solver, coupsolve.load_game(rules))
+    uniform = flat == np.repeat(1.0 / tree.infoset_num_actions, tree.infoset_num_actions)
+    learnt = np.flatnonzero(~np.logical_and.reduceat(uniform, tree.infoset_offset))
+    assert len(learnt) > 100
+    rng = np.random.default_rng(0)
+    for i in np.concatenate([rng.choice(learnt, 40, replace=False),
+                             rng.choice(tree.num_infosets, 20, replace=False)]):
+        state = coup_tree.state_at(int(coup_tree.infoset_rep[i]))
+        o, m = tree.infoset_offset[i], tree.infoset_num_actions[i]
+        probs = policy.action_probabilities(state)
+        assert list(probs) == list(tree.infoset_actions[o:o + m])
+        assert np.array_equal(list(probs.values()), flat[o:o + m])
+
+
+@pytest.mark.slow
+def test_coup_openspiel_exploitability_equals_tree(tl1):
+    rules, tree = tl1[0], tl1[1].tree
+    solver = MCCFRSolver(sampling_game(rules), max_infosets=20_000, seed=2)
+    solver.step(300)
+    game = coupsolve.load_game(rules)
+    exact = solvers.exploitability(tree, tree_policy(solver, tree))
+    assert abs(os_exploitability.exploitability(game, SampledPolicy(solver, game)) - exact) < 1e-9
+
+
+# ---------------------------------------------------------------- determinism, checkpoints
+def _tables_equal(a, b):
+    ta, tb = a.table(), b.table()
+    return all(np.array_equal(ta[k], tb[k]) for k in ta)
+
+
+def test_same_seed_same_tables_other_seed_differs():
+    game = sampling_game(coupsolve.Rules(turn_limit=1))
+    a, b, c = (MCCFRSolver(game, max_infosets=20_000, seed=s) for s in (5, 5, 6))
+    a.step(200)
+    b.step(50)
+    b.step(150)  # chunks do not matter
+    c.step(200)
+    assert _tables_equal(a, b)
+    assert not _tables_equal(a, c)
+
+
+def test_checkpoint_resume_is_bit_identical(tmp_path):
+    game = sampling_game(coupsolve.Rules(turn_limit=1))
+    whole = MCCFRSolver(game, max_infosets=20_000, seed=9, regret="rm+", average="linear")
+    whole.step(300)
+    part = MCCFRSolver(game, max_infosets=20_000, seed=9, regret="rm+", average="linear")
+    assert not train(part, iterations=120, progress=False, checkpoint=tmp_path / "c.npz")
+    resumed = MCCFRSolver.load(tmp_path / "c.npz", game)
+    assert resumed.iterations == 120
+    train(resumed, iterations=300, progress=False)
+    assert _tables_equal(whole, resumed)
+    with pytest.raises(ValueError, match="checkpoint of game"):
+        MCCFRSolver.load(tmp_path / "c.npz", sampling_game(coupsolve.Rules(turn_limit=2)))
+
+
+# ---------------------------------------------------------------- three players
+def test_three_players_turn_limit_1():
+    game = sampling_game(coupsolve.Rules(players=3, turn_limit=1))
+    solver = MCCFRSolver(game, max_infosets=200_000, seed=4)
+    solver.step(300)  # a collision would raise
+    t = solver.table()
+    assert solver.num_infosets > 1000 and set(np.unique(t["owner"])) == {0, 1, 2}
+    sums = np.add.reduceat(t["average"], t["offset"])
+    visited = sums > 0
+    assert visited.sum() > 100
+    # every visited information set's average strategy is a distribution
+    probs = t["average"] / np.repeat(np.where(visited, sums, 1.0), t["num_actions"])
+    assert np.all(probs >= 0)
+    assert np.allclose(np.add.reduceat(probs, t["offset"])[visited], 1.0)
+    assert len(np.unique(t["key"])) == len(t["key"])
+    assert np.array_equal(solver.find(t["key"], t["check"], t["owner"], t["num_actions"]), t["offset"])
+
+
+# ---------------------------------------------------------------- bad input, full table
+def test_table_that_cannot_fit_is_refused_before_allocation():
+    game = sampling_game(coupsolve.Rules(turn_limit=1))
+    with pytest.raises(MemoryError, match=r"needs an estimated .* but only .* available"):
+        MCCFRSolver(game, max_infosets=10**15)
+    with pytest.raises(ValueError, match="regret must be one of"):
+        MCCFRSolver(game, regret="cfr+")
+    with pytest.raises(TypeError, match="SamplingGame"):
+        MCCFRSolver(coupsolve.Rules())
+
+
+def test_full_table_stops_cleanly():
+    solver = MCCFRSolver(sampling_game(coupsolve.Rules(turn_limit=1)), max_infosets=50, seed=1)
+    with pytest.raises(TableFull, match="table is full"):
+        solver.step(1_000)
+    assert solver.num_infosets <= 50
+    with pytest.raises(RuntimeError, match="cannot continue"):
+        solver.step(1)
