@@ -138,6 +138,10 @@ def _add_rules_args(p):
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="memory the tree and the solve may take, e.g. 4GiB; the count stops as soon "
                         "as the tree is known to need more (default: the memory available now)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="count the tree afresh: no size from the table of known sizes or from the cache of "
+                        "earlier counts (kept in $COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or "
+                        "~/.cache/coupsolve), and none cached")
 
 
 def _add_solve_args(p):

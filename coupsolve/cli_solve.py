@@ -2,9 +2,11 @@
 
 The order of a solve: check every output and the stopping rule, then (saying so before each long step)
 compile, count the tree once with a budget of histories (so a tree that cannot fit is refused within
-seconds of passing the budget, not after the whole count), refuse it if its estimated peak does not
-fit, build it from that count (:func:`pick_tree`, the one place that chooses what to build), solve it
-with checkpoints, then write the strategy, the analysis, the plot and the JSON report.
+seconds of passing the budget, not after the whole count; a size known already, from the cache of
+earlier counts or the table packaged with coupsolve, answers at once: :mod:`coupsolve.sizecache`),
+refuse it if its estimated peak does not fit, build it from that count (:func:`pick_tree`, the one
+place that chooses what to build), solve it with checkpoints, then write the strategy, the analysis,
+the plot and the JSON report.
 """
 
 from __future__ import annotations
@@ -46,8 +48,58 @@ def compile_needed() -> bool:
     return not (cache is not None and os.path.exists(getattr(cache, "_index_path", "")))
 
 
-def measure(rules, args, out):
-    """Count the tree of ``rules`` within the memory budget and print its size and memory.
+def say_compiling(out):
+    """Say so before the tree builder's kernel is compiled (by a count, or by a build from a cached one)."""
+    if compile_needed():
+        print("compiling the tree builder (first run only, about a minute) ...", file=out, flush=True)
+
+
+def _too_large(at_least, budget, what, source):
+    from .treesize import MIN_BYTES_PER_HISTORY as least
+
+    return CliError(f"the tree has more than {at_least - 1:,} histories ({source}), so it needs more than "
+                    f"{_fmt(at_least * least)} (at least {least} bytes a history), more than the "
+                    f"{_fmt(budget)} {what}; try a lower --turn-limit")
+
+
+def _count(rules, max_nodes, cache, out):
+    """Count the tree of ``rules`` with a budget of ``max_nodes`` histories (None: none), saying so first;
+    the count, or the lower bound its budget proved (``TreeTooLarge``), goes into the cache if ``cache``."""
+    from . import sizecache
+    from .builder import count_tree
+    from .treesize import TreeTooLarge
+
+    say_compiling(out)
+    print("counting the histories (Ctrl-C stops) ...", file=out, flush=True)
+    report = _every(5.0, lambda n: n and print(f"  {n:,} histories so far", file=out, flush=True))
+    try:
+        size = count_tree(rules, max_nodes=max_nodes, progress=report)
+    except TreeTooLarge as e:
+        if cache:
+            sizecache.remember(rules, at_least=e.at_least)
+        raise
+    if cache:
+        sizecache.remember(rules, size)
+    return size
+
+
+def _where(source, size):
+    from . import sizecache
+
+    return {sizecache.COUNTED: f"counted in {size.seconds:.1f} s",
+            sizecache.CACHED: f"a cached count (counted in {size.seconds:.1f} s on an earlier run)",
+            sizecache.KNOWN: "a known size, packaged with coupsolve"}[source]
+
+
+def measure(rules, args, out, build=False):
+    """Size the tree of ``rules`` within the memory budget and print its size and memory.
+
+    A size known without counting (:mod:`coupsolve.sizecache`: a cached count, or the table of known
+    sizes) answers at once, unless ``--no-cache``: a tree known to have more histories than the budget
+    holds is refused before anything is counted. Otherwise the tree is counted with a budget, and the
+    count (or the bound it proved) cached. With ``build``, the size returned is one the tree may be
+    built from: a count of this very code (a cached or a fresh one), a known size of the table only
+    when it does not fit (the caller then refuses it).
 
     Returns
     -------
@@ -55,29 +107,31 @@ def measure(rules, args, out):
     """
     from solvers.memory import available_bytes
 
-    from .builder import count_tree
+    from . import sizecache
     from .treesize import MIN_BYTES_PER_HISTORY, TreeTooLarge, estimate_peak_bytes
 
     budget = args.max_memory or available_bytes()
     what = "--max-memory" if args.max_memory else "available"
-    print(f"rules: {rules}", file=out)
-    if compile_needed():
-        print("compiling the tree builder (first run only, about a minute) ...", file=out, flush=True)
-    print("counting the histories (Ctrl-C stops) ...", file=out, flush=True)
-    report = _every(5.0, lambda n: n and print(f"  {n:,} histories so far", file=out, flush=True))
-    try:
-        size = count_tree(rules, max_nodes=None if budget is None else budget // MIN_BYTES_PER_HISTORY,
-                          progress=report)
-    except TreeTooLarge as e:
-        raise CliError(f"the tree has more than {e.at_least - 1:,} histories, so it needs more than "
-                       f"{_fmt(e.at_least * MIN_BYTES_PER_HISTORY)} (at least {MIN_BYTES_PER_HISTORY} "
-                       f"bytes a history), more than the {_fmt(budget)} {what}; try a lower "
-                       "--turn-limit") from None
+    max_nodes = None if budget is None else budget // MIN_BYTES_PER_HISTORY
     options = {k: getattr(args, k) for k in ("precision", "updates", "threads") if hasattr(args, k)}
-    predictive = getattr(args, "algorithm", "") == "pcfr+"
-    need = estimate_peak_bytes(size, predictive=predictive, **options)
-    print(f"tree: {size.nodes:,} histories ({size.decision_nodes:,} decisions) in {len(size.levels)} "
-          f"levels, about {size.infosets:,} information sets, counted in {size.seconds:.1f} s; memory: "
+    options["predictive"] = getattr(args, "algorithm", "") == "pcfr+"
+    cache = not getattr(args, "no_cache", False)
+    print(f"rules: {rules}", file=out)
+    known = sizecache.lookup(rules, cache)
+    size, source = (None, None) if known is None else (known.size, known.source)
+    if size is None and source is not None and max_nodes is not None and known.at_least > max_nodes:
+        raise _too_large(known.at_least, budget, what, source)
+    if build and size is not None and source == sizecache.KNOWN and (
+            budget is None or estimate_peak_bytes(size, **options)[2] <= budget):
+        size = None  # it fits: built only from a count of this very code
+    if size is None:
+        try:
+            size, source = _count(rules, max_nodes, cache, out), sizecache.COUNTED
+        except TreeTooLarge as e:
+            raise _too_large(e.at_least, budget, what, "counted") from None
+    need = estimate_peak_bytes(size, **options)
+    print(f"tree ({_where(source, size)}): {size.nodes:,} histories ({size.decision_nodes:,} decisions) "
+          f"in {len(size.levels)} levels, about {size.infosets:,} information sets; memory: "
           f"about {_fmt(need[0])} to build the tree, {_fmt(need[1])} for the solve, {_fmt(need[2])} at "
           "the peak", file=out)
     if budget is not None:
@@ -99,6 +153,7 @@ def pick_tree(rules, size, out):
     """
     from .couptree import build_coup_tree
 
+    say_compiling(out)
     print("building the tree (Ctrl-C stops) ...", file=out, flush=True)
     report = _every(5.0, lambda done, total: print(f"  {100 * done / total:.0f}% built", file=out,
                                                    flush=True))
@@ -147,7 +202,7 @@ def cmd_solve(args) -> int:
     human = sys.stderr if args.json == "-" else sys.stdout
     iterations, target = stopping_rule(args, rules, human)
     resumed = _resume_check(args, rules)
-    size, need, budget = measure(rules, args, human)
+    size, need, budget = measure(rules, args, human, build=True)
     if budget is not None and need[2] > budget:
         raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the {_fmt(budget)} "
                        "of memory; try a lower --turn-limit")

@@ -6,6 +6,13 @@ import pytest
 from solvers import GameTree
 
 
+@pytest.fixture(autouse=True)
+def _size_cache_of_the_test(tmp_path, monkeypatch):
+    """coupsolve's cache of tree counts (coupsolve.sizecache) in the test's own folder, never the user's,
+    and empty at the start of every test (subprocesses inherit it)."""
+    monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path / "coupsolve-cache"))
+
+
 def _game_and_tree(game_string):
     game = pyspiel.load_game(game_string)
     return game, GameTree.from_openspiel(game)

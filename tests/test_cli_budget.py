@@ -1,5 +1,6 @@
 """Counting on a budget and stopping long compiled passes: a tree too big for memory is refused as soon
-as the count passes the budget ("more than N"), and Ctrl-C stops the count and the fill."""
+as the count passes the budget ("more than N"), or at once when its size is known (the packaged table,
+the cache of earlier counts); a tree is counted once; Ctrl-C stops the count and the fill."""
 
 import os
 import signal
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import coupsolve.builder as builder
-from coupsolve import Rules, count_tree
+from coupsolve import Rules, count_tree, sizecache
 from coupsolve.cli import main
 from coupsolve.treesize import MIN_BYTES_PER_HISTORY, TreeTooLarge
 
@@ -33,7 +34,7 @@ def test_info_counts_once_and_reports_the_estimates(capsys, monkeypatch):
     calls = []
     original = builder.count_tree
     monkeypatch.setattr(builder, "count_tree", lambda *a, **k: calls.append(1) or original(*a, **k))
-    assert main(["info", "--turn-limit", "1"]) == 0
+    assert main(["info", "--turn-limit", "1", "--no-cache"]) == 0  # else the table of known sizes answers
     out = capsys.readouterr().out
     assert calls == [1]
     assert "information sets" in out and "at the peak" in out
@@ -76,3 +77,74 @@ def test_ctrl_c_where_the_main_thread_waits_stops_the_count():
     with pytest.raises(KeyboardInterrupt):
         count_tree(Rules.two_player_selection(turn_limit=1000), max_nodes=200_000_000, progress=progress)
     assert len(calls) == 1
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("counted although the size was known")
+
+
+def _counted(monkeypatch):
+    """count_tree recording its calls."""
+    calls, original = [], builder.count_tree
+    monkeypatch.setattr(builder, "count_tree", lambda *a, **k: calls.append(1) or original(*a, **k))
+    return calls
+
+
+@pytest.mark.parametrize("preset", ["two-player-selection", "two-player-standard"])
+def test_turn_limit_4_is_refused_without_counting(preset, capsys, monkeypatch):
+    """With 24 GiB available (the default budget), the table of known sizes refuses turn limit 4 at
+    once: the selection preset's exact size by its peak, the standard one's lower bound by the budget."""
+    import solvers.memory
+
+    monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 24 * 2**30)
+    monkeypatch.setattr(builder, "count_tree", _refuse)
+    assert main(["solve", "--preset", preset, "--turn-limit", "4"]) == 2
+    captured = capsys.readouterr()
+    assert "counting" not in captured.out and "known size" in captured.out + captured.err
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and "24.00 GiB" in err and "try a lower --turn-limit" in err
+    code = main(["info", "--preset", preset, "--turn-limit", "4"])
+    out = capsys.readouterr().out
+    assert code == 0 and "does NOT fit" in out if preset == "two-player-selection" else code == 2
+
+
+def test_a_solve_counts_once_across_runs(capsys, monkeypatch):
+    """The table knows turn limit 1, but a tree is built only from a count of this very code: the first
+    solve counts (and caches the count), the second builds from the cached count."""
+    calls = _counted(monkeypatch)
+    argv = ["solve", "--turn-limit", "1", "--iterations", "2", "--no-progress"]
+    assert main(argv) == 0
+    assert calls == [1] and "tree (counted in" in capsys.readouterr().out
+    assert main(argv) == 0
+    assert calls == [1] and "tree (a cached count" in capsys.readouterr().out
+    assert main(["info", "--turn-limit", "1", "--no-cache"]) == 0 and calls == [1, 1]  # bypassed
+
+
+def test_a_proved_bound_refuses_a_smaller_budget_at_once(capsys, monkeypatch):
+    calls = _counted(monkeypatch)
+    argv = ["info", "--turn-limit", "1000", "--max-memory", "64MiB"]
+    assert main(argv) == 2 and calls == [1]
+    assert "(counted)" in capsys.readouterr().err
+    assert main(argv) == 2 and calls == [1]  # the cached bound answered
+    captured = capsys.readouterr()
+    assert "counting" not in captured.out and "(cached count)" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1
+    before = open(sizecache.cache_path()).read()
+    assert main(argv + ["--no-cache"]) == 2 and calls == [1, 1]  # counted afresh, nothing cached
+    assert open(sizecache.cache_path()).read() == before
+    assert main(["info", "--turn-limit", "1000", "--max-memory", "128MiB"]) == 2 and calls == [1, 1, 1]
+
+
+def test_a_corrupt_cache_is_ignored_with_one_line(capsys, monkeypatch):
+    import os
+
+    calls = _counted(monkeypatch)
+    os.makedirs(os.path.dirname(sizecache.cache_path()))
+    with open(sizecache.cache_path(), "wb") as f:
+        f.write(b"\x00half a file")
+    assert main(["info", "--turn-limit", "1", "--rule", "challenge_bounty=1"]) == 0 and calls == [1]
+    captured = capsys.readouterr()
+    assert "tree (counted in" in captured.out
+    assert len(captured.err.strip().splitlines()) == 1 and "ignoring the size cache" in captured.err
+    assert main(["info", "--turn-limit", "1", "--rule", "challenge_bounty=1"]) == 0 and calls == [1]
+    assert "a cached count" in capsys.readouterr().out  # the corrupt file was replaced by a good one

@@ -1,0 +1,111 @@
+"""Tree sizes known without counting (coupsolve.sizecache): every entry of the packaged table recounted,
+the cache of counts keyed by the exact rules and this very code, written atomically, a bad file ignored
+with one line."""
+
+import json
+from importlib import resources
+
+import pytest
+
+from coupsolve import Rules, count_tree, load_game, sizecache
+from coupsolve.couptree import rules_game_id
+from coupsolve.treesize import TreeTooLarge
+
+TABLE = json.loads((resources.files("coupsolve") / "known_sizes.json").read_text(encoding="utf-8"))
+CHEAP = 20_000_000  # histories a default-run recount may walk (turn limit 2: seconds)
+PRESETS = [Rules.two_player_selection, lambda **kw: Rules.standard(players=2, **kw)]
+
+
+def _entries():
+    for game_id, entry in sorted(TABLE["sizes"].items()):
+        slow = entry.get("nodes", entry.get("at_least")) > CHEAP
+        rules = load_game(game_id).rules
+        yield pytest.param(game_id, entry, id=str(rules), marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("game_id,entry", list(_entries()))
+def test_each_known_size_is_recounted(game_id, entry):
+    rules = load_game(game_id).rules
+    assert rules_game_id(rules) == game_id  # the key is these rules' game id as this version writes it
+    if "at_least" in entry:  # a lower bound: a count on a budget just below it stops
+        with pytest.raises(TreeTooLarge):
+            count_tree(rules, max_nodes=entry["at_least"] - 1)
+        return
+    counted = sizecache.entry_of(count_tree(rules))
+    assert {k: v for k, v in counted.items() if k != "seconds"} == {k: v for k, v in entry.items()
+                                                                    if k != "seconds"}
+
+
+def test_the_table_covers_the_presets_and_the_payoff_keeps_the_shape():
+    assert TABLE["stamp"] == {"layout": sizecache.COUNT_LAYOUT}
+    for make in PRESETS:
+        for turn_limit in (1, 2, 3, 4):
+            sizes = [sizecache.lookup(make(turn_limit=turn_limit, limit_payoff=p)) for p in ("draw", "influence")]
+            assert all(k is not None and k.source == sizecache.KNOWN for k in sizes)
+            assert sizes[0].at_least == sizes[1].at_least
+    # the card-selection preset at turn limit 4, as counted in issue 11
+    tl4 = sizecache.lookup(Rules.two_player_selection(turn_limit=4)).size
+    assert (tl4.nodes, tl4.decision_nodes) == (3_049_696_500, 1_001_496_498)
+
+
+def test_a_count_is_cached_for_its_exact_rules_only(tmp_path):
+    rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
+    assert sizecache.lookup(rules) is None
+    size = count_tree(rules)
+    sizecache.remember(rules, size)
+    again = sizecache.lookup(rules)
+    assert again.source == sizecache.CACHED and again.size.rules == rules
+    assert sizecache.entry_of(again.size) == sizecache.entry_of(size)
+    assert sizecache.lookup(rules.replace(limit_payoff="influence")) is None  # other rules, same shape
+    text = open(sizecache.cache_path(), encoding="utf-8").read()
+    assert list(json.loads(text)["sizes"]) == [rules_game_id(rules)]
+    assert str(tmp_path) not in text and "/" not in text.replace(rules_game_id(rules), "")  # no paths
+
+
+def test_bounds_grow_and_never_replace_a_count():
+    rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
+    sizecache.remember(rules, at_least=1000)
+    sizecache.remember(rules, at_least=500)
+    assert sizecache.lookup(rules) == (None, 1000, sizecache.CACHED)
+    sizecache.remember(rules, count_tree(rules))
+    sizecache.remember(rules, at_least=10**9)
+    assert sizecache.lookup(rules).size is not None
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps([1, 2]), json.dumps({"format": "other"}),
+                                     json.dumps({"format": sizecache.FORMAT, "stamp": "x", "sizes": 3})])
+def test_a_corrupt_or_foreign_cache_is_ignored_with_one_line(content, capsys):
+    import os
+
+    rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
+    os.makedirs(os.path.dirname(sizecache.cache_path()))
+    with open(sizecache.cache_path(), "w", encoding="utf-8") as f:
+        f.write(content)
+    assert sizecache.lookup(rules) is None
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "ignoring the size cache" in err
+    sizecache.remember(rules, at_least=7)  # written over
+    assert sizecache.lookup(rules).at_least == 7
+
+
+def test_a_malformed_entry_or_another_stamp_is_not_used(capsys):
+    rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
+    sizecache.remember(rules, count_tree(rules))
+    path = sizecache.cache_path()
+    data = json.load(open(path, encoding="utf-8"))
+    data["sizes"][rules_game_id(rules)]["levels"][0] += 1  # the levels no longer add up
+    json.dump(data, open(path, "w", encoding="utf-8"))
+    assert sizecache.lookup(rules) is None
+    assert "ignoring the entry" in capsys.readouterr().err
+    data["stamp"]["sources"] = "another checkout"
+    json.dump(data, open(path, "w", encoding="utf-8"))
+    assert sizecache.lookup(rules) is None and capsys.readouterr().err == ""  # silently another code's
+
+
+def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("COUPSOLVE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert sizecache.cache_path() == str(tmp_path / "xdg" / "coupsolve" / "tree-sizes.json")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert sizecache.cache_path() == str(tmp_path / "home" / ".cache" / "coupsolve" / "tree-sizes.json")
