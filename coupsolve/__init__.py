@@ -19,7 +19,8 @@ from .rules import CHARACTERS, Rules
 from .game import CoupGame, CoupState, load_game
 from .builder import TreeSize, count_tree
 from .couptree import CoupTree, build_coup_tree, build_tree
+from .sampling import sampling_game  # Coup for solvers.MCCFRSolver
 
 __all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game", "build_tree", "build_coup_tree",
-           "CoupTree", "TreeSize", "count_tree"]
+           "CoupTree", "TreeSize", "count_tree", "sampling_game"]
 __version__ = "0.1.0"

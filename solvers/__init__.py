@@ -70,6 +70,7 @@ from .cfr import solve
 from .evaluate import reach_and_values
 from .kinds import CHANCE, DECISION, TERMINAL
 from .memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
+from .mccfr import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCCFR (solvers/mccfr.py)
 from .public import PublicTree
 from .public_rep import PublicTreeRep
 from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
@@ -105,3 +106,4 @@ __all__ = [
     "solve",
     "to_openspiel_policy",
 ]
+__all__ += ["MCCFRSolver", "SamplingGame", "TableFull"]

@@ -195,7 +195,8 @@ class MCCFRSolver:
             self._broken = (f"the information-set table is full ({self.num_infosets:,} information sets "
                             f"of room for {self.max_infosets:,}, {int(self._stats[1]):,} actions of "
                             f"{self.max_actions:,}) after {self.iterations:,} finished iterations; "
-                            f"the table would need more than {format_bytes(self.bytes)}")
+                            f"it takes {format_bytes(self.bytes)}: give more room with max_infosets "
+                            f"and max_actions")
             raise TableFull(self._broken)
         self._broken = (f"{_ERRORS.get(status, f'status {status}')} at depth {int(self._stats[3])} "
                         f"of game {self.game.game_id!r}")

@@ -113,7 +113,7 @@ def kuhn_tree():
 
 @pytest.fixture(scope="module")
 def tl1():
-    rules = coupsolve.Rules(turn_limit=1)
+    rules = coupsolve.Rules(turn_limit=1, limit_payoff="influence")  # under 'draw' nearly anything is exact
     return rules, coupsolve.build_coup_tree(rules, context=False)
 
 
@@ -152,8 +152,7 @@ def _uniform(tree):
 # ---------------------------------------------------------------- Coup, two players
 def test_coup_turn_limit_1_converges(tl1):
     rules, tree = tl1[0], tl1[1].tree
-    solver = MCCFRSolver(sampling_game(rules), max_infosets=20_000, seed=7, regret="rm+",
-                         average="linear")
+    solver = MCCFRSolver(sampling_game(rules), max_infosets=20_000, seed=7)
     curve = []
     for total in (100, 1_000, 10_000):
         solver.step(total - solver.iterations)
@@ -173,7 +172,7 @@ def test_coup_openspiel_policy_is_the_tree_policy(tl1):
     policy = SampledPolicy(solver, coupsolve.load_game(rules))
     uniform = flat == np.repeat(1.0 / tree.infoset_num_actions, tree.infoset_num_actions)
     learnt = np.flatnonzero(~np.logical_and.reduceat(uniform, tree.infoset_offset))
-    assert len(learnt) > 100
+    assert len(learnt) > 50
     rng = np.random.default_rng(0)
     for i in np.concatenate([rng.choice(learnt, 40, replace=False),
                              rng.choice(tree.num_infosets, 20, replace=False)]):
@@ -261,3 +260,25 @@ def test_full_table_stops_cleanly():
     assert solver.num_infosets <= 50
     with pytest.raises(RuntimeError, match="cannot continue"):
         solver.step(1)
+
+
+def test_ctrl_c_keeps_every_finished_iteration(tmp_path):
+    game = sampling_game(coupsolve.Rules(turn_limit=1))
+
+    class Interrupted(MCCFRSolver):
+        def step(self, count=1):  # Ctrl-C arriving while the third chunk runs: it still finishes
+            elapsed = super().step(count)
+            self.calls = getattr(self, "calls", 0) + 1
+            if self.calls == 3:
+                raise KeyboardInterrupt
+            return elapsed
+
+    solver = Interrupted(game, max_infosets=20_000, seed=11)
+    assert train(solver, iterations=10_000, progress=False, checkpoint=tmp_path / "c.npz")
+    done = solver.iterations
+    assert 3 <= done < 10_000
+    resumed = MCCFRSolver.load(tmp_path / "c.npz", game)
+    assert resumed.iterations == done
+    whole = MCCFRSolver(game, max_infosets=20_000, seed=11)
+    whole.step(done)
+    assert _tables_equal(whole, resumed)
