@@ -62,6 +62,7 @@ __all__ = ["PublicSize", "CoupPublicTree", "count_public_tree", "build_public_tr
            "sequence_hashes"]
 
 _EXTRA_PER_INFOSET = 8 + 4  # infoset_hash (uint64) and infoset_context (CTX_DTYPE)
+_EXTRA_PER_ENTRY = 2  # entry_hand (uint16)
 _FIRST_BUDGET = 64  # public nodes in the first chunk; then sized to take about a quarter second
 
 
@@ -88,7 +89,7 @@ class PublicSize(NamedTuple):
         """Bytes of the :class:`CoupPublicTree` (the public tree and the information-set extras)."""
         return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
                                            self.infosets, self.actions)
-                + _EXTRA_PER_INFOSET * self.infosets)
+                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
         """Peak bytes of a build and then a solve: the tree, plus the larger of the walk's pools (freed
@@ -116,6 +117,12 @@ class CoupPublicTree(NamedTuple):
         The first token hash of each information set (:func:`sequence_hashes`, ``[player, 0]``).
     infoset_context : ndarray, uint32 (``tables.CTX_DTYPE``), shape (num_infosets,)
         The packed decision context of each (``coupsolve.engine.node_context``).
+    entry_hand : ndarray, uint16, shape (num_entries,)
+        The face-down cards of each entry's player at its node, 3 bits per character
+        (:func:`coupsolve.publicbuild_walk.pack_hand`), as the first history of the entry has them
+        (all its histories hold the same cards: they are its player's private state). Only for the
+        analysis, which needs the hands of players who do not decide (a claimant facing a
+        challenge, both seats' hands at the first turn).
     rules : Rules
     build_info : dict
         ``count_seconds``, ``fill_seconds``, ``bytes``, ``work_bytes``.
@@ -124,6 +131,7 @@ class CoupPublicTree(NamedTuple):
     tree: PublicTree
     infoset_hash: np.ndarray
     infoset_context: np.ndarray
+    entry_hand: np.ndarray
     rules: Rules
     build_info: dict
 
@@ -131,7 +139,8 @@ class CoupPublicTree(NamedTuple):
 # The arrays the fill writes: the ``solvers.public`` layout (but ``level_start``, from the count) and
 # the information-set extras, as one named tuple the kernels take.
 _OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items() if k != "level_start"}
-_OUT_DTYPES.update(infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE)
+_OUT_DTYPES.update(infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
+                   entry_hand=np.uint16)
 PublicOut = namedtuple("PublicOut", list(_OUT_DTYPES))
 
 
@@ -140,8 +149,8 @@ def _out(size=None):
     if size is None:
         return PublicOut(**{k: np.zeros(0, dt) for k, dt in _OUT_DTYPES.items()})
     length = dict.fromkeys(_OUT_DTYPES, size.nodes)
-    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_row", "entry_infoset"),
-                                size.entries))
+    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_row", "entry_infoset",
+                                 "entry_hand"), size.entries))
     length.update({k: size.infosets for k in _OUT_DTYPES if k.startswith("infoset_")})
     length.update(entry_start=size.nodes + 1, matrix_start=size.matrices + 1,
                   matrix_cols=size.matrices, matrix_data=size.cells, infoset_actions=size.actions)
@@ -315,8 +324,9 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     tree = PublicTree(rules_game_id(rules), infoset_actions=out.infoset_actions,
                       level_start=level_start, **arrays)
     info = dict(count_seconds=size.seconds, fill_seconds=seconds, bytes=tree.nbytes
-                + out.infoset_hash.nbytes + out.infoset_context.nbytes, work_bytes=_work_bytes(W))
-    return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, rules, info)
+                + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes,
+                work_bytes=_work_bytes(W))
+    return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, out.entry_hand, rules, info)
 
 
 def sequence_hashes(rules: Rules, actions, by_index: bool = False) -> np.ndarray:

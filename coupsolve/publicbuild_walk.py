@@ -30,6 +30,16 @@ from .publicbuild_node import (DONE, F_ANCHOR, F_BASE, F_CHILD0, F_CPLO, F_ELO, 
                                _weights)
 
 
+@njit(cache=True, inline="always")
+def pack_hand(s, p):
+    """Seat ``p``'s face-down cards in state ``s``: 3 bits per character, character ``c`` at bit
+    ``3 c`` (at most 4 copies of one character: two held and two drawn in an Exchange)."""
+    code = 0
+    for c in range(E.NCH):
+        code |= s[E.S_HAND + E.NCH * p + c] << (3 * c)
+    return code
+
+
 @njit(cache=True)
 def _commit(W, O, G, d, fill):
     """Count the node at depth ``d`` and, with ``fill``, write it, its entries and its information
@@ -50,6 +60,8 @@ def _commit(W, O, G, d, fill):
         eo = W.free_ent[d]
         O.entry_start[v] = eo
         for e in range(n0 + n1):
+            srow = F[d, F_SLO] + W.e_first[elo + e] - F[d, F_OLO]
+            O.entry_hand[eo + e] = pack_hand(W.st[srow], 0 if e < n0 else 1)
             O.entry_parent[eo + e] = W.e_par[elo + e]
             O.entry_slot[eo + e] = W.e_slot[elo + e]
             O.entry_row[eo + e] = W.e_row[elo + e]

@@ -152,8 +152,9 @@ class SolveResult:
         meta = dict(game_id=self.game_id, algorithm=self.algorithm, iterations=int(self.iterations),
                     seed=int(self.seed), seconds=float(self.seconds),
                     interrupted=bool(self.interrupted), options=dict(self.options))
-        if self.tree is not None and hasattr(self.tree, "payoff"):
+        if self.tree is not None and (hasattr(self.tree, "payoff") or hasattr(self.tree, "DIGEST_FIELDS")):
             meta["tree_digest"] = tree_digest(self.tree)
+            meta["tree_type"] = type(self.tree).__name__
         write_durably(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
 
     @classmethod
@@ -163,15 +164,18 @@ class SolveResult:
         Parameters
         ----------
         path : str or os.PathLike
-        tree : GameTree, optional
-            If given, the file must be for the same game and infoset layout
-            (``ValueError`` otherwise) and the result is attached to it.
+        tree : GameTree or PublicTree, optional
+            If given, the file must be for the same game, infoset layout, tree type and tree
+            digest (``ValueError`` otherwise) and the result is attached to it.
         """
         meta, arrays = _npz.load(path, _KIND)
         missing = [name for name in _ARRAYS if name not in arrays]
         if missing:
             raise ValueError(f"{path} lacks arrays {missing}")
         if tree is not None:
+            kind = meta.get("tree_type", type(tree).__name__)
+            if kind != type(tree).__name__:
+                raise ValueError(f"{path} was solved on a {kind}, not on a {type(tree).__name__}")
             _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"],
                               arrays["infoset_actions"], path)
             check_digest(tree, meta.get("tree_digest"), path)

@@ -108,6 +108,20 @@ def test_checkpoint_resume_continues_bit_for_bit(leduc, tmp_path):
     assert np.array_equal(s.current_policy(), r.current_policy())
 
 
+def test_strategy_files_record_the_public_tree(kuhn, leduc, tmp_path):
+    """A strategy solved on a public tree is read back only onto that public tree: its digest and its
+    tree type are recorded (a history tree of the same layout is refused)."""
+    _, tree, public = kuhn
+    path = os.fspath(tmp_path / "s.npz")
+    result = solvers.solve(public, iterations=5, progress=False)
+    result.save(path)
+    back = solvers.SolveResult.load(path, tree=public)
+    assert np.array_equal(back.average_policy, result.average_policy)
+    with pytest.raises(ValueError, match="PublicTree, not on a GameTree"):
+        solvers.SolveResult.load(path, tree=tree)
+    assert solvers.SolveResult.load(path).tree is None  # readable without a tree
+
+
 def test_sizes_are_those_of_the_game(kuhn, leduc):
     for _, tree, public in (kuhn, leduc):
         assert public.num_infosets == tree.num_infosets
