@@ -194,11 +194,11 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
         sizes[key] = {"at_least": int(at_least)}
     text = json.dumps({"format": FORMAT, "stamp": stamp, "sizes": sizes}, indent=1, sort_keys=True)
     try:
-        from solvers._npz import write_durably
+        from solvers._npz import replace_durably
 
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_durably(path, lambda handle: handle.write(text.encode("utf-8") + b"\n"),
-                      staged=f"{path}.{os.getpid()}.tmp")
+        replace_durably(path, lambda handle: handle.write(text.encode("utf-8") + b"\n"),
+                        staged=f"{path}.{os.getpid()}.tmp")
     except OSError as e:
         _warn(f"could not write the size cache {path} ({e})")
 

@@ -32,7 +32,7 @@ def fsync_folder(path):
         os.close(folder)
 
 
-def write_durably(path, write, staged=None):
+def replace_durably(path, write, staged=None):
     """Write a file so that a kill at any moment (SIGKILL, a power cut) leaves ``path`` whole: the old
     file or the new one, never a part.
 
@@ -59,9 +59,9 @@ def write_durably(path, write, staged=None):
 
 
 def save(path, kind, metadata, arrays):
-    """Write ``arrays`` and ``metadata`` (JSON-serialisable) durably to ``path`` (:func:`write_durably`)."""
+    """Write ``arrays`` and ``metadata`` (JSON-serialisable) durably to ``path`` (:func:`replace_durably`)."""
     meta = np.array(json.dumps(dict(metadata, kind=kind, version=library_version()), sort_keys=True))
-    write_durably(path, lambda handle: np.savez(handle, **{_META: meta}, **arrays))
+    replace_durably(path, lambda handle: np.savez(handle, **{_META: meta}, **arrays))
 
 
 def load(path, kind):
