@@ -44,8 +44,14 @@ def load_strategy(path):
     if rules_game_id(rules) != result.game_id:
         raise CliError(f"{path} records the game {result.game_id}, which this version writes as "
                        f"{rules_game_id(rules)}; solve it again")
-    print(f"building the tree of {rules} ...", flush=True)
-    coup_tree = build_coup_tree(rules)
+    if result.tree_type == "PublicTree":  # solved on the public tree: no history is built
+        from .publicbuild import build_public_tree
+
+        print(f"building the public tree of {rules} ...", flush=True)
+        coup_tree = build_public_tree(rules)
+    else:
+        print(f"building the tree of {rules} ...", flush=True)
+        coup_tree = build_coup_tree(rules)
     try:  # the layout and the tree digest against the rebuilt tree
         result = solvers.SolveResult.load(path, tree=coup_tree.tree)
         check_policy(coup_tree.tree, result.average_policy, "its average policy")
@@ -54,15 +60,28 @@ def load_strategy(path):
     return rules, coup_tree, result
 
 
+def analyse_any(coup_tree, policy, meta=None):
+    """The analysis of ``policy`` on the tree it was solved on: the history tree
+    (:func:`coupsolve.analysis.analyse`) or the public tree (:func:`coupsolve.publicanalysis.analyse_public`)."""
+    from .publicbuild import CoupPublicTree
+
+    if isinstance(coup_tree, CoupPublicTree):
+        from .publicanalysis import analyse_public
+
+        return analyse_public(coup_tree, policy, meta)
+    from .analysis import analyse
+
+    return analyse(coup_tree, policy, meta)
+
+
 def cmd_analyse(args) -> int:
     """``coupsolve analyse``."""
-    from .analysis import analyse
     from .cli_report import present, title
 
     check_outputs(args)
     rules, coup_tree, result = load_strategy(args.strategy)
     print("analysing the strategy ...", flush=True)
-    analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
+    analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
     stopped = " (interrupted)" if result.interrupted else ""
     print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations{stopped}, exploitability "
           f"{result.exploitability:.3g}, coupsolve {result.version}\n")
@@ -87,9 +106,11 @@ def cmd_play(args) -> int:
     from .game import load_game
 
     rules, coup_tree, result = load_strategy(args.strategy)
-    tree, sigma, you = coup_tree.tree, result.average_policy, args.seat
+    you = args.seat
     rng = np.random.default_rng(args.seed)
-    state, v = load_game(rules).new_initial_state(), 0
+    game = load_game(rules)
+    bot = _bot(game, coup_tree, result.average_policy)
+    state = game.new_initial_state()
     narrator = Narrator(rules, viewer=you)
     print(f"You are p{you} against the strategy in {args.strategy} (seed {args.seed}); the game ends "
           f"in a draw after turn {rules.turn_limit}. Type an action's name or its number.")
@@ -108,15 +129,39 @@ def cmd_play(args) -> int:
                       + "  ".join(f"[{i}] {nm}" for i, nm in enumerate(names)))
                 k = _ask(names)
             else:
-                o = int(tree.infoset_offset[int(tree.node_infoset[v])])
-                p = sigma[o:o + len(moves)]
+                p = np.asarray(bot(state, moves))
                 k = int(rng.choice(len(moves), p=p / p.sum()))
         print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
-        v = int(tree.child_start[v]) + k
     print(str(state))
     r = state.returns()[you]
     print("You win." if r > 0 else "You lose." if r < 0 else "A draw (turn limit).")
     return 0
+
+
+def _bot(game, coup_tree, sigma):
+    """``bot(state, moves)``: the strategy's probabilities of ``moves`` at ``state``: looked up by the
+    information set's sequence hash on a public tree (:class:`~coupsolve.publicpolicy.PublicTreePolicy`),
+    by the state's history on a history tree (each action's position in its node's list is its child)."""
+    from .publicbuild import CoupPublicTree
+
+    if isinstance(coup_tree, CoupPublicTree):
+        from .publicpolicy import PublicTreePolicy
+
+        policy = PublicTreePolicy(game, coup_tree, sigma)
+        return lambda state, moves: [policy.action_probabilities(state)[a] for a in moves]
+    tree = coup_tree.tree
+
+    def history_bot(state, moves):
+        v, probe = 0, game.new_initial_state()
+        for a in state.history():
+            legal = probe.legal_actions() if not probe.is_chance_node() else \
+                [o for o, _ in probe.chance_outcomes()]
+            v = int(tree.child_start[v]) + legal.index(a)
+            probe.apply_action(a)
+        o = int(tree.infoset_offset[int(tree.node_infoset[v])])
+        return sigma[o:o + len(moves)]
+
+    return history_bot
 
 
 def _ask(names) -> int:

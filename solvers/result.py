@@ -65,6 +65,9 @@ class SolveResult:
         Library version that produced (or last saved) the result.
     tree : GameTree or None
         The tree, when known (needed by :meth:`policy_for`).
+    tree_type : str
+        The class of the tree it was solved on (``"GameTree"`` or ``"PublicTree"``), saved with it
+        so a reader knows which tree to build before loading it onto one.
     """
 
     game_id: str
@@ -84,6 +87,11 @@ class SolveResult:
     interrupted: bool = False
     version: str = field(default_factory=_npz.library_version)
     tree: object = field(default=None, repr=False)
+    tree_type: str = ""
+
+    def __post_init__(self):
+        if self.tree is not None and not self.tree_type:
+            self.tree_type = type(self.tree).__name__
 
     @property
     def exploitability(self):
@@ -154,7 +162,7 @@ class SolveResult:
                     interrupted=bool(self.interrupted), options=dict(self.options))
         if self.tree is not None and (hasattr(self.tree, "payoff") or hasattr(self.tree, "DIGEST_FIELDS")):
             meta["tree_digest"] = tree_digest(self.tree)
-            meta["tree_type"] = type(self.tree).__name__
+            meta["tree_type"] = self.tree_type
         write_durably(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
 
     @classmethod
@@ -183,4 +191,5 @@ class SolveResult:
                    iterations=int(meta["iterations"]), seed=int(meta["seed"]),
                    seconds=float(meta["seconds"]), interrupted=bool(meta["interrupted"]),
                    options=dict(meta.get("options", {})),
-                   version=meta["version"], tree=tree, **arrays)
+                   version=meta["version"], tree=tree, tree_type=meta.get("tree_type", "GameTree"),
+                   **arrays)
