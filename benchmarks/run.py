@@ -13,6 +13,9 @@ Benchmarks (``--only`` selects some, in this order):
 ``profile``     each phase of a pass timed alone on the Coup trees larger than
                 the caches, against the bandwidth (profile evidence of the limit)
 ``compile``     numba compile time on a fresh machine, and with the cache
+``public``      the public-tree solver against the history solver on Coup turn limits
+                1-3: build, memory, bytes per information set, CFR+ iteration
+                (:mod:`benchmarks.public`)
 
 Every table is printed (Markdown) and written to ``benchmarks/results/*.csv``.
 ``--quick`` shrinks repeats, blocks and budgets and leaves out turn limit 3
@@ -25,11 +28,11 @@ import argparse
 import os
 import time
 
-from . import bandwidth, iteration, scaling, target
+from . import bandwidth, iteration, public, scaling, target
 from .common import available_gib, load_average, machine_info, print_table
 from .games import ORDER, all_games
 
-BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "profile", "compile")
+BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "profile", "compile", "public")
 
 
 def parse(argv=None):
@@ -116,6 +119,8 @@ def main(argv=None):
         written.append(scaling.run_profile(games, args, info, measured_bandwidth))
     if "compile" in args.only:
         written.append(scaling.run_compile(args, info))
+    if "public" in args.only:
+        written.append(public.run((1, 2) if args.quick else (1, 2, 3), args, info))
     print_table("Files", ["CSV"], [[p] for p in written])
     from . import summary
 

@@ -1,0 +1,99 @@
+"""The public-tree solver against the history solver on the same Coup trees, side by side.
+
+For Coup turn limits 1-3 (``--quick``: 1-2), both representations of the same game are built in this
+process and timed warm with :func:`benchmarks.iteration.time_blocks` (CFR+, float64, alternating
+updates, 1 and ``--threads`` threads). The table gives the build time, the bytes of each tree and of
+its solve buffers (the library's own estimates, which the tests check against measured peaks), bytes
+per information set, seconds per iteration and nanoseconds per history-equivalent per pass (the
+iteration's time over the number of histories, two passes an iteration), and the public tree's ratios
+to the history tree's. Run alone: ``python -m benchmarks.public [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from .common import fmt_ratio, fmt_seconds, load_average, machine_info, print_table, write_csv
+from .iteration import time_blocks
+
+
+def _history(rules):
+    """(tree, build seconds, tree bytes) of the history tree."""
+    from coupsolve import build_coup_tree
+
+    began = time.perf_counter()
+    tree = build_coup_tree(rules, context=False).tree
+    return tree, time.perf_counter() - began, tree.nbytes
+
+
+def _public(rules):
+    """(tree, build seconds, tree bytes with the builder's extras) of the public tree."""
+    from coupsolve.publicbuild import build_public_tree
+
+    began = time.perf_counter()
+    coup = build_public_tree(rules)
+    return coup.tree, time.perf_counter() - began, coup.build_info["bytes"]
+
+
+def run(turn_limits, options, info):
+    """Time both representations; print the table, write ``public.csv``."""
+    from coupsolve import Rules
+    from solvers import Solver
+
+    rows, csv_rows = [], []
+    for tl in turn_limits:
+        rules = Rules.two_player_selection(turn_limit=tl)
+        base = {}
+        for name, make in (("history", _history), ("public", _public)):
+            tree, build_s, tree_bytes = make(rules)
+            histories = base.get("histories") or tree.num_nodes
+            for threads in sorted({1, options.threads}):
+                solver = Solver(tree, "cfr+", threads=threads)
+                solve_bytes = type(solver.representation).estimate_bytes(
+                    tree, solver.spec, "float64", "alternating", threads)
+                stats, k, first = time_blocks(solver, options.repeats, options.block)
+                del solver
+                key = (threads,)
+                ref = base.get(key)
+                row = dict(turn_limit=tl, representation=name, threads=threads,
+                           build_s=round(build_s, 2), tree_mib=round(tree_bytes / 2**20, 1),
+                           solve_mib=round(solve_bytes / 2**20, 1),
+                           bytes_per_infoset=round((tree_bytes + solve_bytes) / tree.num_infosets, 1),
+                           seconds_per_iteration=stats.median,
+                           ns_per_history_pass=stats.median / (2 * histories) * 1e9,
+                           load=round(load_average(), 2))
+                if name == "history":
+                    base[key] = row
+                    base["histories"] = tree.num_nodes
+                ratio_t = stats.median / ref["seconds_per_iteration"] if ref else 1.0
+                mem = (tree_bytes + solve_bytes) / 2**20
+                ratio_m = mem / (ref["tree_mib"] + ref["solve_mib"]) if ref else 1.0
+                csv_rows.append(dict(row, time_ratio=ratio_t, memory_ratio=ratio_m))
+                rows.append([f"TL{tl}", name, threads, f"{build_s:.1f} s", f"{mem:,.0f} MiB",
+                             f"{row['bytes_per_infoset']:,.0f}", fmt_seconds(stats.median),
+                             f"{row['ns_per_history_pass']:.2f}", fmt_ratio(ratio_t),
+                             fmt_ratio(ratio_m)])
+            del tree
+    print_table("Public tree against history tree (CFR+, float64, alternating; warm)",
+                ["game", "tree", "threads", "build", "tree + solve", "bytes/infoset", "s/iteration",
+                 "ns/history/pass", "time vs history", "memory vs history"], rows,
+                note="history-equivalent: the history tree's number of histories; ratios against "
+                     "the history tree on the same threads in this run")
+    return write_csv("public", csv_rows, info)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.public", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="turn limits 1-2 only, short blocks")
+    parser.add_argument("--threads", type=int, default=2, help="threads besides 1 (default 2)")
+    args = parser.parse_args(argv)
+    args.repeats, args.block = (3, 0.5) if args.quick else (5, 2.0)
+    info = machine_info()
+    print(f"load average at start {load_average():.2f}")
+    path = run((1, 2) if args.quick else (1, 2, 3), args, info)
+    print(f"written: {path}")
+
+
+if __name__ == "__main__":
+    main()
