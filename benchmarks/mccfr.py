@@ -4,7 +4,8 @@ For each game (two and four players at the longest turn limits whose tables fit 
 the run: a full-length game's single iteration walks millions of information sets, since external
 sampling walks every action of the updated player), both solvers run on the same ``python_coup`` game
 for the same wall time, after one warm-up iteration (coupsolve compiles or loads its cache there);
-the table gives iterations per second and their ratio. OpenSpiel's solver always finishes the
+the table gives iterations per second and their ratio. OpenSpiel warms up with one iteration too
+(the compiled engine behind ``python_coup`` loads there). OpenSpiel's solver always finishes the
 iteration it is in, so its rate is its whole iterations over their time. Then two-player turn limit 2
 is trained for ``--seconds`` and its exact exploitability computed on the history tree.
 
@@ -49,6 +50,7 @@ def _openspiel(rules, seconds):
 
     np.random.seed(0)
     solver = es.ExternalSamplingSolver(coupsolve.load_game(rules))
+    solver.iteration()  # warm-up: the engine behind python_coup compiles or loads its cache here
     began = time.perf_counter()
     done = 0
     while done == 0 or time.perf_counter() - began < seconds:

@@ -239,15 +239,17 @@ class MCCFRSolver:
         _npz.save(path, _KIND, meta, arrays)
 
     @classmethod
-    def load(cls, path, game):
-        """A solver continuing the checkpoint ``path`` (bit-identical to the uninterrupted run).
+    def load(cls, path, game, max_infosets=None, max_actions=None):
+        """A solver continuing the checkpoint ``path`` (bit-identical to the uninterrupted run), with
+        the checkpoint's table room unless ``max_infosets``/``max_actions`` give more (or less).
 
         Raises ``ValueError`` for a file of another kind or another game."""
         meta, a = _npz.load(path, _KIND)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")
-        self = cls(game, max_infosets=meta["max_infosets"], max_actions=meta["max_actions"],
+        self = cls(game, max_infosets=meta["max_infosets"] if max_infosets is None else max_infosets,
+                   max_actions=meta["max_actions"] if max_actions is None else max_actions,
                    regret=meta["regret"], average=meta["average"], seed=meta["seed"])
         status = K.insert_all(self._table, self._stats, a["key"], a["check"], a["owner"],
                               a["num_actions"])

@@ -216,7 +216,7 @@ def test_checkpoint_resume_is_bit_identical(tmp_path):
     whole.step(300)
     part = MCCFRSolver(game, max_infosets=20_000, seed=9, regret="rm+", average="linear")
     assert not train(part, iterations=120, progress=False, checkpoint=tmp_path / "c.npz")
-    resumed = MCCFRSolver.load(tmp_path / "c.npz", game)
+    resumed = MCCFRSolver.load(tmp_path / "c.npz", game, max_infosets=30_000)  # a larger table
     assert resumed.iterations == 120
     train(resumed, iterations=300, progress=False)
     assert _tables_equal(whole, resumed)
@@ -274,9 +274,9 @@ def test_ctrl_c_keeps_every_finished_iteration(tmp_path):
             return elapsed
 
     solver = Interrupted(game, max_infosets=20_000, seed=11)
-    assert train(solver, iterations=10_000, progress=False, checkpoint=tmp_path / "c.npz")
+    assert train(solver, iterations=10**9, progress=False, checkpoint=tmp_path / "c.npz")
     done = solver.iterations
-    assert 3 <= done < 10_000
+    assert 3 <= done < 10**9
     resumed = MCCFRSolver.load(tmp_path / "c.npz", game)
     assert resumed.iterations == done
     whole = MCCFRSolver(game, max_infosets=20_000, seed=11)
