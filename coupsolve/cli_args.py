@@ -125,6 +125,10 @@ class _Help(argparse.HelpFormatter):
         return text
 
 
+#: The trees ``solve`` and ``info`` take (``--representation``).
+REPRESENTATIONS = ("auto", "history", "public")
+
+
 def _add_rules_args(p):
     p.add_argument("--preset", choices=PRESETS, default="two-player-selection",
                    help="the rules to start from")
@@ -138,6 +142,11 @@ def _add_rules_args(p):
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="memory the tree and the solve may take, e.g. 4GiB; the count stops as soon "
                         "as the tree is known to need more (default: the memory available now)")
+    p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
+                   help="the tree to solve on: the history tree (every history stored; fastest per "
+                        "iteration), the public tree (public nodes x private states: less memory), or "
+                        "auto, the history tree when it fits the memory, else the public tree; info "
+                        "counts the public tree too unless history is given")
     p.add_argument("--no-cache", action="store_true",
                    help="count the tree afresh: no size from the table of known sizes or from the cache of "
                         "earlier counts (kept in $COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or "

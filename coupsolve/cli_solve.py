@@ -4,9 +4,15 @@ The order of a solve: check every output and the stopping rule, then (saying so 
 compile, count the tree once with a budget of histories (so a tree that cannot fit is refused within
 seconds of passing the budget, not after the whole count; a size known already, from the cache of
 earlier counts or the table packaged with coupsolve, answers at once: :mod:`coupsolve.sizecache`),
-refuse it if its estimated peak does not fit, build it from that count (:func:`pick_tree`, the one
-place that chooses what to build), solve it with checkpoints, then write the strategy, the analysis,
-the plot and the JSON report.
+refuse it if its estimated peak does not fit, build it from that count, solve it with checkpoints,
+then write the strategy, the analysis, the plot and the JSON report.
+
+Which tree (:func:`choose_tree`, the one place that chooses): ``--representation history`` the history
+tree; ``public`` the public tree (counted, with its memory, then built: :mod:`coupsolve.publicbuild`);
+``auto`` the history tree when it fits, else the public tree when the history tree is small enough
+for a public count to take minutes (:data:`AUTO_PUBLIC_MAX_HISTORIES`), else a refusal that says what
+a public count would cost. The strategy file records the tree it was solved on; ``analyse`` and
+``play`` rebuild that one (:mod:`coupsolve.cli_strategy`).
 """
 
 from __future__ import annotations
@@ -140,24 +146,106 @@ def measure(rules, args, out, build=False):
     return size, need, budget
 
 
+#: ``--representation auto`` tries the public tree only for history trees up to this size (turn limit 3
+#: has 103 million histories and its public walk takes minutes and 2.8 GB of work pools); a larger
+#: one is refused with the time a public count would take, which ``--representation public`` spends.
+AUTO_PUBLIC_MAX_HISTORIES = 200_000_000
+#: The public walk's measured pace (a count at turn limit 4 on this project's 2-core machine).
+PUBLIC_WALK_SECONDS_PER_HISTORY = 1.7e-6
+
+
+def measure_public(rules, args, out):
+    """Count the public tree of ``rules`` (progress, Ctrl-C) and print its size and memory.
+
+    Returns
+    -------
+    (PublicSize, peak bytes of a build and solve, budget in bytes or None)
+    """
+    from solvers.memory import available_bytes
+
+    from .publicbuild import count_public_tree
+
+    budget = args.max_memory or available_bytes()
+    what = "--max-memory" if args.max_memory else "available"
+    print("counting the public tree (the first run compiles its walk; Ctrl-C stops) ...", file=out,
+          flush=True)
+    report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
+                                                          flush=True))
+    try:
+        size = count_public_tree(rules, progress=report)
+    except MemoryError as e:
+        raise CliError(f"the public tree cannot even be counted here: {e}") from None
+    peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
+    print(size.describe(), file=out)
+    if budget is not None:
+        verdict = "fits" if peak <= budget else "does NOT fit"
+        print(f"public tree memory: about {_fmt(peak)} at the peak of a build and solve; {what}: "
+              f"{_fmt(budget)}: it {verdict}", file=out)
+    return size, peak, budget
+
+
 def cmd_info(args) -> int:
-    """``coupsolve info``."""
-    measure(rules_of(args), args, sys.stdout)
+    """``coupsolve info``: the history tree's size, and the public tree's with ``--representation
+    public`` (counting it walks every history: minutes from turn limit 3 on)."""
+    rules = rules_of(args)
+    if args.representation != "public":
+        measure(rules, args, sys.stdout)
+        print("(coupsolve info --representation public also counts the public tree)")
+        return 0
+    try:
+        measure(rules, args, sys.stdout)
+    except CliError as e:
+        print(f"history tree: {e}")
+    measure_public(rules, args, sys.stdout)
     return 0
 
 
-def pick_tree(rules, size, out):
-    """The tree a solve of ``rules`` runs on, built from the count ``size`` (the one place to choose it).
+def choose_tree(rules, args, out):
+    """Size the tree a solve runs on, as ``--representation`` says (the one place that chooses it):
+    the history tree when asked or, under ``auto``, when it fits; else the public tree. Refuses, with
+    the figures, what does not fit. Returns the count to build from (``TreeSize`` or ``PublicSize``)."""
+    rep = args.representation
+    if rep == "public":
+        print(f"rules: {rules}", file=out)
+    else:
+        try:
+            size, need, budget = measure(rules, args, out, build=True)
+        except CliError as e:  # more histories than the budget holds: not tried on the public tree
+            raise CliError(f"{e} (--representation public would count the public tree, which walks "
+                           "every history)") from None
+        if budget is None or need[2] <= budget:
+            return size
+        if rep == "history" or size.nodes > AUTO_PUBLIC_MAX_HISTORIES:
+            minutes = size.nodes * PUBLIC_WALK_SECONDS_PER_HISTORY / 60
+            hint = ("--representation public" if rep == "history" else
+                    f"--representation public counts the public tree, walking every history (about "
+                    f"{minutes:,.0f} minutes here; the walk of the card-selection setup at turn limit "
+                    "4 was measured to need more than 14.5 GiB)")
+            raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the "
+                           f"{_fmt(budget)} of memory; try a lower --turn-limit or {hint}")
+        print("the history tree does not fit: trying the public tree", file=out)
+    size, peak, budget = measure_public(rules, args, out)
+    if budget is not None and peak > budget:
+        raise CliError(f"the public tree's build and solve need about {_fmt(peak)}, more than the "
+                       f"{_fmt(budget)} of memory; try a lower --turn-limit")
+    return size
 
-    Returns ``(tree for the solver, CoupTree for the analysis)``.
+
+def pick_tree(rules, size, out):
+    """The tree a solve of ``rules`` runs on, built from the count ``size`` (:func:`choose_tree`'s).
+
+    Returns ``(tree for the solver, CoupTree or CoupPublicTree for the analysis)``.
     """
     from .couptree import build_coup_tree
+    from .publicbuild import PublicSize, build_public_tree
 
-    say_compiling(out)
-    print("building the tree (Ctrl-C stops) ...", file=out, flush=True)
-    report = _every(5.0, lambda done, total: print(f"  {100 * done / total:.0f}% built", file=out,
-                                                   flush=True))
-    coup_tree = build_coup_tree(rules, size=size, progress=report)
+    public = isinstance(size, PublicSize)
+    if not public:
+        say_compiling(out)
+    print(f"building the {'public ' if public else ''}tree (Ctrl-C stops) ...", file=out, flush=True)
+    report = _every(5.0, lambda *a: print(f"  {100 * a[-2] / a[-1]:.0f}% built", file=out, flush=True))
+    build = build_public_tree if public else build_coup_tree
+    coup_tree = build(rules, size=size, progress=report)
     return coup_tree.tree, coup_tree
 
 
@@ -193,8 +281,8 @@ def cmd_solve(args) -> int:
     """``coupsolve solve`` (and ``demo``)."""
     import solvers
 
-    from .analysis import analyse
     from .cli_report import present, title
+    from .cli_strategy import analyse_any
 
     check_outputs(args)
     rules = rules_of(args)
@@ -202,15 +290,14 @@ def cmd_solve(args) -> int:
     human = sys.stderr if args.json == "-" else sys.stdout
     iterations, target = stopping_rule(args, rules, human)
     resumed = _resume_check(args, rules)
-    size, need, budget = measure(rules, args, human, build=True)
-    if budget is not None and need[2] > budget:
-        raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the {_fmt(budget)} "
-                       "of memory; try a lower --turn-limit")
+    size = choose_tree(rules, args, human)
     t0 = time.perf_counter()
     tree, coup_tree = pick_tree(rules, size, human)
     build_s = time.perf_counter() - t0
-    print(f"built in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
-          f"{coup_tree.build_info['bytes_per_history']:.1f} bytes per history", file=human)
+    public = hasattr(size, "entries")  # a PublicSize
+    histories = size.histories if public else tree.num_nodes
+    print(f"built the {'public' if public else 'history'} tree in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
+          f"{tree.nbytes / histories:.1f} bytes per history", file=human)
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume
@@ -226,7 +313,7 @@ def cmd_solve(args) -> int:
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     print("analysing the strategy ...", file=human, flush=True)
-    analysis = analyse(coup_tree, result.average_policy, meta={"title": title(rules, result)})
-    present(analysis, result, rules, args, human, histories=tree.num_nodes, infosets=tree.num_infosets,
+    analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
+    present(analysis, result, rules, args, human, histories=histories, infosets=tree.num_infosets,
             build_seconds=build_s)
     return 130 if result.interrupted else 0

@@ -46,6 +46,8 @@ BAD = [
     (["info", "--limit-payoff", "x"], "--limit-payoff"),
     (["info", "--rule", "bogus=1"], "--rule bogus"),
     (["info", "--max-memory", "0"], "--max-memory"),
+    (["info", "--representation", "flat"], "--representation"),
+    (["solve", "--representation", "vectors"], "--representation"),
     (["play", "missing.npz"], "no such file"),
     (["play", "missing.npz", "--seat", "2"], "--seat"),
     (["play", "missing.npz", "--seed", "x"], "--seed"),

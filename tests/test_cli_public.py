@@ -27,11 +27,45 @@ def _run(argv, capsys):
 
 @pytest.fixture(scope="module")
 def public_file(tmp_path_factory):
+    """A strategy solved by ``coupsolve solve --representation public``."""
     rules = coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
-    path = tmp_path_factory.mktemp("public") / "p.npz"
-    result = solvers.solve(build_public_tree(rules).tree, iterations=60, progress=False)
-    result.save(path)
+    folder = tmp_path_factory.mktemp("public")
+    path = folder / "p.npz"
+    assert main(["solve", "--turn-limit", "1", "--limit-payoff", "influence", "--representation",
+                 "public", "--iterations", "60", "--out", str(path), "--no-progress", "--json",
+                 str(folder / "s.json")]) == 0
+    result = solvers.SolveResult.load(path)
+    assert result.tree_type == "PublicTree"
     return rules, path, result
+
+
+def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, monkeypatch):
+    """The history tree's size as counted, its peak made larger than the budget."""
+    from coupsolve import cli_solve
+
+    measure = cli_solve.measure
+
+    def too_big(rules, args, out, build=False):
+        size, need, budget = measure(rules, args, out, build)
+        return size, (need[0], need[1], 2**40), 2**34
+
+    monkeypatch.setattr(cli_solve, "measure", too_big)
+    code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--no-progress"], capsys)
+    assert code == 0, err
+    assert "trying the public tree" in out and "built the public tree" in out
+    code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--representation",
+                           "history"], capsys)
+    assert code == 2 and "more than the 16.00 GiB" in err and "--representation public" in err
+    monkeypatch.setattr(cli_solve, "AUTO_PUBLIC_MAX_HISTORIES", 1000)  # too large to count here
+    code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5"], capsys)
+    assert code == 2 and "minutes here" in err and "built" not in out
+
+
+def test_info_shows_both_sizes(capsys):
+    code, out, err = _run(["info", "--turn-limit", "1", "--representation", "public"], capsys)
+    assert code == 0, err
+    assert "63,973 histories" in out and "public tree: 304 public nodes" in out
+    assert "at the peak of a build and solve" in out
 
 
 def test_analyse_reads_a_public_strategy_on_the_public_tree(public_file, capsys, monkeypatch):
