@@ -5,24 +5,14 @@ import io
 import json
 import sys
 
-import numpy as np
 import pytest
 
 import coupsolve
 import solvers
 from coupsolve.analysis import analyse
 from coupsolve.cli import main
-from coupsolve.publicbuild import build_public_tree
+from test_cli_reports import _run
 from test_public_analysis import _close, _pair
-
-
-def _run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")

@@ -13,21 +13,8 @@ import pytest
 import coupsolve
 from coupsolve.analysis import analyse
 from coupsolve.publicanalysis import analyse_public
-from coupsolve.publicbuild import build_public_tree
 from solvers import Solver
-from test_public_coup import _history_infoset_hashes
-
-
-def _pair(rules):
-    history, public = coupsolve.build_coup_tree(rules), build_public_tree(rules)
-    hashes = _history_infoset_hashes(history)
-    order = np.argsort(public.infoset_hash)
-    j = order[np.searchsorted(public.infoset_hash[order], hashes)]
-    assert np.array_equal(public.infoset_hash[j], hashes)
-    T, P = history.tree, public.tree
-    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
-                           for i in range(T.num_infosets)])
-    return history, public, perm
+from test_public_coup import history_public_pair as _pair
 
 
 def _close(a, b, path="analysis"):

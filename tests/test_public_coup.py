@@ -48,6 +48,21 @@ def _history_infoset_hashes(coup_tree):
     return h[np.arange(rep.shape[0]), t.infoset_player, 0]
 
 
+def history_public_pair(rules):
+    """``(CoupTree, CoupPublicTree, perm)`` of ``rules``: ``perm`` maps the history tree's flat policy
+    positions to the public tree's (``public_policy[perm]`` is the same policy on the history tree)."""
+    history, public = build_coup_tree(rules), build_public_tree(rules)
+    hashes = _history_infoset_hashes(history)
+    order = np.argsort(public.infoset_hash)
+    j = order[np.searchsorted(public.infoset_hash[order], hashes)]
+    assert np.array_equal(public.infoset_hash[j], hashes)
+    T, P = history.tree, public.tree
+    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
+                           for i in range(T.num_infosets)])
+    assert np.array_equal(P.infoset_actions[perm], T.infoset_actions)
+    return history, public, perm
+
+
 def _history_uniform_value(t):
     """Player 0's expected payoff on the history tree when both players play uniformly at random."""
     parent, _ = _parents(t.child_start, t.num_children, t.node_kind)

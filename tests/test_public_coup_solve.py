@@ -19,22 +19,13 @@ from coupsolve.publicbuild import build_public_tree
 from coupsolve.publicpolicy import PublicTreePolicy, sampled_value
 from solvers import Solver
 from solvers.best_response import best_response
-from test_public_coup import _history_infoset_hashes
+from test_public_coup import history_public_pair
 from test_solvers_public import ALGORITHMS, TIE
 
 
 def _pair(turn_limit):
-    rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")
-    history, public = coupsolve.build_coup_tree(rules), build_public_tree(rules)
-    hashes = _history_infoset_hashes(history)
-    order = np.argsort(public.infoset_hash)
-    j = order[np.searchsorted(public.infoset_hash[order], hashes)]
-    assert np.array_equal(public.infoset_hash[j], hashes)
-    T, P = history.tree, public.tree
-    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
-                           for i in range(T.num_infosets)])
-    assert np.array_equal(P.infoset_actions[perm], T.infoset_actions)
-    return history, public, perm
+    return history_public_pair(
+        coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence"))
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["tl1", "tl2"])
