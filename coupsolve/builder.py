@@ -106,21 +106,28 @@ class InfosetArrays(NamedTuple):
     actions: np.ndarray
 
 
-@njit(cache=True)
-def _absorb(h, src, dst, ev, ne):
-    """Both players' two hashes at depth ``dst``: those at depth ``src`` with ``ne`` events mixed in.
-
-    ``h`` is uint64, shape (depths, 2, 2); ``ev`` the engine's event buffer (int32, (events, 3)).
-    """
-    for p in range(2):
-        a0 = h[src, p, 0]
-        a1 = h[src, p, 1]
+@njit(cache=True, inline="always")
+def absorb_events(src, dst, ev, ne):
+    """Every player's two hashes ``dst`` (uint64, (players, 2)): those of ``src`` (the same array, or
+    another) with ``ne`` events mixed in: each player sees the private token of the events it owns (or
+    everyone owns) and the public token of the others. ``ev`` is the engine's event buffer (int32,
+    (events, 3))."""
+    for p in range(src.shape[0]):
+        a0 = src[p, 0]
+        a1 = src[p, 1]
         for i in range(ne):
             tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
             a0 = _mix(a0, tok, HASH_MUL[0])
             a1 = _mix(a1, tok, HASH_MUL[1])
-        h[dst, p, 0] = a0
-        h[dst, p, 1] = a1
+        dst[p, 0] = a0
+        dst[p, 1] = a1
+
+
+@njit(cache=True)
+def _absorb(h, src, dst, ev, ne):
+    """The players' two hashes at depth ``dst``: those at depth ``src`` with ``ne`` events mixed in
+    (``h``: uint64, (depths, players, 2))."""
+    absorb_events(h[src], h[dst], ev, ne)
 
 
 @njit(cache=True, nogil=True)

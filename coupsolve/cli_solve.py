@@ -97,6 +97,16 @@ def _where(source, size):
             sizecache.KNOWN: "a known size, packaged with coupsolve"}[source]
 
 
+def _budget(args):
+    """``(bytes, what)``: the memory a solve may take (``--max-memory``, else what is available) and
+    how to name it."""
+    from solvers.memory import available_bytes
+
+    if args.max_memory:
+        return args.max_memory, "--max-memory"
+    return available_bytes(), "available"
+
+
 def measure(rules, args, out, build=False):
     """Size the tree of ``rules`` within the memory budget and print its size and memory.
 
@@ -111,13 +121,10 @@ def measure(rules, args, out, build=False):
     -------
     (TreeSize, (build, solve, peak) bytes, budget in bytes or None)
     """
-    from solvers.memory import available_bytes
-
     from . import sizecache
     from .treesize import MIN_BYTES_PER_HISTORY, TreeTooLarge, estimate_peak_bytes
 
-    budget = args.max_memory or available_bytes()
-    what = "--max-memory" if args.max_memory else "available"
+    budget, what = _budget(args)
     max_nodes = None if budget is None else budget // MIN_BYTES_PER_HISTORY
     options = {k: getattr(args, k) for k in ("precision", "updates", "threads") if hasattr(args, k)}
     options["predictive"] = getattr(args, "algorithm", "") == "pcfr+"
@@ -161,12 +168,9 @@ def measure_public(rules, args, out):
     -------
     (PublicSize, peak bytes of a build and solve, budget in bytes or None)
     """
-    from solvers.memory import available_bytes
-
     from .publicbuild import count_public_tree
 
-    budget = args.max_memory or available_bytes()
-    what = "--max-memory" if args.max_memory else "available"
+    budget, what = _budget(args)
     print("counting the public tree (the first run compiles its walk; Ctrl-C stops) ...", file=out,
           flush=True)
     report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
@@ -283,6 +287,7 @@ def cmd_solve(args) -> int:
 
     from .cli_report import present, title
     from .cli_strategy import analyse_any
+    from .publicbuild import PublicSize
 
     check_outputs(args)
     rules = rules_of(args)
@@ -294,10 +299,11 @@ def cmd_solve(args) -> int:
     t0 = time.perf_counter()
     tree, coup_tree = pick_tree(rules, size, human)
     build_s = time.perf_counter() - t0
-    public = hasattr(size, "entries")  # a PublicSize
-    histories = size.histories if public else tree.num_nodes
-    print(f"built the {'public' if public else 'history'} tree in {build_s:.1f} s: {tree.num_infosets:,} information sets, "
-          f"{tree.nbytes / histories:.1f} bytes per history", file=human)
+    public = isinstance(size, PublicSize)
+    histories = size.histories if public else size.nodes
+    print(f"built the {'public' if public else 'history'} tree in {build_s:.1f} s: "
+          f"{tree.num_infosets:,} information sets, {tree.nbytes / histories:.1f} bytes per history",
+          file=human)
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume

@@ -150,15 +150,16 @@ def _bot(game, coup_tree, sigma):
         policy = PublicTreePolicy(game, coup_tree, sigma)
         return lambda state, moves: [policy.action_probabilities(state)[a] for a in moves]
     tree = coup_tree.tree
+    walked = {"node": 0, "state": game.new_initial_state()}  # the history walked so far, and its node
 
     def history_bot(state, moves):
-        v, probe = 0, game.new_initial_state()
-        for a in state.history():
+        probe = walked["state"]
+        for a in state.history()[len(probe.history()):]:  # only the moves since the last call
             legal = probe.legal_actions() if not probe.is_chance_node() else \
                 [o for o, _ in probe.chance_outcomes()]
-            v = int(tree.child_start[v]) + legal.index(a)
+            walked["node"] = int(tree.child_start[walked["node"]]) + legal.index(a)
             probe.apply_action(a)
-        o = int(tree.infoset_offset[int(tree.node_infoset[v])])
+        o = int(tree.infoset_offset[int(tree.node_infoset[walked["node"]])])
         return sigma[o:o + len(moves)]
 
     return history_bot

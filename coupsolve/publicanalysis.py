@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from solvers import DECISION, TERMINAL
-from solvers._public_kernel import forward, values
+from solvers._public_kernel import _side, forward, values
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
 
@@ -58,8 +58,7 @@ def _accumulate_public(T, acts, hand, ctx, sigma, reach, cf, acc):
         if T.node_kind[s] != DECISION:
             continue
         q = T.node_player[s]
-        b = T.entry_start[s] + (0 if q == 0 else T.num_entries0[s])
-        n = T.num_entries0[s] if q == 0 else T.entry_start[s + 1] - b
+        b, n = _side(T, s, q)
         ph, turn, c, one = -1, 0, -1, 0
         for x in range(b, b + n):
             I = T.entry_infoset[x]
@@ -95,24 +94,22 @@ def _accumulate_public(T, acts, hand, ctx, sigma, reach, cf, acc):
 def _successes(T, acts, hand, s, q, turn, one, c, reach, cf, acc):
     """Challenges of claim ``c`` at node ``s`` (challenger ``q``) the claimant could not prove: summed
     over the claimant's entries at the children a challenge leads to."""
-    cb = T.entry_start[s] + (T.num_entries0[s] if q == 0 else 0)  # the claimant's entries at s
+    qb, _ = _side(T, s, q)  # the challenger's entries at s
+    cb, _ = _side(T, s, 1 - q)  # the claimant's
     for ch in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        lo = T.entry_start[ch]
-        n0 = T.num_entries0[ch]
-        qlo, qhi = (lo, lo + n0) if q == 0 else (lo + n0, T.entry_start[ch + 1])
+        lo, n = _side(T, ch, q)
         challenged = False
-        for e in range(qlo, qhi):  # the challenger's entries say which action led here
+        for e in range(lo, lo + n):  # the challenger's entries say which action led here
             k = T.entry_slot[e]
             if k < 0:
                 continue
-            par = T.entry_start[s] + (0 if q == 0 else T.num_entries0[s]) + T.entry_parent[e]
-            I = T.entry_infoset[par]
+            I = T.entry_infoset[qb + T.entry_parent[e]]
             challenged = acts[T.infoset_offset[I] + k] == E.ACT_CHALLENGE
             break
         if not challenged:
             continue
-        clo, chi = (lo + n0, T.entry_start[ch + 1]) if q == 0 else (lo, lo + n0)
-        for j in range(clo, chi):
+        lo, n = _side(T, ch, 1 - q)
+        for j in range(lo, lo + n):
             if _held(hand[cb + T.entry_parent[j]], E.CLAIM_CHAR[c]) == 0:
                 acc[turn, one, c, SUCCESS] += reach[j] * cf[j]
 
@@ -129,8 +126,7 @@ def _passes(coup_public, sigma):
     unit = T._replace(term_scale=np.where(T.node_kind == TERMINAL, 1.0, 0.0))
     cf = np.empty(tree.num_entries)
     values(unit, sigma, reach, cf, acc, BOTH_PLAYERS, False, none, par)
-    mine1 = _player_mask(tree, 1)
-    cf[mine1] = -cf[mine1]  # player 1's values are the negated sums
+    np.abs(cf, out=cf)  # player 1's values are the negated sums (of non-negative terms)
     v = np.empty(tree.num_entries)
     values(T, sigma, reach, v, acc, BOTH_PLAYERS, False, none, par)
     br = {}
@@ -141,18 +137,10 @@ def _passes(coup_public, sigma):
     return reach, cf, v, br
 
 
-def _player_mask(tree, p):
-    """Boolean mask of player ``p``'s entries."""
-    counts0 = tree.num_entries0.astype(np.int64)
-    total = np.diff(tree.entry_start)
-    owner = np.repeat(np.tile([0, 1], len(total)), np.column_stack([counts0, total - counts0]).ravel())
-    return owner == p
-
-
 def _entries(tree, s, p):
-    b = int(tree.entry_start[s])
-    n0 = int(tree.num_entries0[s])
-    return range(b, b + n0) if p == 0 else range(b + n0, int(tree.entry_start[s + 1]))
+    """Player ``p``'s entries at node ``s`` (a range)."""
+    b, n = _side(tree.flat, s, p)
+    return range(b, b + n)
 
 
 def _hand_name(code):
@@ -167,15 +155,13 @@ def _choices(coup_public, sigma, reach, cf, v, br):
     if coup_public.rules.setup != "selection":
         return choice, value, best
     is_choice = np.isin(tree.infoset_actions, E.ACT_CHOOSE + np.arange(E.NCH))
-    for I in range(tree.num_infosets):
+    for I in np.flatnonzero(is_choice[tree.infoset_offset]):
         o, k = int(tree.infoset_offset[I]), int(tree.infoset_num_actions[I])
-        if not is_choice[o]:
-            continue
         seat, s = int(tree.infoset_player[I]), int(tree.infoset_node[I])
         x = next(e for e in _entries(tree, s, seat) if tree.entry_infoset[e] == I)
         names = [CHARACTERS[a - E.ACT_CHOOSE] for a in tree.infoset_actions[o:o + k]]
         sums = np.zeros((2, k))
-        first = int(tree.entry_start[s]) + (0 if seat == 0 else int(tree.num_entries0[s]))
+        first = _entries(tree, s, seat).start
         for ch in range(int(tree.child_start[s]), int(tree.child_start[s] + tree.num_children[s])):
             for e in _entries(tree, ch, seat):
                 if first + tree.entry_parent[e] == x and tree.entry_slot[e] >= 0:

@@ -18,27 +18,11 @@ from solvers import _mccfr_kernel as K
 from solvers.mccfr import SamplingGame
 
 from . import engine as E
-from .builder import HASH_MUL, HASH_SEED, _mix
+from .builder import HASH_SEED, absorb_events
 from .couptree import rules_game_id
 from .rules import Rules
 
 __all__ = ["sampling_game"]
-
-
-@njit(cache=True)
-def _absorb_all(h, ev, ne):
-    """Mix ``ne`` events into every player's two hashes ``h`` (uint64, (players, 2)): each player sees
-    the private token of the events it owns (or everyone owns) and the public token of the others;
-    :func:`coupsolve.builder._absorb` for any number of players."""
-    for p in range(h.shape[0]):
-        a0 = h[p, 0]
-        a1 = h[p, 1]
-        for i in range(ne):
-            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
-            a0 = _mix(a0, tok, HASH_MUL[0])
-            a1 = _mix(a1, tok, HASH_MUL[1])
-        h[p, 0] = a0
-        h[p, 1] = a1
 
 
 @njit(cache=True)
@@ -48,7 +32,7 @@ def coup_init(P, s, h, W):
     for p in range(h.shape[0]):
         h[p, 0] = HASH_SEED[0] + np.uint64(p)
         h[p, 1] = HASH_SEED[1] + np.uint64(p)
-    _absorb_all(h, ev, E.initial_state(P, s, ev, buf, prob))
+    absorb_events(h, h, ev, E.initial_state(P, s, ev, buf, prob))
 
 
 @njit(cache=True)
@@ -69,7 +53,7 @@ def coup_moves(P, s, out, prob):
 def coup_step(P, s, h, a, W):
     """Apply ``a`` and its forced steps; mix the events into the hashes."""
     ev, buf, prob = W
-    _absorb_all(h, ev, E.apply(P, s, a, ev, 0, buf, prob))
+    absorb_events(h, h, ev, E.apply(P, s, a, ev, 0, buf, prob))
 
 
 @njit(cache=True)

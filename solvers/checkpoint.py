@@ -40,12 +40,11 @@ def tree_digest(tree):
 
     Parameters
     ----------
-    tree : GameTree or another tree type
-        Its ``node_kind``, ``num_children``, ``chance_prob`` and ``payoff`` arrays are hashed, or
-        those its type names in ``DIGEST_FIELDS`` (a :class:`~solvers.PublicTree`).
+    tree : GameTree, PublicTree or another tree type
+        The arrays its type names in ``DIGEST_FIELDS`` are hashed.
     """
     h = hashlib.sha256()
-    for name in getattr(tree, "DIGEST_FIELDS", ("node_kind", "num_children", "chance_prob", "payoff")):
+    for name in tree.DIGEST_FIELDS:
         h.update(np.ascontiguousarray(getattr(tree, name)).data)
     return h.hexdigest()
 

@@ -160,7 +160,7 @@ class SolveResult:
         meta = dict(game_id=self.game_id, algorithm=self.algorithm, iterations=int(self.iterations),
                     seed=int(self.seed), seconds=float(self.seconds),
                     interrupted=bool(self.interrupted), options=dict(self.options))
-        if self.tree is not None and (hasattr(self.tree, "payoff") or hasattr(self.tree, "DIGEST_FIELDS")):
+        if hasattr(self.tree, "DIGEST_FIELDS"):  # not without a tree, nor for types without a digest
             meta["tree_digest"] = tree_digest(self.tree)
             meta["tree_type"] = self.tree_type
         write_durably(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})

@@ -156,6 +156,9 @@ class GameTree(InfosetTable):
         Either ``num_infosets`` strings or ``key_fn(i) -> str``.
     """
 
+    #: What :func:`solvers.checkpoint.tree_digest` hashes: the shape, the chance and the payoffs.
+    DIGEST_FIELDS = ("node_kind", "num_children", "chance_prob", "payoff")
+
     def __init__(self, *, node_kind, node_player, node_infoset, child_start, num_children,
                  chance_prob, payoff, level_start, infoset_player, infoset_num_actions,
                  infoset_offset, infoset_actions, game_id, infoset_keys):
