@@ -25,7 +25,8 @@ from numba import prange
 from ._matching import predictive_match
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
-__all__ = ["forward", "backward", "run_iterations", "values", "evaluate"]
+__all__ = ["forward", "forward_levels", "backward", "backward_levels", "iteration_weights",
+           "run_iterations", "values", "values_levels", "evaluate"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -58,21 +59,27 @@ def _forward_node(T, sigma, reach, s):
 
 
 @numba.njit(cache=True)
-def _forward_serial(T, sigma, reach):
-    for i in range(T.entry_start[1]):
-        reach[i] = 1.0
-    for s in range(T.node_kind.shape[0]):
+def _forward_serial(T, sigma, reach, lo, hi):
+    for s in range(T.level_start[lo], T.level_start[hi]):
         _forward_node(T, sigma, reach, s)
 
 
 @numba.njit(cache=True, parallel=True)
-def _forward_parallel(T, sigma, reach):
+def _forward_parallel(T, sigma, reach, lo, hi):
     ls = T.level_start
-    for i in range(T.entry_start[1]):
-        reach[i] = 1.0
-    for d in range(ls.shape[0] - 2):
+    for d in range(lo, hi):
         for s in prange(ls[d], ls[d + 1]):
             _forward_node(T, sigma, reach, s)
+
+
+@numba.njit(cache=True)
+def forward_levels(T, sigma, reach, lo, hi, parallel):
+    """The reach of the entries of levels ``lo + 1 .. hi`` from those of level ``lo`` (already set):
+    the nodes of levels ``lo .. hi - 1`` pass their entries' reach to their children."""
+    if parallel:
+        _forward_parallel(T, sigma, reach, lo, hi)
+    else:
+        _forward_serial(T, sigma, reach, lo, hi)
 
 
 @numba.njit(cache=True)
@@ -81,10 +88,9 @@ def forward(T, sigma, reach, parallel):
 
     ``parallel``: one ``prange`` per level (else one loop over the nodes).
     """
-    if parallel:
-        _forward_parallel(T, sigma, reach)
-    else:
-        _forward_serial(T, sigma, reach)
+    for i in range(T.entry_start[1]):
+        reach[i] = 1.0
+    forward_levels(T, sigma, reach, 0, T.level_start.shape[0] - 2, parallel)
 
 
 @numba.njit(cache=True, inline="always")
@@ -224,17 +230,28 @@ def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s):
 
 
 @numba.njit(cache=True)
-def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg):
-    for s in range(T.node_kind.shape[0] - 1, -1, -1):
+def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi):
+    for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
         _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
 
 
 @numba.njit(cache=True, parallel=True)
-def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg):
+def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi):
     ls = T.level_start
-    for d in range(ls.shape[0] - 2, -1, -1):
+    for d in range(hi - 1, lo - 1, -1):
         for s in prange(ls[d], ls[d + 1]):
             _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
+
+
+@numba.njit(cache=True)
+def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
+    """:func:`backward` over the nodes of levels ``hi - 1`` down to ``lo`` only (the values of level
+    ``hi``'s entries already known)."""
+    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w)
+    if parallel:
+        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi)
+    else:
+        _backward_serial(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi)
 
 
 @numba.njit(cache=True)
@@ -243,13 +260,25 @@ def backward(T, S, P, p, weight, fpos, fneg, parallel):
 
     ``S`` is a :class:`~solvers.public_rep.PublicState` (``reach`` from :func:`forward`), ``P`` the
     :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
-    and regret discounts; ``parallel`` as for :func:`forward`.
+    and regret discounts (:func:`iteration_weights`); ``parallel`` as for :func:`forward`.
     """
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w)
-    if parallel:
-        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg)
-    else:
-        _backward_serial(T, B, P.plus, P.discount, p, weight, fpos, fneg)
+    backward_levels(T, S, P, p, weight, fpos, fneg, 0, T.level_start.shape[0] - 1, parallel)
+
+
+@numba.njit(cache=True)
+def iteration_weights(P, t):
+    """``(weight, fpos, fneg)`` of iteration ``t`` (1-based): the averaging weight ``t**gamma`` and
+    the discounts of positive and negative regrets (1 without discounting)."""
+    tf = float(t)
+    weight = tf ** P.gamma
+    fpos = 1.0
+    fneg = 1.0
+    if P.discount:
+        ta = tf ** P.alpha
+        fpos = ta / (ta + 1.0)
+        tb = tf ** P.beta
+        fneg = tb / (tb + 1.0)
+    return weight, fpos, fneg
 
 
 @numba.njit(cache=True)
@@ -258,15 +287,7 @@ def run_iterations(T, S, P, num_iterations, parallel):
     players = 1 if P.simultaneous else 2
     for _ in range(num_iterations):
         t = S.counter[0] + 1
-        tf = float(t)
-        weight = tf ** P.gamma
-        fpos = 1.0
-        fneg = 1.0
-        if P.discount:
-            ta = tf ** P.alpha
-            fpos = ta / (ta + 1.0)
-            tb = tf ** P.beta
-            fneg = tb / (tb + 1.0)
+        weight, fpos, fneg = iteration_weights(P, t)
         for pi in range(players):
             p = BOTH_PLAYERS if P.simultaneous else pi
             forward(T, S.sigma, S.reach, parallel)
@@ -319,19 +340,26 @@ def _value_node(T, sigma, reach, v, acc, p, best, choice, s):
 
 
 @numba.njit(cache=True)
-def _values_serial(T, sigma, reach, v, acc, p, best, choice):
-    ls = T.level_start
-    for d in range(ls.shape[0] - 2, -1, -1):
-        for s in range(ls[d], ls[d + 1]):
-            _value_node(T, sigma, reach, v, acc, p, best, choice, s)
+def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi):
+    for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
+        _value_node(T, sigma, reach, v, acc, p, best, choice, s)
 
 
 @numba.njit(cache=True, parallel=True)
-def _values_parallel(T, sigma, reach, v, acc, p, best, choice):
+def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi):
     ls = T.level_start
-    for d in range(ls.shape[0] - 2, -1, -1):
+    for d in range(hi - 1, lo - 1, -1):
         for s in prange(ls[d], ls[d + 1]):
             _value_node(T, sigma, reach, v, acc, p, best, choice, s)
+
+
+@numba.njit(cache=True)
+def values_levels(T, sigma, reach, v, acc, p, best, choice, lo, hi, parallel):
+    """:func:`values` over the nodes of levels ``hi - 1`` down to ``lo`` only."""
+    if parallel:
+        _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi)
+    else:
+        _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi)
 
 
 @numba.njit(cache=True)
@@ -343,10 +371,7 @@ def values(T, sigma, reach, v, acc, p, best, choice, parallel):
     ``best`` the best action's (a best response). ``choice`` (int32, per
     information set, or empty) receives the best action's position at ``p``'s information sets.
     """
-    if parallel:
-        _values_parallel(T, sigma, reach, v, acc, p, best, choice)
-    else:
-        _values_serial(T, sigma, reach, v, acc, p, best, choice)
+    values_levels(T, sigma, reach, v, acc, p, best, choice, 0, T.level_start.shape[0] - 1, parallel)
 
 
 @numba.njit(cache=True)
