@@ -7,6 +7,10 @@ is hashed exactly as the tree builder keys information sets (:mod:`coupsolve.bui
 tokens, the same two hashes, the same seeds), for any number of players. With two players a key is
 therefore the key of the same information set in :func:`coupsolve.build_tree`'s tree and in
 :class:`coupsolve.publicpolicy.PublicTreePolicy`.
+
+``sampling_game(rules, abstraction="features")`` keys information sets by features of the current
+state instead (:mod:`coupsolve.sampling_keys`): an imperfect-recall abstraction for full-length games,
+with no equilibrium guarantee.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from solvers import _mccfr_kernel as K
+from solvers import _mccfr_outcome as O
 from solvers.mccfr import SamplingGame
 
 from . import engine as E
@@ -22,7 +27,9 @@ from .builder import HASH_SEED, absorb_events
 from .couptree import rules_game_id
 from .rules import Rules
 
-__all__ = ["sampling_game"]
+__all__ = ["sampling_game", "ABSTRACTIONS"]
+
+ABSTRACTIONS = ("exact", "features")
 
 
 @njit(cache=True)
@@ -88,23 +95,58 @@ def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, n
                                node_player, child_start, num_children, keys, checks)
 
 
-def sampling_game(rules: Rules) -> SamplingGame:
+@njit(cache=True)
+def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, max_depth,
+                state_size, max_moves):
+    """``solvers._mccfr_outcome.run_outcome`` for Coup."""
+    return O.run_outcome(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear, eps,
+                         max_depth, state_size, max_moves)
+
+
+def sampling_game(rules: Rules, abstraction: str = "exact") -> SamplingGame:
     """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.MCCFRSolver`.
 
     The game id is the OpenSpiel game string (:func:`coupsolve.couptree.rules_game_id`), so a
     checkpoint names its rules and a policy maps to that ``python_coup`` game.
 
+    Parameters
+    ----------
+    rules : Rules
+    abstraction : {"exact", "features"}
+        "exact": a player's information set is their whole observation sequence (perfect recall,
+        the keys of the tree builder). "features": the features of the current state the player can
+        act on (:mod:`coupsolve.sampling_keys`; imperfect recall, no equilibrium guarantee; the base
+        game only).
+
     Raises
     ------
     TypeError
         Not a ``Rules``.
+    ValueError
+        An unknown abstraction, or "features" for rules with a variant.
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
+    if abstraction not in ABSTRACTIONS:
+        raise ValueError(f"abstraction must be one of {', '.join(map(repr, ABSTRACTIONS))}, got "
+                         f"{abstraction!r}")
     P = rules.params()
+    kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome), E.S_SIZE
+    if abstraction == "features":
+        from . import sampling_keys
+
+        variants = [k for k in _VARIANTS if getattr(rules, k)]
+        if variants:
+            raise ValueError(f"the 'features' abstraction keys the base game only; these rules have "
+                             f"{', '.join(variants)} (use abstraction='exact')")
+        kernels, state_size = sampling_keys.KERNELS, sampling_keys.X_SIZE
     max_depth = E.game_bounds(P)[0]
     scratch = (np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), np.int32),  # as the tree builder's walk
                np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64))
-    return SamplingGame(kernels=(run_iterations, replay_keys, tree_infoset_keys), params=P, scratch=scratch, num_players=rules.players,
-                        state_size=E.S_SIZE, max_depth=max_depth, max_moves=E.MAX_MOVES,
-                        game_id=rules_game_id(rules))
+    return SamplingGame(kernels=kernels, params=P, scratch=scratch, num_players=rules.players,
+                        state_size=state_size, max_depth=max_depth, max_moves=E.MAX_MOVES,
+                        game_id=rules_game_id(rules), abstraction=abstraction)
+
+
+_VARIANTS = ("selective_coup", "contessa_blocks_tax", "factions", "ambassador_halves_steal",
+             "challenge_bounty", "challenge_buyout", "marked_cards", "event_mat", "decline_proof")

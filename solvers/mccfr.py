@@ -1,8 +1,18 @@
-"""External-sampling Monte Carlo CFR over a game's compiled step functions: no tree, any players.
+"""Monte Carlo CFR over a game's compiled step functions: no tree, any players.
 
 Lanctot, Waugh, Zinkevich and Bowling (2009), "Monte Carlo Sampling for Regret Minimization in
-Extensive Games", NeurIPS. One iteration is one traversal per player, as in OpenSpiel's
-``ExternalSamplingSolver``; the kernels and the table's layout are in :mod:`solvers._mccfr_kernel`.
+Extensive Games", NeurIPS. Two samplings share one table and one game interface:
+
+* ``"external"`` (the default): one iteration is one traversal per player, every action of the
+  updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
+  (:mod:`solvers._mccfr_kernel`). Its traversal grows with the game's length: a full-length Coup
+  walks millions of information sets in one iteration.
+* ``"outcome"``: one iteration is one sampled episode per player, with epsilon-exploration at the
+  updated player's nodes and importance-weighted regrets, as in OpenSpiel's
+  ``OutcomeSamplingSolver`` (:mod:`solvers._mccfr_outcome`). An iteration costs one path, whatever
+  the game's length.
+
+The table's layout is in :mod:`solvers._mccfr_kernel`.
 
 A game is a :class:`SamplingGame` (Coup's is :func:`coupsolve.sampling.sampling_game`). The solver's
 information sets live in a preallocated hash table whose memory is checked before it is allocated
@@ -27,15 +37,17 @@ import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from . import _mccfr_kernel as K
+from . import _mccfr_outcome as O
 from . import _npz
 from .memory import check_fits, format_bytes
 from .solver import int_arg
 
 __all__ = ["SamplingGame", "MCCFRSolver", "TableFull", "bind", "estimate_bytes", "train", "REGRETS",
-           "AVERAGES"]
+           "AVERAGES", "SAMPLINGS"]
 
 REGRETS = ("rm", "rm+")
 AVERAGES = ("uniform", "linear")
+SAMPLINGS = ("external", "outcome")
 _KIND = "coupsolve.solvers.MCCFRCheckpoint"
 _CHUNK_SECONDS = 0.1
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
@@ -48,13 +60,15 @@ _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information 
 class SamplingGame(NamedTuple):
     """A game for :class:`MCCFRSolver`: its compiled kernels and sizes.
 
-    ``kernels`` is ``(run_iterations, replay_keys, tree_infoset_keys)``: the kernels of
-    :mod:`solvers._mccfr_kernel` with the game's functions bound as their first argument, either by
+    ``kernels`` is ``(run_iterations, replay_keys, tree_infoset_keys, run_outcome)``: the kernels of
+    :mod:`solvers._mccfr_kernel` and :mod:`solvers._mccfr_outcome` with the game's functions bound as
+    their first argument, either by
     :func:`bind` (compiled in every process) or by cached entry points of the game's own module.
     ``params`` (int32) and ``scratch`` (a tuple of arrays) are passed to the game's functions;
     ``state_size`` (int32 entries of a state), ``max_depth`` (moves in the longest history),
     ``max_moves`` (room for one node's moves) size the traversal's stack; ``game_id`` names the game
-    in checkpoints.
+    in checkpoints; ``abstraction`` names how its information sets are keyed (``"exact"``: the
+    players' whole observation sequences), checked by checkpoints too.
     """
 
     kernels: tuple
@@ -65,6 +79,7 @@ class SamplingGame(NamedTuple):
     max_depth: int
     max_moves: int
     game_id: str
+    abstraction: str = "exact"
 
 
 class TableFull(MemoryError):
@@ -84,7 +99,7 @@ def bind(functions):
     (numba-compiled, :mod:`solvers._mccfr_kernel`): not cached, so compiled in every process; fine for a
     small game, while a large one caches entry points of its own (as ``coupsolve.sampling`` does)."""
     return tuple(functools.partial(k, functions) for k in (K.run_iterations, K.replay_keys,
-                                                            K.tree_infoset_keys))
+                                                            K.tree_infoset_keys, O.run_outcome))
 
 
 def _capacity(max_infosets):
@@ -104,7 +119,8 @@ def _choice(name, value, choices):
 
 
 class MCCFRSolver:
-    """External-sampling MCCFR with its information sets in a fixed-size hash table.
+    """Monte Carlo CFR (external or outcome sampling) with its information sets in a fixed-size hash
+    table.
 
     Parameters
     ----------
@@ -121,6 +137,12 @@ class MCCFRSolver:
         by 1, or by the iteration number.
     seed : int
         Seeds the sampling.
+    sampling : {"external", "outcome"}
+        External sampling (every action of the updated player walked) or outcome sampling (one
+        sampled episode per player and iteration); see the module docstring.
+    epsilon : float
+        Outcome sampling's exploration at the updated player's nodes (OpenSpiel's default 0.6), in
+        (0, 1]; ignored by external sampling.
 
     Raises
     ------
@@ -131,13 +153,18 @@ class MCCFRSolver:
     """
 
     def __init__(self, game, *, max_infosets=1 << 20, max_actions=None, regret="rm",
-                 average="uniform", seed=0):
+                 average="uniform", seed=0, sampling="external", epsilon=0.6):
         if not isinstance(game, SamplingGame):
             raise TypeError(f"game must be a solvers.mccfr.SamplingGame, got {type(game).__name__}")
         max_infosets = int_arg("max_infosets", max_infosets, 1)
         max_actions = int_arg("max_actions", 4 * max_infosets if max_actions is None else max_actions, 1)
         self.game, self.seed = game, int_arg("seed", seed, 0)
         self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
+        self.sampling = _choice("sampling", sampling, SAMPLINGS)
+        if not 0.0 < float(epsilon) <= 1.0:
+            raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
+                             f"{epsilon!r}")
+        self.epsilon = float(epsilon)
         need = estimate_bytes(game, max_infosets, max_actions)
         check_fits(need, f"the MCCFR table for {max_infosets:,} information sets and "
                          f"{max_actions:,} actions")
@@ -155,7 +182,7 @@ class MCCFRSolver:
 
     @property
     def iterations(self):
-        """Finished iterations (one traversal per player each)."""
+        """Finished iterations (one traversal or episode per player each)."""
         return int(self._stats[2])
 
     @property
@@ -180,10 +207,13 @@ class MCCFRSolver:
             raise RuntimeError(f"this solver stopped with an error and cannot continue: {self._broken}")
         g = self.game
         t0 = time.perf_counter()
-        status = call_kernel(g.kernels[0], g.params, g.scratch, self._table,
-                             self._regret, self._avg, self._rng, self._stats, count,
-                             self.regret == "rm+", self.average == "linear", g.max_depth, g.state_size,
-                             g.max_moves)
+        args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
+                count, self.regret == "rm+", self.average == "linear")
+        if self.sampling == "outcome":
+            status = call_kernel(g.kernels[3], *args, self.epsilon, g.max_depth, g.state_size,
+                                 g.max_moves)
+        else:
+            status = call_kernel(g.kernels[0], *args, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0
         self.seconds += elapsed
         if status != K.OK:
@@ -230,7 +260,9 @@ class MCCFRSolver:
 
     def save(self, path):
         """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options."""
-        meta = {"game_id": self.game.game_id, "regret": self.regret, "average": self.average,
+        meta = {"game_id": self.game.game_id, "abstraction": self.game.abstraction,
+                "sampling": self.sampling, "epsilon": self.epsilon,
+                "regret": self.regret, "average": self.average,
                 "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
                 "max_infosets": self.max_infosets, "max_actions": self.max_actions,
                 "num_players": self.game.num_players}
@@ -239,18 +271,26 @@ class MCCFRSolver:
         _npz.save(path, _KIND, meta, arrays)
 
     @classmethod
-    def load(cls, path, game, max_infosets=None, max_actions=None):
+    def load(cls, path, game, max_infosets=None, max_actions=None, sampling=None):
         """A solver continuing the checkpoint ``path`` (bit-identical to the uninterrupted run), with
-        the checkpoint's table room unless ``max_infosets``/``max_actions`` give more (or less).
+        the checkpoint's table room unless ``max_infosets``/``max_actions`` give more (or less), and
+        the checkpoint's sampling (``sampling``, when given, must be it).
 
-        Raises ``ValueError`` for a file of another kind or another game."""
+        Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
+        game's information sets, or another sampling than ``sampling``."""
         meta, a = _npz.load(path, _KIND)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")
+        kind = meta.get("sampling", "external")
+        for name, theirs, ours in (("abstraction", meta.get("abstraction", "exact"), game.abstraction),
+                                   ("sampling", kind, kind if sampling is None else sampling)):
+            if theirs != ours:
+                raise ValueError(f"{path} is a checkpoint of {name} {theirs!r}, not of {ours!r}")
         self = cls(game, max_infosets=meta["max_infosets"] if max_infosets is None else max_infosets,
                    max_actions=meta["max_actions"] if max_actions is None else max_actions,
-                   regret=meta["regret"], average=meta["average"], seed=meta["seed"])
+                   regret=meta["regret"], average=meta["average"], seed=meta["seed"], sampling=kind,
+                   epsilon=meta.get("epsilon", 0.6))
         status = K.insert_all(self._table, self._stats, a["key"], a["check"], a["owner"],
                               a["num_actions"])
         na = int(self._stats[1])
