@@ -51,6 +51,7 @@ from solvers.memory import check_fits, format_bytes
 from . import engine as E
 from .background import run_interruptibly
 from .rules import Rules
+from .tables import P_PLAYERS
 from .sketch import new_sketch, sketch_add, sketch_estimate
 from .treesize import TreeSize, TreeTooLarge, estimate_build_bytes
 
@@ -77,7 +78,7 @@ class NodeArrays(NamedTuple):
     then, one entry per node: what the node is, ``node_kind``, ``node_player`` (int8),
     ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (``CTX_DTYPE``, uint32; empty when not wanted);
     where its children are, ``child_start`` (int64), ``num_children`` (int32); the probability of the
-    edge into it, ``chance_prob`` (float64).
+    edge into it, ``chance_prob`` (float64); ``payoffs`` (float64, (nodes, players); (0, 0) with two).
     """
 
     level_count: np.ndarray
@@ -90,6 +91,7 @@ class NodeArrays(NamedTuple):
     child_start: np.ndarray
     num_children: np.ndarray
     chance_prob: np.ndarray
+    payoffs: np.ndarray
 
 
 class InfosetArrays(NamedTuple):
@@ -151,8 +153,9 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     function of its own (even inlined by numba) 1.6 times longer.
     """
     D = max_depth + 1
+    n_players = P[P_PLAYERS]
     st = np.zeros((D, E.S_SIZE), dtype=np.int32)  # the state at each depth of the stack
-    h = np.zeros((D, 2, 2), dtype=np.uint64)  # per depth, per player, the two hashes
+    h = np.zeros((D, n_players, 2), dtype=np.uint64)  # per depth, per player, the two hashes
     node = np.zeros(D, dtype=np.int64)
     nxt = np.zeros(D, dtype=np.int64)  # next child to visit
     nch = np.zeros(D, dtype=np.int64)
@@ -167,7 +170,7 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
         for d in range(min(max_depth + 2, out.level_start.shape[0])):
             free[d] = out.level_start[d]
         free[0] = 1
-    for p in range(2):
+    for p in range(n_players):
         h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
         h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
     _absorb(h, 0, 0, ev, E.initial_state(P, st[0], ev, buf, pbuf))
@@ -197,6 +200,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
                     out.node_player[v] = -1
                     out.node_infoset[v] = -1
                     out.payoff[v] = ret[0]
+                    for q in range(out.payoffs.shape[1]):
+                        out.payoffs[v, q] = ret[q]
             elif E.is_chance(s):
                 k = E.chance_outcomes(P, s, acts[depth], probs[depth])
                 counts[6] += 1
@@ -276,7 +281,7 @@ def _empty_nodes(level_count):
                         np.zeros(0, np.float64))
     return NodeArrays(level_count=level_count, level_start=e64, node_kind=e8, node_player=e8,
                       node_infoset=e32, payoff=ef, context=np.zeros(0, E.CTX_DTYPE), child_start=e64, num_children=e32,
-                      chance_prob=ef)
+                      chance_prob=ef, payoffs=np.zeros((0, 0), np.float64))
 
 
 def _empty_infosets():
@@ -300,7 +305,7 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     Parameters
     ----------
     rules : Rules
-        Two-player rules.
+        Rules of any number of players.
     max_nodes : int, optional
         A budget: stop (``TreeTooLarge``) as soon as the walk has counted more histories than this
         (checked every 65,536 histories), so a refusal on memory does not wait for the whole count.
@@ -315,12 +320,12 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
 
     Raises
     ------
-    TypeError, ValueError
-        Not a ``Rules``, or not two players.
+    TypeError
+        Not a ``Rules``.
     TreeTooLarge
         More histories than ``max_nodes``.
     """
-    _check_rules(rules)
+    _check_any_rules(rules)
     D = _max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(8, dtype=np.int64)
@@ -344,9 +349,15 @@ def _new_table():
     return numba.typed.Dict.empty(key_type=types.uint64, value_type=types.int64)
 
 
-def _check_rules(rules):
+def _check_any_rules(rules):
+    """A ``Rules`` of any number of players (the CFR solvers refuse three or more themselves)."""
     if not isinstance(rules, Rules):
         raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
+
+
+def _check_rules(rules):
+    """Two-player rules, for what only solves two-player zero-sum games (the public tree)."""
+    _check_any_rules(rules)
     if rules.players != 2:
         raise ValueError(f"players: the solvers handle two-player zero-sum games; these rules have "
                          f"{rules.players} players")
@@ -357,14 +368,14 @@ def _allocate(size, context):
     n, dn, da = size.nodes, size.decision_nodes, size.decision_children
     level_start = np.zeros(len(size.levels) + 1, dtype=np.int64)
     level_start[1:] = np.cumsum(size.levels)
-    chance_prob = np.empty(n, np.float64)
+    chance_prob, players = np.empty(n, np.float64), size.rules.players
     chance_prob[0] = 1.0
     out = NodeArrays(level_count=np.zeros(0, np.int64), level_start=level_start,
                      node_kind=np.empty(n, np.int8), node_player=np.empty(n, np.int8),
                      node_infoset=np.empty(n, np.int32), payoff=np.zeros(n, np.float64),
                      context=np.zeros(n if context else 0, E.CTX_DTYPE),
                      child_start=np.empty(n, np.int64), num_children=np.empty(n, np.int32),
-                     chance_prob=chance_prob)
+                     chance_prob=chance_prob, payoffs=np.zeros((n, players) if players > 2 else (0, 0)))
     iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
                          np.empty(dn, np.int64), np.empty(da, np.int32))
     return out, iset
@@ -379,12 +390,12 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     ``progress(histories filled, histories)`` is called about once a second; Ctrl-C stops the pass
     within about a second (``KeyboardInterrupt``).
     """
-    _check_rules(rules)
+    _check_any_rules(rules)
     if size is None:
         size = count_tree(rules)
     elif not isinstance(size, TreeSize) or size.rules != rules:
         raise ValueError("size must be count_tree(rules) of these very rules")
-    need = estimate_build_bytes(size, context)
+    need = estimate_build_bytes(size, context) + 8 * size.nodes * rules.players * (rules.players > 2)
     check_fits(need, f"the game tree of {rules} ({size.nodes:,} histories)")
     if verbose:
         print(f"{size.nodes:,} histories in {len(size.levels)} levels; "

@@ -88,25 +88,26 @@ def _game_tree(rules, out, iset, counts):
                     level_start=out.level_start, infoset_player=iset.player[:m].copy(),
                     infoset_num_actions=num_act, infoset_offset=offset,
                     infoset_actions=iset.actions[:na].copy(), game_id=rules_game_id(rules),
-                    infoset_keys=renderer)
+                    infoset_keys=renderer, payoffs=out.payoffs if rules.players > 2 else None)
     return tree, renderer
 
 
 def build_tree(rules: Rules, *, size: TreeSize | None = None, verbose: bool = False) -> GameTree:
-    """The whole game tree of two-player ``rules`` as a game-agnostic :class:`solvers.GameTree`.
+    """The whole game tree of ``rules`` as a game-agnostic :class:`solvers.GameTree`.
 
     Parameters
     ----------
     rules : Rules
-        Two-player rules.
+        Rules of any number of players; with three or more the tree carries every player's payoffs
+        (``payoffs``), for :func:`solvers.best_response` and :func:`solvers.nash_conv` (the CFR
+        solvers take two players only and say so).
     size : TreeSize, optional
         ``count_tree(rules)``, when the caller already counted (else it is counted here).
     verbose : bool
         Print the size and the memory bound before filling.
 
     Raises ``MemoryError`` (naming the estimate and the memory available) before allocating a tree
-    that will not fit, and ``ValueError`` for rules the solvers cannot take (more than two players).
-    For the Coup-side extras use :func:`build_coup_tree`.
+    that will not fit. For the Coup-side extras use :func:`build_coup_tree`.
     """
     out, iset, counts, _ = fill_tree(rules, size, verbose=verbose)
     return _game_tree(rules, out, iset, counts)[0]
@@ -145,7 +146,7 @@ class CoupTree:
 
 def build_coup_tree(rules: Rules, *, context: bool = True, size: TreeSize | None = None,
                     verbose: bool = False, progress=None) -> CoupTree:
-    """The whole game tree of two-player ``rules`` with its Coup-side extras (:class:`CoupTree`).
+    """The whole game tree of ``rules`` (any number of players) with its Coup-side extras (:class:`CoupTree`).
 
     Parameters
     ----------

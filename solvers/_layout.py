@@ -64,6 +64,10 @@ solver keeps a 1). In the tree's numbering: the previous flat action
 first history (``first``) and, per action, the information set
 (``action_infoset``).
 
+Only two-player zero-sum trees have a layout (the segment codes name two players
+and chance, the passes negate player 0's payoff for player 1): the CFR solvers
+therefore refuse a tree with ``payoffs`` here, naming what takes it.
+
 A layout is built once per tree (three numba passes in
 :mod:`solvers._layout_fill`, well under a second per million histories) and
 cached while the tree lives. Kernels take the arrays they read as one
@@ -168,6 +172,10 @@ class Layout:
     """
 
     def __init__(self, tree):
+        if not getattr(tree, "two_player_zero_sum", True):
+            raise ValueError(f"the CFR solvers take two-player zero-sum trees; this one has "
+                             f"{tree.num_players} players with their own payoffs (solvers.nash_conv "
+                             "and solvers.best_response take it)")
         n, m, a = tree.num_nodes, tree.num_infosets, tree.num_actions
         kind = tree.node_kind
         levels = tree.level_start.shape[0] - 1

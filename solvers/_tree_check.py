@@ -37,7 +37,7 @@ MESSAGES = {
              "(terminal)"),
     E_ROOT_PROB: "chance_prob[0] (the root) must be 1.0",
     E_TERMINAL: "terminal node {i} must have num_children 0, node_player -1 and node_infoset -1",
-    E_PLAYER: "decision node {i} has node_player not in {{0, 1}}",
+    E_PLAYER: "decision node {i} has node_player not in [0, num_players)",
     E_INFOSET_RANGE: "decision node {i} has node_infoset outside [0, num_infosets)",
     E_INFOSET_PLAYER: "decision node {i} has node_player different from infoset_player of its infoset",
     E_NUM_CHILDREN: "decision node {i} has num_children different from infoset_num_actions of its infoset",
@@ -68,7 +68,7 @@ def own_sequences(tree, p, seq, parent_seq):
     tree : FlatTree
         The tree's arrays (:class:`solvers.tree.FlatTree`).
     p : int
-        The player, 0 or 1.
+        The player (any seat).
     seq : ndarray, int32 or int64, shape (num_nodes,)
         Out: the flat index of ``p``'s last action on the path to each node
         (-1 for none).
@@ -108,7 +108,7 @@ def own_sequences(tree, p, seq, parent_seq):
 
 
 @numba.njit(cache=True)
-def _check_node(tree, i):
+def _check_node(tree, i, num_players):
     """The checks of node ``i`` alone (kind, owner, information set, payoff); ``OK`` or an ``E_*``."""
     k = tree.node_kind[i]
     nc = tree.num_children[i]
@@ -125,7 +125,7 @@ def _check_node(tree, i):
         return E_PAYOFF_NONTERMINAL
     if k == CHANCE:
         return E_CHANCE if (player != -1 or infoset != -1 or nc < 1) else OK
-    if player != 0 and player != 1:
+    if player < 0 or player >= num_players:
         return E_PLAYER
     if infoset < 0 or infoset >= tree.infoset_player.shape[0]:
         return E_INFOSET_RANGE
@@ -161,7 +161,7 @@ def _check_edges(tree, i):
 
 
 @numba.njit(cache=True)
-def _check_levels(tree):
+def _check_levels(tree, num_players):
     """Every node, level by level, and the tiling of the children: ``(code, index)``."""
     level_start = tree.level_start
     next_child = 1
@@ -170,7 +170,7 @@ def _check_levels(tree):
         lo_next = level_start[d + 1]
         hi_next = level_start[d + 2] if d + 2 <= num_levels else lo_next
         for i in range(level_start[d], level_start[d + 1]):
-            code = _check_node(tree, i)
+            code = _check_node(tree, i, num_players)
             if code != OK:
                 return code, i
             if tree.node_kind[i] == TERMINAL:
@@ -191,7 +191,7 @@ def _check_levels(tree):
 
 
 @numba.njit(cache=True)
-def check_tree(tree, seq, parent_seq):
+def check_tree(tree, seq, parent_seq, num_players):
     """Validate the arrays of a tree.
 
     Parameters
@@ -202,6 +202,8 @@ def check_tree(tree, seq, parent_seq):
         Scratch.
     parent_seq : ndarray, int64, shape (max(num_infosets, 1),)
         Scratch.
+    num_players : int
+        Players own decisions ``0 .. num_players - 1``.
 
     Returns
     -------
@@ -222,12 +224,12 @@ def check_tree(tree, seq, parent_seq):
             for b in range(a + 1, m):
                 if infoset_actions[o + a] == infoset_actions[o + b]:
                     return E_DUPLICATE_ACTION, s
-    code, index = _check_levels(tree)
+    code, index = _check_levels(tree, num_players)
     if code != OK:
         return code, index
     # Perfect recall: every node of an infoset has the same last own
     # (infoset, action) sequence; one pass per player.
-    for p in range(2):
+    for p in range(num_players):
         for s in range(num_infosets):
             parent_seq[s] = -2
         s = own_sequences(tree, p, seq, parent_seq)

@@ -23,6 +23,12 @@ depths). The tree is read through its layout (:mod:`solvers._layout`):
    first one on ties) and adds that value to the accumulator of the
    information set's parent sequence (or to the root value). The same pass
    computes player 0's on-policy value of every history.
+
+Trees of three or more players, or general-sum ones (a :class:`~solvers.tree.GameTree` with
+``payoffs``), take the same algorithm over the node arrays (:mod:`solvers._nplayer`):
+:func:`best_response`, :func:`expected_values` and :func:`nash_conv` accept them, NashConv being
+``sum_p (BR_p - v_p)`` over every player; :func:`exploitability` stays the two-player zero-sum
+figure and refuses them.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from . import _nplayer
 from ._layout import layout_for
 from ._passes import U, forward, init_values
 from .kinds import SEG_CHANCE
@@ -227,10 +234,25 @@ def policy_values(tree, policy, ws=None):
     return exploitability_of(br0, br1, ev0), ev0
 
 
-def _check_player(player):
-    if isinstance(player, bool) or not isinstance(player, (int, np.integer)) or player not in (0, 1):
-        raise ValueError(f"player must be 0 or 1, got {player!r}")
+def _check_player(player, num_players=2):
+    if (isinstance(player, bool) or not isinstance(player, (int, np.integer))
+            or not 0 <= player < num_players):
+        seats = "0 or 1" if num_players == 2 else f"a seat 0 .. {num_players - 1}"
+        raise ValueError(f"player must be {seats}, got {player!r}")
     return int(player)
+
+
+def _nplayer_best_response(tree, sigma, player):
+    """:func:`best_response` on a tree with ``payoffs`` (:mod:`solvers._nplayer`)."""
+    out = sigma.copy()
+    value = _nplayer.br_values(tree, sigma, player, out)
+    return BestResponse(value, out, float(_nplayer.onpolicy_values(tree, sigma)[player]))
+
+
+def _nplayer_nash_conv(tree, sigma):
+    """``sum_p (BR_p - v_p)`` on a tree with ``payoffs``."""
+    ev = _nplayer.onpolicy_values(tree, sigma)
+    return float(sum(_nplayer.br_values(tree, sigma, p) - ev[p] for p in range(tree.num_players)))
 
 
 def best_response(tree, policy, player):
@@ -243,14 +265,16 @@ def best_response(tree, policy, player):
         Flat policy (``tree.num_actions`` probabilities aligned with
         ``tree.infoset_offset``); only the opponent's part matters.
     player : int
-        The best responder, 0 or 1.
+        The best responder: 0 or 1, or any seat of a tree with ``payoffs``.
 
     Returns
     -------
     BestResponse
     """
-    player = _check_player(player)
+    player = _check_player(player, tree.num_players)
     sigma = check_policy(tree, policy)
+    if not tree.two_player_zero_sum:
+        return _nplayer_best_response(tree, sigma, player)
     ws = _Workspace(tree)
     internal = ws.layout.to_internal(sigma)
     out = internal.copy()
@@ -264,9 +288,12 @@ def expected_values(tree, policy):
     Returns
     -------
     numpy.ndarray
-        ``[v0, v1]`` with ``v1 = -v0`` (zero-sum).
+        ``[v0, v1]`` with ``v1 = -v0`` (zero-sum), or every player's value (a tree with
+        ``payoffs``).
     """
     sigma = check_policy(tree, policy)
+    if not tree.two_player_zero_sum:
+        return _nplayer.onpolicy_values(tree, sigma)
     ws = _Workspace(tree)
     _, ev0 = _run(ws.layout.to_internal(sigma), 0, ws, ws.no_policy)
     return np.array([ev0, -ev0])
@@ -281,7 +308,8 @@ def nash_conv(tree, policy):
     """NashConv: the sum over players of what a best response gains.
 
     ``(BR_0 - v_0) + (BR_1 - v_1)``, as in OpenSpiel's ``nash_conv``
-    (:func:`nash_conv_of`).
+    (:func:`nash_conv_of`); on a tree with ``payoffs`` (N players, any sums)
+    ``sum_p (BR_p - v_p)``.
 
     Parameters
     ----------
@@ -289,12 +317,18 @@ def nash_conv(tree, policy):
     policy : array_like, float64, shape (num_actions,)
         Flat policy, or a ``SolveResult``.
     """
+    if not tree.two_player_zero_sum:
+        return _nplayer_nash_conv(tree, check_policy(tree, policy))
     return nash_conv_of(*_br_values(tree, policy))
 
 
 def exploitability(tree, policy):
     """``nash_conv(tree, policy) / 2``, OpenSpiel's two-player convention (:func:`exploitability_of`).
 
-    Arguments as for :func:`nash_conv`.
+    Arguments as for :func:`nash_conv`. A tree that is not two-player zero-sum is refused
+    (``ValueError``): use :func:`nash_conv`.
     """
+    if not tree.two_player_zero_sum:
+        raise ValueError(f"exploitability is the two-player zero-sum figure; this tree has "
+                         f"{tree.num_players} players with their own payoffs: use nash_conv")
     return exploitability_of(*_br_values(tree, policy))

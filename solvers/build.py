@@ -5,14 +5,20 @@ arguments of ``GameTree(...)`` (this module does not import
 :mod:`solvers.tree`, which calls it from :meth:`GameTree.from_openspiel` and
 :meth:`GameTree.from_nested`):
 
-* :func:`openspiel_arrays` enumerates any two-player zero-sum sequential
-  OpenSpiel game, keyed by information-state strings (``game_id = str(game)``);
+* :func:`openspiel_arrays` enumerates any sequential OpenSpiel game that is
+  two-player zero-sum or has three or more players (then with every
+  player's returns, ``payoffs``), keyed by information-state strings
+  (``game_id = str(game)``);
 * :func:`nested_arrays` takes small hand-written or generated trees as
   nested tuples (tests, toy games)::
 
       ("terminal", payoff_to_player_0)
+      ("terminal", (payoff_0, payoff_1, ..., payoff_N-1))   # every player's: an N-player tree
       ("chance", [(probability, child), ...])
       ("decision", player, infoset_key, [(action_id, child), ...])
+
+A tree whose terminals give every player's payoff (all of them, the same
+number each) gets ``payoffs`` (:class:`~solvers.tree.GameTree`).
 
 Both enumerate in Python, so they suit games up to a few million histories;
 large games should construct :class:`GameTree` from arrays directly.
@@ -31,11 +37,13 @@ __all__ = ["openspiel_arrays", "nested_arrays"]
 def _build(root, expand, game_id):
     """Enumerate breadth first into ``GameTree`` keyword arguments.
 
-    ``expand(node)`` returns one of ``("terminal", payoff)``,
+    ``expand(node)`` returns one of ``("terminal", payoff)`` (a number:
+    player 0's payoff in a two-player zero-sum game; a tuple: every player's),
     ``("chance", probs, children)`` or ``("decision", player, key, actions,
     children)``.
     """
     kinds, players, infosets, child_start, num_children, payoffs = [], [], [], [], [], []
+    every = []  # every player's payoffs, per node, when the terminals give them
     chance_prob = [1.0]
     level_start = [0]
     key_index, keys, infoset_player, infoset_actions = {}, [], [], []
@@ -52,7 +60,9 @@ def _build(root, expand, game_id):
                 infosets.append(-1)
                 child_start.append(0)
                 num_children.append(0)
-                payoffs.append(float(spec[1]))
+                row = _payoff_row(spec[1], every, len(kinds) - 1)
+                payoffs.append(row[0])
+                every.append(row)
                 continue
             if tag == "chance":
                 _, probs, children = spec
@@ -83,12 +93,35 @@ def _build(root, expand, game_id):
             child_start.append(level_start[-1] + len(next_level))
             num_children.append(len(children))
             payoffs.append(0.0)
+            every.append(None)
             next_level.extend(children)
         level = next_level
     nodes = dict(node_kind=kinds, node_player=players, node_infoset=infosets,
                  child_start=child_start, num_children=num_children, chance_prob=chance_prob,
                  payoff=payoffs, level_start=level_start)
-    return _arrays(nodes, infoset_player, infoset_actions, keys, game_id)
+    out = _arrays(nodes, infoset_player, infoset_actions, keys, game_id)
+    if _width(every) > 1:
+        zero = (0.0,) * _width(every)
+        out["payoffs"] = np.array([zero if row is None else row for row in every], np.float64)
+    return out
+
+
+def _width(rows):
+    """How many payoffs the terminals give: 1 (a number each) or the players (a tuple each)."""
+    return next((len(r) for r in rows if r is not None), 1)
+
+
+def _payoff_row(value, rows, node):
+    """A terminal's payoffs as a tuple: ``(u,)`` for a number, else every player's; the same width
+    as the terminals before it (``rows``)."""
+    row = (float(value),) if np.ndim(value) == 0 else tuple(float(x) for x in value)
+    if len(row) == 0:
+        raise ValueError(f"terminal node {node} has no payoff")
+    if len(row) != _width(rows) and any(r is not None for r in rows):
+        raise ValueError(f"terminal node {node} gives {len(row)} payoffs, the terminals "
+                         f"before it {_width(rows)}: give every terminal a number (two-player "
+                         "zero-sum) or every player's payoffs")
+    return row
 
 
 _DTYPES = dict(node_kind=np.int8, node_player=np.int8, node_infoset=np.int32,
@@ -128,13 +161,15 @@ def _check_openspiel_game(game):
     if not isinstance(game, pyspiel.Game):
         raise TypeError(f"expected a pyspiel.Game or a game string, got {type(game).__name__}")
     game_type = game.get_type()
-    if game.num_players() != 2:
-        raise ValueError(f"{game} has {game.num_players()} players; only two-player games are supported")
+    if game.num_players() < 2:
+        raise ValueError(f"{game} has {game.num_players()} player; the solvers take games of two "
+                         "or more players")
     if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
         raise ValueError(f"{game} is not sequential ({game_type.dynamics}); convert it with "
                          "pyspiel.convert_to_turn_based first")
-    if game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
-        raise ValueError(f"{game} is not zero-sum ({game_type.utility})")
+    if game.num_players() == 2 and game_type.utility != pyspiel.GameType.Utility.ZERO_SUM:
+        raise ValueError(f"{game} is not zero-sum ({game_type.utility}); two-player trees must be "
+                         "zero-sum (games of three or more players may be general-sum)")
     if game_type.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC:
         raise ValueError(f"{game} has sampled chance nodes, which cannot be enumerated")
     if not game_type.provides_information_state_string:
@@ -152,10 +187,13 @@ def openspiel_arrays(game):
     game : pyspiel.Game or str
     """
     game = _check_openspiel_game(game)
+    two = game.num_players() == 2
 
     def expand(state):
         if state.is_terminal():
             returns = state.returns()
+            if not two:
+                return ("terminal", tuple(returns))
             if abs(returns[0] + returns[1]) > 1e-9 * max(1.0, abs(returns[0])):
                 raise ValueError(f"terminal {state.history_str()!r} of {game} is not zero-sum: "
                                  f"returns {returns}")

@@ -1,4 +1,4 @@
-"""A whole two-player zero-sum game tree stored as flat arrays.
+"""A whole game tree stored as flat arrays: two-player zero-sum, or N players with all their payoffs.
 
 Layout
 ------
@@ -18,7 +18,8 @@ array                     dtype    meaning
                                    ``range(level_start[d], level_start[d+1])``
 ``node_kind``             int8     ``DECISION`` (0), ``CHANCE`` (1) or
                                    ``TERMINAL`` (2), :mod:`solvers.kinds`
-``node_player``           int8     0 or 1 at decision nodes, -1 otherwise
+``node_player``           int8     the acting seat (0 .. N-1) at decision
+                                   nodes, -1 otherwise
 ``node_infoset``          int32    information set of a decision node, else -1
 ``child_start``           int64    first child (any value at terminals)
 ``num_children``          int32    children are ``child_start[i] :
@@ -27,7 +28,7 @@ array                     dtype    meaning
                                    parent is a chance node, else 1.0
 ``payoff``                float64  utility to player 0 at terminals, else 0
                                    (player 1 receives minus that)
-``infoset_player``        int8     owner (0 or 1) of each information set
+``infoset_player``        int8     owner (0 .. N-1) of each information set
 ``infoset_num_actions``   int32    number of legal actions
 ``infoset_offset``        int64    start of the infoset's slice in flat
                                    per-action arrays (cumulative sum of
@@ -36,6 +37,15 @@ array                     dtype    meaning
                                    ``k`` of a node in infoset ``I`` is action
                                    ``infoset_actions[infoset_offset[I] + k]``
 ========================  =======  ============================================
+
+A two-player zero-sum tree stops there: player 1 receives ``-payoff``. Any
+other game (three or more players, or two players whose payoffs do not sum
+to zero) also carries ``payoffs`` (float64, shape ``(num_nodes, N)``, row
+``i`` every player's utility at terminal ``i``, zeros elsewhere; its column 0
+equals ``payoff``), and ``num_players`` is ``N``. Such a tree is for the
+exact best response and NashConv (:func:`solvers.best_response.nash_conv`);
+the CFR solvers, whose passes assume two players and a zero sum, refuse it
+(:mod:`solvers._layout`).
 
 Memory: 34 bytes per history (1 + 1 + 4 + 8 + 4 + 8 + 8), 13 bytes per
 information set (1 + 4 + 8) and 4 bytes per infoset action, plus
@@ -61,6 +71,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _tree_check, build
+from .kinds import TERMINAL
 from .infosets import InfosetTable
 from .memory import BYTES_PER_ACTION, BYTES_PER_INFOSET, BYTES_PER_NODE, check_fits
 from .memory import estimate_tree_bytes
@@ -134,7 +145,7 @@ def _as_array(name, value, dtype):
 
 
 class GameTree(InfosetTable):
-    """A two-player zero-sum extensive-form game as flat arrays.
+    """An extensive-form game as flat arrays (two-player zero-sum, or N players with ``payoffs``).
 
     All arguments are keyword-only; see the module docstring for the layout.
     The arrays are validated (dtypes, level order, consistency of nodes and
@@ -154,6 +165,9 @@ class GameTree(InfosetTable):
         strategies saved for another ``game_id`` are refused.
     infoset_keys : sequence of str or callable
         Either ``num_infosets`` strings or ``key_fn(i) -> str``.
+    payoffs : ndarray, float64, shape (num_nodes, N), optional
+        Every player's payoff at the terminals, for a game that is not two-player zero-sum
+        (``N >= 2``; column 0 equal to ``payoff``). ``None`` (the default): two players, zero-sum.
     """
 
     #: What :func:`solvers.checkpoint.tree_digest` hashes: the shape, the chance and the payoffs.
@@ -161,7 +175,7 @@ class GameTree(InfosetTable):
 
     def __init__(self, *, node_kind, node_player, node_infoset, child_start, num_children,
                  chance_prob, payoff, level_start, infoset_player, infoset_num_actions,
-                 infoset_offset, infoset_actions, game_id, infoset_keys):
+                 infoset_offset, infoset_actions, game_id, infoset_keys, payoffs=None):
         if not isinstance(game_id, str) or not game_id:
             raise TypeError(f"game_id must be a non-empty str, got {game_id!r}")
         given = dict(node_kind=node_kind, node_player=node_player, node_infoset=node_infoset,
@@ -173,6 +187,9 @@ class GameTree(InfosetTable):
         self.level_start = _as_array("level_start", level_start, np.int64)
         self.infoset_actions = _as_array("infoset_actions", infoset_actions, np.int32)
         self.game_id = game_id
+        self.payoffs = None if payoffs is None else self._check_payoffs(payoffs)
+        if self.payoffs is not None:  # every player's payoff is part of what a policy means
+            self.DIGEST_FIELDS = GameTree.DIGEST_FIELDS + ("payoffs",)
         self._check_shapes()
         self._set_keys(infoset_keys)
         self._check_structure()
@@ -198,8 +215,8 @@ class GameTree(InfosetTable):
         if np.any(np.diff(ls) <= 0):
             raise ValueError("level_start must be strictly increasing (no empty level)")
         if m:
-            if np.any((self.infoset_player != 0) & (self.infoset_player != 1)):
-                raise ValueError("infoset_player must be 0 or 1")
+            if np.any((self.infoset_player < 0) | (self.infoset_player >= self.num_players)):
+                raise ValueError(f"infoset_player must be a seat 0 .. {self.num_players - 1}")
             if np.any(self.infoset_num_actions < 1):
                 raise ValueError("infoset_num_actions must be at least 1")
             if self.infoset_offset[0] != 0 or np.any(
@@ -213,11 +230,26 @@ class GameTree(InfosetTable):
         if total and self.infoset_actions.min() < 0:
             raise ValueError("infoset_actions must be non-negative action ids")
 
+    def _check_payoffs(self, payoffs):
+        """``payoffs`` as a C-contiguous float64 (num_nodes, N) array agreeing with ``payoff``."""
+        arr = np.ascontiguousarray(payoffs, dtype=np.float64)
+        n = self.node_kind.shape[0]
+        if arr.ndim != 2 or arr.shape[0] != n or not 2 <= arr.shape[1] <= 127:
+            raise ValueError(f"payoffs must have shape (num_nodes, players) = ({n}, N) with "
+                             f"2 <= N <= 127, got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("payoffs has non-finite entries")
+        if not np.array_equal(arr[:, 0], self.payoff):
+            raise ValueError("payoffs[:, 0] must equal payoff (player 0's utility)")
+        if np.any(arr[self.node_kind != TERMINAL] != 0.0):
+            raise ValueError("payoffs must be 0 at the non-terminal nodes")
+        return arr
+
     def _check_structure(self):
         n, m = self.num_nodes, self.num_infosets
         check_fits(8 * (n + m), "validating the game tree")
         code, index = _tree_check.check_tree(self.flat, np.empty(n, np.int64),
-                                             np.empty(max(m, 1), np.int64))
+                                             np.empty(max(m, 1), np.int64), self.num_players)
         if code != _tree_check.OK:
             raise ValueError("invalid game tree: " + _tree_check.MESSAGES[code].format(i=index))
 
@@ -226,6 +258,16 @@ class GameTree(InfosetTable):
     def flat(self):
         """The tree's arrays as a :class:`FlatTree` (no copies), the form kernels take."""
         return FlatTree(*(getattr(self, name) for name in FlatTree._fields))
+
+    @property
+    def num_players(self):
+        """Number of players: 2 for a two-player zero-sum tree, else ``payoffs.shape[1]``."""
+        return 2 if self.payoffs is None else int(self.payoffs.shape[1])
+
+    @property
+    def two_player_zero_sum(self):
+        """Whether the tree is two-player zero-sum (``payoff`` alone), what the CFR solvers take."""
+        return self.payoffs is None
 
     @property
     def num_nodes(self):
@@ -240,7 +282,8 @@ class GameTree(InfosetTable):
     @property
     def nbytes(self):
         """Bytes held by the tree's arrays (infoset keys not included)."""
-        return int(sum(a.nbytes for a in self.flat))
+        extra = 0 if self.payoffs is None else self.payoffs.nbytes
+        return int(sum(a.nbytes for a in self.flat)) + extra
 
     @staticmethod
     def estimate_bytes(num_nodes, num_infosets, num_actions, depth=0):
@@ -250,7 +293,7 @@ class GameTree(InfosetTable):
     # ---------------------------------------------------------------- builders
     @classmethod
     def from_openspiel(cls, game):
-        """Enumerate a two-player zero-sum sequential OpenSpiel game.
+        """Enumerate a sequential OpenSpiel game: two-player zero-sum, or three or more players.
 
         Parameters
         ----------
@@ -262,13 +305,15 @@ class GameTree(InfosetTable):
         GameTree
             Infoset keys are ``state.information_state_string(player)``, children
             follow ``legal_actions()`` / ``chance_outcomes()`` order, and
-            ``game_id = str(game)``.
+            ``game_id = str(game)``; with three or more players it carries
+            ``payoffs`` (every player's returns).
 
         Raises
         ------
         ValueError
-            If the game is not two-player, sequential, zero-sum, enumerable and
-            with information-state strings, or if its tree lacks perfect recall.
+            If the game is not sequential, enumerable and with information-state
+            strings, has two players but is not zero-sum, or if its tree lacks
+            perfect recall.
         """
         return cls(**build.openspiel_arrays(game))
 
@@ -287,6 +332,7 @@ class GameTree(InfosetTable):
         return cls(**build.nested_arrays(root, game_id))
 
     def __repr__(self):
-        return (f"GameTree(game_id={self.game_id!r}, num_nodes={self.num_nodes}, "
+        players = "" if self.payoffs is None else f"num_players={self.num_players}, "
+        return (f"GameTree(game_id={self.game_id!r}, {players}num_nodes={self.num_nodes}, "
                 f"num_infosets={self.num_infosets}, num_actions={self.num_actions}, "
                 f"depth={self.depth})")

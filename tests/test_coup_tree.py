@@ -7,6 +7,7 @@ import coupsolve
 from coupsolve import Rules
 from coup_helpers import SMALL_RULES
 from solvers.tree import GameTree
+from solvers import Solver
 
 SMALL = SMALL_RULES
 
@@ -89,8 +90,9 @@ def test_the_coup_tree_holds_a_bare_game_tree():
 
 
 def test_refuses_what_it_cannot_build(monkeypatch):
-    with pytest.raises(ValueError, match="two-player"):
-        coupsolve.build_tree(Rules.standard(players=3, turn_limit=1))
+    three = coupsolve.build_tree(Rules.standard(players=3, turn_limit=1, characters="Duke+Captain"))
+    with pytest.raises(ValueError, match="two-player"):  # built for NashConv, refused by CFR
+        Solver(three)
     import solvers.memory
     monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 1_000_000)
     with pytest.raises(MemoryError, match="game tree"):

@@ -225,7 +225,6 @@ def test_from_openspiel_children_follow_legal_actions(kuhn):
 
 
 @pytest.mark.parametrize("game_string, message", [
-    ("kuhn_poker(players=3)", "two-player"),
     ("matrix_rps", "not sequential"),
     ("sheriff", "not zero-sum"),
     ("tiny_hanabi", "not zero-sum"),
