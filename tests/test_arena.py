@@ -1,0 +1,75 @@
+"""Head-to-head evaluation (coupsolve.arena): intervals, seat rotation, determinism, a real difference."""
+
+import numpy as np
+import pytest
+from open_spiel.python import policy as os_policy
+
+import coupsolve
+from coupsolve.arena import Z95, play
+from coupsolve.bots import HonestBot, RandomBot
+
+
+def _game(players, turn_limit=100):
+    return coupsolve.load_game(coupsolve.Rules.standard(players=players, turn_limit=turn_limit))
+
+
+def test_a_policy_against_itself_is_even():
+    game = _game(3)
+    bot = RandomBot(game)
+    res = play(game, [bot, bot, bot], 300, seed=1)
+    assert len(res.names) == 3
+    for name in res.names:
+        low, high = res.interval(name)
+        assert low <= 0.0 <= high, (name, low, high)
+    # zero-sum: the entries' payoffs of each game sum to zero
+    assert np.allclose(res.payoffs.sum(axis=1), 0.0)
+    sd = res.payoffs.std(axis=0, ddof=1)
+    assert np.allclose(res.half_width, Z95 * sd / np.sqrt(300))
+
+
+def test_honest_bot_beats_random_bot():
+    game = _game(4)
+    honest, rand = HonestBot(game), RandomBot(game)
+    res = play(game, [honest, rand, rand, rand], 200, seed=2,
+               names=["honest", "random", "random", "random"])
+    assert res.names == ("honest", "random")
+    assert res.interval("honest")[0] > 0.0 > res.interval("random")[1]
+    assert res.win_rate[0] > 0.5 > res.win_rate[1]
+    # pooled: the honest bot's payoff and the three random bots' mean payoff sum to zero each game
+    assert np.allclose(res.payoffs[:, 0] + 3 * res.payoffs[:, 1], 0.0)
+
+
+class _SeatRecorder(os_policy.Policy):
+    """Uniform, and remembers the seats it was asked to play."""
+
+    def __init__(self, game):
+        super().__init__(game, list(range(game.num_players())))
+        self.seats = set()
+
+    def action_probabilities(self, state, player_id=None):
+        self.seats.add(state.current_player())
+        legal = state.legal_actions()
+        return {a: 1.0 / len(legal) for a in legal}
+
+
+def test_seats_rotate_and_seeds_repeat():
+    game = _game(3, turn_limit=3)
+    recorders = [_SeatRecorder(game) for _ in range(3)]
+    play(game, recorders, 3, seed=0)
+    assert all(r.seats == {0, 1, 2} for r in recorders)
+    game = _game(3)
+    rand = RandomBot(game)
+    a, b, c = (play(game, [rand] * 3, 30, seed=s) for s in (5, 5, 6))
+    assert np.array_equal(a.payoffs, b.payoffs)
+    assert not np.array_equal(a.payoffs, c.payoffs)
+
+
+def test_bad_arguments():
+    game = _game(2)
+    bot = RandomBot(game)
+    with pytest.raises(ValueError, match="one policy per seat"):
+        play(game, [bot], 10, seed=0)
+    with pytest.raises(ValueError, match="one name per policy"):
+        play(game, [bot, bot], 10, seed=0, names=["a"])
+    with pytest.raises(ValueError, match="at least 2"):
+        play(game, [bot, bot], 1, seed=0)
