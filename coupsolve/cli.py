@@ -3,8 +3,8 @@
 Every error (a bad option, a missing or foreign strategy file, an output that cannot be written, a
 tree too big for memory) prints one line ``coupsolve: error: ...`` and exits with status 2, before any
 long step where it can be known then; an interrupted solve saves and reports what it finished and exits
-with 130. The commands live in ``cli_solve`` (info, solve), ``cli_strategy`` (analyse, play) and
-``cli_log`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
+with 130. The commands live in ``cli_solve`` (info, solve), ``cli_train`` (train),
+``cli_strategy`` (analyse, play) and ``cli_log`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ def build_parser():
     """The parser of every command, each with its function as ``args.func``."""
     from .cli_solve import cmd_info, cmd_solve
     from .cli_strategy import cmd_analyse, cmd_play
+    from .cli_train import cmd_train
 
     return _build_parser({"solve": cmd_solve, "demo": cmd_solve, "analyse": cmd_analyse, "info": cmd_info,
-                          "play": cmd_play, "random": _cmd_random})
+                          "play": cmd_play, "random": _cmd_random, "train": cmd_train})
 
 
 def main(argv=None) -> int:

@@ -16,6 +16,11 @@ DEFAULT_TARGET = 1e-3
 #: The iteration cap of a solve with a target exploitability and no --iterations.
 DEFAULT_MAX_ITERATIONS = 20_000
 DEFAULT_CHECKPOINT_EVERY = 500
+#: Self-play games behind the bluff table of a sampled strategy (train, analyse).
+DEFAULT_GAMES = 1000
+#: The choices of train's --sampling and --abstraction (the first is the default).
+SAMPLINGS = ("external", "outcome")
+ABSTRACTIONS = ("exact", "features")
 
 
 class CliError(Exception):
@@ -40,22 +45,32 @@ def rule_item(item):
     if name in _OWN_FLAGS:
         raise CliError(f"--rule {name}: use {_OWN_FLAGS[name]} to set it")
     if name == "players":
-        raise CliError("--rule players: the solvers take two-player games; "
-                       "`coupsolve random --players N` plays a game of N players")
+        raise CliError("--rule players: the solvers take two-player games; `coupsolve train "
+                       "--players N` trains a strategy of N players by sampling, `coupsolve random "
+                       "--players N` plays a game of N players")
     low = value.strip().lower()
     return name, (True if low == "true" else False if low == "false"
                   else int(low) if low.lstrip("-").isdigit() else value.strip())
 
 
 def rules_of(args):
-    """The two-player ``Rules`` of ``--preset``, ``--turn-limit``, ``--limit-payoff`` and ``--rule``."""
+    """The ``Rules`` of ``--preset``, ``--turn-limit``, ``--limit-payoff``, ``--rule`` and, where the
+    command has it (``train``), ``--players``: without a preset, the card-selection setup for two players
+    and the standard setup for more; a turn limit of ``None`` is the rules' default."""
     from .rules import Rules
 
-    kw = {"turn_limit": args.turn_limit, "limit_payoff": args.limit_payoff}
+    players = getattr(args, "players", 2)
+    preset = args.preset or ("two-player-selection" if players == 2 else "standard")
+    if preset != "standard" and players != 2:
+        raise CliError(f"--preset {preset} is a two-player preset; with --players {players} use "
+                       "--preset standard")
+    kw = {"limit_payoff": args.limit_payoff}
+    if args.turn_limit is not None:
+        kw["turn_limit"] = args.turn_limit
     kw.update(rule_item(item) for item in args.rule or ())
-    if args.preset == "two-player-selection":
+    if preset == "two-player-selection":
         return Rules.two_player_selection(**kw)
-    return Rules.standard(players=2, **kw)
+    return Rules.standard(players=players, **kw)
 
 
 # ---- argument types ---------------------------------------------------------------------------------
@@ -129,19 +144,27 @@ class _Help(argparse.HelpFormatter):
 REPRESENTATIONS = ("auto", "history", "public")
 
 
-def _add_rules_args(p):
-    p.add_argument("--preset", choices=PRESETS, default="two-player-selection",
-                   help="the rules to start from")
-    p.add_argument("--turn-limit", type=_field("turn_limit"), default=DEFAULT_TURN_LIMIT,
-                   help="turns before the game is scored by --limit-payoff")
+def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_TURN_LIMIT,
+                      memory_help="memory the tree and the solve may take, e.g. 4GiB; the count stops as "
+                                  "soon as the tree is known to need more"):
+    """The options that make the rules, and ``--max-memory``."""
+    p.add_argument("--preset", choices=presets, default=preset,
+                   help="the rules to start from" + ("" if preset else " (default: two-player-selection "
+                                                     "with 2 players, standard with more)"))
+    p.add_argument("--turn-limit", type=_field("turn_limit"), default=turn_limit,
+                   help="turns before the game is scored by --limit-payoff"
+                        + ("" if turn_limit else " (default: the rules' own, 100: played to the end)"))
     p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw",
                    help="the payoff at the turn limit")
     p.add_argument("--rule", action="append", metavar="NAME=VALUE",
                    help="any other option of the rules, e.g. --rule selective_coup=true "
                         "--rule challenge_bounty=1 (default: none; the options are in docs/rules.md)")
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
-                   help="memory the tree and the solve may take, e.g. 4GiB; the count stops as soon "
-                        "as the tree is known to need more (default: the memory available now)")
+                   help=memory_help + " (default: the memory available now)")
+
+
+def _add_rules_args(p):
+    _add_rule_options(p)
     p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                    help="the tree to solve on: the history tree (every history stored; fastest per "
                         "iteration), the public tree (public nodes x private states: less memory), or "
@@ -192,6 +215,52 @@ def _add_solve_args(p):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _add_games_args(p, seed=True):
+    p.add_argument("--games", type=_positive_int, default=DEFAULT_GAMES,
+                   help="self-play games the bluff table of a sampled strategy (train's) is estimated from")
+    if seed:
+        p.add_argument("--seed", type=_seed, default=0, help="seed of those games")
+
+
+def _add_train_args(p):
+    from solvers.mccfr import AVERAGES, REGRETS
+
+    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    _add_rule_options(p, PRESETS + ("standard",), None, None,
+                      "memory the information-set table may take, e.g. 4GiB: sizes the table when "
+                      "--max-infosets is not given, and refuses a larger one before allocating it")
+    p.add_argument("--sampling", choices=SAMPLINGS, default=SAMPLINGS[0],
+                   help="MCCFR's sampling: external (every action of the traverser) or outcome (one "
+                        "sampled path: for long games)")
+    p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
+                   help="information sets: exact (perfect recall) or features (what a player can act on; "
+                        "imperfect recall, for long games: no equilibrium guarantee)")
+    p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
+    p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
+                   help="the average strategy's weights: uniform, or linear in the iteration")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the sampling and of the table's games")
+    p.add_argument("--iterations", type=_positive_int,
+                   help="iterations in all (a resumed run's included); with --minutes, whichever comes "
+                        "first (default: none; give one of them)")
+    p.add_argument("--minutes", type=_positive_float, metavar="M", help="minutes of training in this run")
+    p.add_argument("--max-infosets", type=_positive_int, metavar="N",
+                   help="room for this many information sets (default: 1,048,576, or as many as "
+                        "--max-memory holds)")
+    p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--checkpoint", metavar="FILE.npz",
+                   help="save the solver's state here every --checkpoint-minutes and when the run ends "
+                        "or is interrupted (continue it with --resume)")
+    p.add_argument("--checkpoint-minutes", type=_positive_float, default=10.0, metavar="M",
+                   help="minutes between checkpoints")
+    p.add_argument("--resume", metavar="FILE.npz",
+                   help="continue the run saved in this checkpoint or train --out file (same rules and "
+                        "options)")
+    _add_games_args(p, seed=False)
+    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _add_report_args(p, plot_help):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
@@ -224,15 +293,20 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
                         ("demo", "the main job: the default solve")):
         _add_solve_args(sub_parser(name, help_))
+    _add_train_args(sub_parser("train", "train a strategy for 2 to 6 players by sampling (MCCFR) and "
+                                        "print its bluff table, estimated from self-play"))
     p = sub_parser("analyse", "analyse a saved strategy", aliases=["analyze"])
-    p.add_argument("strategy", help="a strategy file written by solve --out")
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
     _add_report_args(p, "draw the bluff and challenge rates to this image file")
+    _add_games_args(p)
     p = sub_parser("info", "tree size and memory of a preset, without building it")
     _add_rules_args(p)
     p = sub_parser("play", "play against a saved strategy in the terminal")
-    p.add_argument("strategy", help="a strategy file written by solve --out")
-    p.add_argument("--seat", type=_whole_number(0, 1), default=0, help="your seat, 0 (moves first) or 1")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bot's moves")
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("--seat", type=_whole_number(0, 5), default=0,
+                   help="your seat, 0 (moves first) to the players less one; every other seat plays the "
+                        "strategy")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bots' moves")
     p = sub_parser("random", "play one game with uniformly random moves and print its log")
     p.add_argument("--players", type=_field("players"), default=2, help="players")
     p.add_argument("--setup", choices=["standard", "selection"], default=None,

@@ -1,5 +1,10 @@
 """``coupsolve analyse`` and ``coupsolve play``: a saved strategy, used only for what it was solved on.
 
+A strategy of ``coupsolve train`` (:mod:`coupsolve.cli_train`) is read back onto the sampling game of
+the rules and abstraction it records; its bluff table is estimated from seeded self-play
+(:mod:`coupsolve.sampled_analysis`), and ``play`` seats you among bots playing it, for any number of
+players.
+
 A strategy file is used only when it was written by this version of coupsolve, for a game string this
 version reads back to the same rules, and for the very tree those rules build (its game id, infoset
 layout and tree digest, checked by ``SolveResult.load``); ``play`` also checks the policy itself (one
@@ -12,6 +17,7 @@ import os
 import sys
 
 import numpy as np
+from open_spiel.python import policy as os_policy
 
 from .cli_args import CliError
 from .cli_checks import check_outputs
@@ -79,6 +85,14 @@ def cmd_analyse(args) -> int:
     from .cli_report import present, title
 
     check_outputs(args)
+    from .cli_train import describe, is_trained, load_trained, present_sampled
+
+    if is_trained(args.strategy):
+        rules, solver, meta = load_trained(args.strategy)
+        human = sys.stderr if args.json == "-" else sys.stdout
+        print(f"rules: {rules}\n{describe(meta)}, coupsolve {meta['version']}\n", file=human)
+        present_sampled(rules, solver, meta, args, human)
+        return 0
     rules, coup_tree, result = load_strategy(args.strategy)
     print("analysing the strategy ...", flush=True)
     analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
@@ -100,26 +114,42 @@ def _public_view(state, seat) -> str:
     return "\n".join(rows)
 
 
-def cmd_play(args) -> int:
-    """``coupsolve play``: you against the strategy, moves typed by name or number."""
-    from .cli_log import Narrator
+def _play_setup(path):
+    """``(rules, game, policy, what)`` of a strategy file: a solved tree's or ``coupsolve train``'s."""
+    from .cli_train import is_trained, load_trained
     from .game import load_game
 
-    rules, coup_tree, result = load_strategy(args.strategy)
-    you = args.seat
-    rng = np.random.default_rng(args.seed)
+    if is_trained(path):
+        from solvers.mccfr_policy import SampledPolicy
+
+        rules, solver, meta = load_trained(path)
+        game = load_game(rules)
+        return rules, game, SampledPolicy(solver, game), f"{meta['iterations']:,} MCCFR iterations"
+    rules, coup_tree, result = load_strategy(path)
     game = load_game(rules)
-    bot = _bot(game, coup_tree, result.average_policy)
+    return rules, game, _bot(game, coup_tree, result.average_policy), f"{result.algorithm}"
+
+
+def cmd_play(args) -> int:
+    """``coupsolve play``: you against the strategy (every other seat plays it), moves typed by name or
+    number."""
+    from .cli_log import Narrator
+
+    rules, game, policy, what = _play_setup(args.strategy)
+    you = args.seat
+    if you >= rules.players:
+        raise CliError(f"--seat {you}: the strategy is for {rules.players} players, seats 0 to "
+                       f"{rules.players - 1}")
+    rng = np.random.default_rng(args.seed)
     state = game.new_initial_state()
     narrator = Narrator(rules, viewer=you)
-    print(f"You are p{you} against the strategy in {args.strategy} (seed {args.seed}); the game ends "
-          f"in a draw after turn {rules.turn_limit}. Type an action's name or its number.")
+    others = "the strategy" if rules.players == 2 else f"{rules.players - 1} bots playing the strategy"
+    print(f"You are p{you} against {others} in {args.strategy} ({what}; seed {args.seed}); the game "
+          f"ends in a draw after turn {rules.turn_limit}. Type an action's name or its number.")
     while not state.is_terminal():
         player = state.current_player()
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            k = int(rng.choice(len(outcomes), p=np.asarray(probs) / sum(probs)))
-            moves = outcomes
+            moves, probs = zip(*state.chance_outcomes())
         else:
             moves = state.legal_actions()
             if player == you:
@@ -128,9 +158,11 @@ def cmd_play(args) -> int:
                 print(f"  your move (turn {state.turn} of {rules.turn_limit}): "
                       + "  ".join(f"[{i}] {nm}" for i, nm in enumerate(names)))
                 k = _ask(names)
-            else:
-                p = np.asarray(bot(state, moves))
-                k = int(rng.choice(len(moves), p=p / p.sum()))
+                print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
+                continue
+            dist = policy.action_probabilities(state)
+            probs = [dist[a] for a in moves]
+        k = int(rng.choice(len(moves), p=np.asarray(probs) / sum(probs)))
         print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
     print(str(state))
     r = state.returns()[you]
@@ -138,31 +170,56 @@ def cmd_play(args) -> int:
     return 0
 
 
+class HistoryTreePolicy(os_policy.Policy):
+    """A flat policy over a history tree (:class:`coupsolve.CoupTree`) as an OpenSpiel policy: a state's
+    node is found by walking its history down the tree (each move's position in its node's list of
+    moves is its child), continuing from the last state asked about when the new one extends it.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        The tree's game.
+    coup_tree : CoupTree
+    sigma : float64 array
+        The flat policy (``tree.num_actions``).
+    """
+
+    def __init__(self, game, coup_tree, sigma):
+        super().__init__(game, list(range(game.num_players())))
+        self._tree, self._sigma = coup_tree.tree, np.asarray(sigma, np.float64)
+        self._node, self._probe = 0, game.new_initial_state()
+
+    def _walk(self, history):
+        seen = self._probe.history()
+        if history[:len(seen)] != seen:  # another game: start again from the root
+            self._node, self._probe = 0, self.game.new_initial_state()
+            seen = []
+        probe, tree = self._probe, self._tree
+        for a in history[len(seen):]:
+            legal = [o for o, _ in probe.chance_outcomes()] if probe.is_chance_node() else probe.legal_actions()
+            self._node = int(tree.child_start[self._node]) + legal.index(a)
+            probe.apply_action(a)
+        return self._node
+
+    def action_probabilities(self, state, player_id=None):
+        """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface)."""
+        node = self._walk(state.history())
+        o = int(self._tree.infoset_offset[int(self._tree.node_infoset[node])])
+        legal = state.legal_actions()
+        return {int(a): float(p) for a, p in zip(legal, self._sigma[o:o + len(legal)])}
+
+
 def _bot(game, coup_tree, sigma):
-    """``bot(state, moves)``: the strategy's probabilities of ``moves`` at ``state``: looked up by the
-    information set's sequence hash on a public tree (:class:`~coupsolve.publicpolicy.PublicTreePolicy`),
-    by the state's history on a history tree (each action's position in its node's list is its child)."""
+    """The strategy as an OpenSpiel policy: looked up by the information set's sequence hash on a public
+    tree (:class:`~coupsolve.publicpolicy.PublicTreePolicy`), by the state's history on a history tree
+    (:class:`HistoryTreePolicy`)."""
     from .publicbuild import CoupPublicTree
 
     if isinstance(coup_tree, CoupPublicTree):
         from .publicpolicy import PublicTreePolicy
 
-        policy = PublicTreePolicy(game, coup_tree, sigma)
-        return lambda state, moves: [policy.action_probabilities(state)[a] for a in moves]
-    tree = coup_tree.tree
-    walked = {"node": 0, "state": game.new_initial_state()}  # the history walked so far, and its node
-
-    def history_bot(state, moves):
-        probe = walked["state"]
-        for a in state.history()[len(probe.history()):]:  # only the moves since the last call
-            legal = probe.legal_actions() if not probe.is_chance_node() else \
-                [o for o, _ in probe.chance_outcomes()]
-            walked["node"] = int(tree.child_start[walked["node"]]) + legal.index(a)
-            probe.apply_action(a)
-        o = int(tree.infoset_offset[int(tree.node_infoset[walked["node"]])])
-        return sigma[o:o + len(moves)]
-
-    return history_bot
+        return PublicTreePolicy(game, coup_tree, sigma)
+    return HistoryTreePolicy(game, coup_tree, sigma)
 
 
 def _ask(names) -> int:

@@ -1,0 +1,239 @@
+"""``coupsolve train``: a strategy for 2 to 6 players by Monte Carlo CFR, and its files.
+
+A run makes the rules as ``solve`` does (plus ``--players``; played to the end unless ``--turn-limit``),
+binds them for :class:`solvers.MCCFRSolver` (:func:`coupsolve.sampling_game`), sizes the information-set
+table from ``--max-infosets`` or ``--max-memory`` and checks it before allocating, then trains for
+``--iterations`` (in all) or ``--minutes`` with :func:`solvers.mccfr.train` (progress bar, Ctrl-C keeps the
+finished iterations, ``--checkpoint`` every ``--checkpoint-minutes``, ``--resume``), writes ``--out`` and
+prints the bluff table estimated from ``--games`` self-play games (:mod:`coupsolve.sampled_analysis`).
+
+A strategy file is the solver's checkpoint (:meth:`solvers.MCCFRSolver.save`: the table, the generator's
+state, the options, the seed) whose JSON metadata also records ``trained``, the rules, the players, the
+abstraction and the sampling, so ``analyse`` and ``play`` rebuild the same game, and ``--resume`` takes it
+as it takes a checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .cli_args import ABSTRACTIONS, SAMPLINGS, CliError, rules_of
+from .cli_checks import check_outputs
+
+#: The metadata key that tells a train strategy from a plain checkpoint.
+TRAINED = "trained"
+
+
+def _kind():
+    from solvers.mccfr import _KIND  # the checkpoint's kind: a strategy file is one
+
+    return _KIND
+
+
+def make_game(rules, abstraction=ABSTRACTIONS[0]):
+    """``coupsolve.sampling_game(rules)``, with ``abstraction`` passed only when it is not the default
+    (so this runs with a ``sampling_game`` that has no abstraction yet)."""
+    from .sampling import sampling_game
+
+    if abstraction == ABSTRACTIONS[0]:
+        return sampling_game(rules)
+    try:
+        return sampling_game(rules, abstraction=abstraction)
+    except (TypeError, NotImplementedError) as e:
+        raise CliError(f"--abstraction {abstraction}: not available in this version ({e})") from None
+
+
+def _options(sampling):
+    """The solver's keyword for ``--sampling`` (none for the default, see :func:`make_game`)."""
+    return {} if sampling == SAMPLINGS[0] else {"sampling": sampling}
+
+
+def table_room(game, args):
+    """``(max_infosets, max_actions)`` of the table: ``--max-infosets``, else as many as ``--max-memory``
+    holds, else 2**20; refused at once (one line) when it needs more than ``--max-memory``."""
+    from solvers.memory import format_bytes
+    from solvers.mccfr import estimate_bytes
+
+    budget = args.max_memory
+    room = args.max_infosets
+    if room is None and budget is not None:  # the largest table of power-of-two slots within the budget
+        for k in range(40, 3, -1):
+            room = max(1, int(0.75 * ((1 << k) - 1)))
+            if estimate_bytes(game, room, 4 * room) <= budget:
+                break
+    room = room or 1 << 20
+    need = estimate_bytes(game, room, 4 * room)
+    if budget is not None and need > budget:
+        raise CliError(f"the table for {room:,} information sets needs {format_bytes(need)}, more than "
+                       f"--max-memory {format_bytes(budget)}; lower --max-infosets or raise --max-memory")
+    return room, 4 * room
+
+
+def _solver(game, args):
+    """A new solver, or the one ``--resume`` continues (same game and options, else one line)."""
+    from solvers import _npz
+    from solvers.mccfr import MCCFRSolver
+
+    room, actions = table_room(game, args)
+    if args.resume is None:
+        return MCCFRSolver(game, max_infosets=room, max_actions=actions, regret=args.regret,
+                           average=args.average, seed=args.seed, **_options(args.sampling))
+    try:
+        meta, _ = _npz.load(args.resume, _kind())
+        solver = MCCFRSolver.load(args.resume, game,
+                                  max_infosets=args.max_infosets and room,
+                                  max_actions=args.max_infosets and actions)
+    except (ValueError, KeyError, OSError) as e:
+        raise CliError(f"--resume {args.resume}: not a checkpoint of these rules and options ({e})") from None
+    for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction)):
+        if meta.get(key, SAMPLINGS[0] if key == "sampling" else ABSTRACTIONS[0]) != value:
+            raise CliError(f"--resume {args.resume}: a run with {key} {meta.get(key)}, not {value}")
+    return solver
+
+
+def save_trained(solver, path, rules, abstraction, sampling, interrupted=False):
+    """Write ``solver`` to ``path`` as a strategy file (module docstring)."""
+    from solvers import _npz
+
+    solver.save(path)
+    meta, arrays = _npz.load(path, _kind())
+    meta.update({TRAINED: True, "rules": rules.to_dict(), "players": rules.players,
+                 "abstraction": abstraction, "sampling": sampling, "interrupted": bool(interrupted),
+                 "infosets": solver.num_infosets})
+    _npz.save(path, _kind(), meta, arrays)
+
+
+def is_trained(path) -> bool:
+    """Whether ``path`` is a readable checkpoint-kind ``.npz`` (a ``train`` file or a checkpoint)."""
+    from solvers import _npz
+
+    try:
+        _npz.load(path, _kind())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def load_trained(path):
+    """``(rules, solver, metadata)`` of a ``train --out`` file, or a one-line ``CliError`` saying why not."""
+    from solvers import _npz
+    from solvers._npz import library_version
+    from solvers.mccfr import MCCFRSolver
+
+    from .couptree import rules_game_id
+    from .game import load_game
+
+    if not os.path.isfile(path):
+        raise CliError(f"{path}: no such file")
+    try:
+        meta, arrays = _npz.load(path, _kind())
+    except ValueError as e:
+        raise CliError(f"{path} is not a coupsolve strategy file ({e})") from None
+    if not meta.get(TRAINED):
+        raise CliError(f"{path} is a training checkpoint, not a strategy: continue it with "
+                       f"`coupsolve train --resume {path} --out FILE.npz` and use FILE.npz")
+    if meta.get("version") != library_version():
+        raise CliError(f"{path} was written by coupsolve {meta.get('version')}, not by this version "
+                       f"({library_version()}); train it again")
+    try:
+        rules = load_game(meta["game_id"]).rules
+    except (ValueError, KeyError) as e:
+        raise CliError(f"{path}: its game string does not give rules this version takes ({e})") from None
+    if rules_game_id(rules) != meta["game_id"] or rules.to_dict() != meta.get("rules"):
+        raise CliError(f"{path} records the game {meta['game_id']}, which this version reads as other "
+                       "rules; train it again")
+    game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]))
+    try:
+        solver = MCCFRSolver.load(path, game, max_infosets=max(1, int(arrays["key"].shape[0])),
+                                  max_actions=max(1, int(arrays["average"].shape[0])))
+    except (ValueError, KeyError, MemoryError) as e:
+        raise CliError(f"{path}: its table cannot be read ({e})") from None
+    return rules, solver, meta
+
+
+def describe(meta) -> str:
+    """One line on where a strategy comes from."""
+    stopped = " (interrupted)" if meta.get("interrupted") else ""
+    return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets, "
+            f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
+            f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
+            f"{meta.get('infosets', 0):,} information sets")
+
+
+def present_sampled(rules, solver, meta, args, human=None):
+    """Estimate the bluff table of the strategy from ``args.games`` games (seed ``args.seed``), print it,
+    draw ``args.plot`` and write ``args.json`` (the provenance and the table)."""
+    import json
+
+    from solvers.mccfr_policy import SampledPolicy
+
+    from .game import load_game
+    from .sampled_analysis import sampled_analysis
+
+    human = sys.stdout if human is None else human
+    game = load_game(rules)
+    print(f"estimating the bluff table from {args.games:,} self-play games (seed {args.seed}) ...",
+          file=human, flush=True)
+    analysis = sampled_analysis(game, SampledPolicy(solver, game), games=args.games, seed=args.seed,
+                                meta={"title": f"{rules} - {describe(meta)}"})
+    print(analysis.to_table(), file=human)
+    if args.plot:
+        analysis.plot(args.plot)
+        print(f"plot written to {args.plot}", file=human)
+    if args.json:
+        keep = ("game_id", "seed", "regret", "average", "iterations", "seconds", "sampling", "abstraction",
+                "players", "interrupted", "infosets", "version")
+        text = json.dumps({**{k: meta.get(k) for k in keep}, "rules": rules.to_dict(),
+                           "bluff": analysis.to_dict()["claims"], "analysis": analysis.to_dict()})
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+            print(f"JSON report written to {args.json}", file=human)
+    return analysis
+
+
+def cmd_train(args) -> int:
+    """``coupsolve train``."""
+    from solvers import _npz
+    from solvers.mccfr import TableFull, train
+
+    check_outputs(args)
+    if args.iterations is None and args.minutes is None:
+        raise CliError("give --iterations N, --minutes M or both; otherwise training would never stop")
+    rules = rules_of(args)
+    human = sys.stderr if args.json == "-" else sys.stdout
+    game = make_game(rules, args.abstraction)
+    solver = _solver(game, args)
+    print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
+          f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
+          f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else ""),
+          file=human, flush=True)
+    checkpoint = args.checkpoint or args.resume
+    try:
+        interrupted = train(solver, iterations=args.iterations,
+                            seconds=None if args.minutes is None else 60.0 * args.minutes,
+                            progress=not args.no_progress, checkpoint=checkpoint,
+                            checkpoint_seconds=60.0 * args.checkpoint_minutes if checkpoint else None)
+    except TableFull as e:
+        raise CliError(f"{e} (here: --max-infosets or --max-memory; resume the last checkpoint with a "
+                       "larger table)") from None
+    status = " (interrupted: every finished iteration is kept)" if interrupted else ""
+    print(f"{solver.iterations:,} iterations in {solver.seconds:.1f} s{status}; "
+          f"{solver.num_infosets:,} information sets", file=human)
+    if args.out:
+        save_trained(solver, args.out, rules, args.abstraction, args.sampling, interrupted)
+        print(f"strategy saved to {args.out}", file=human)
+        meta = _npz.load(args.out, _kind())[0]
+    else:
+        meta = {"game_id": game.game_id, "regret": solver.regret, "average": solver.average,
+                "seed": solver.seed, "iterations": solver.iterations, "seconds": solver.seconds,
+                "sampling": args.sampling, "abstraction": args.abstraction, "players": rules.players,
+                "interrupted": interrupted, "infosets": solver.num_infosets}
+    if checkpoint:
+        print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
+    args.seed = solver.seed
+    present_sampled(rules, solver, meta, args, human)
+    return 130 if interrupted else 0

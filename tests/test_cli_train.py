@@ -1,0 +1,113 @@
+"""``coupsolve train`` and the train files in ``analyse`` and ``play`` (run in this process: fast)."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from coupsolve.cli import main
+from solvers import _npz
+from solvers.mccfr import _KIND
+
+TINY = ["train", "--no-progress", "--turn-limit", "1"]
+
+
+def cli(capsys, *args, stdin=None, monkeypatch=None):
+    """``(status, stdout, stderr)`` of the command line; argparse's errors give status 2 too."""
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as e:
+        status = e.code
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def _train(capsys, path, *more):
+    status, out, err = cli(capsys, *TINY, "--iterations", 300, "--out", path, "--games", 200, *more)
+    assert status == 0, err
+    return out
+
+
+def test_train_writes_a_strategy_that_analyse_and_play_read(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "s.npz"
+    out = _train(capsys, path, "--seed", 5, "--json")
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["iterations"] == 300 and report["seed"] == 5 and report["rules"]["turn_limit"] == 1
+    assert report["sampling"] == "external" and report["abstraction"] == "exact"
+    meta, arrays = _npz.load(path, _KIND)
+    assert meta["rules"]["setup"] == "selection" and meta["seed"] == 5 and meta["trained"]
+    assert meta["abstraction"] == "exact" and meta["sampling"] == "external"
+    assert arrays["key"].shape[0] == meta["infosets"] > 0
+    # analyse with the same games and seed prints the same table as train did (train's table: its seed)
+    status, again, human = cli(capsys, "analyse", path, "--games", 200, "--seed", 5, "--json")
+    assert status == 0, human
+    assert json.loads(again.strip().splitlines()[-1])["analysis"] == report["analysis"]
+    status, other, _ = cli(capsys, "analyse", path, "--games", 200, "--seed", 6, "--json")
+    assert json.loads(other.strip().splitlines()[-1])["analysis"]["claims"] != report["analysis"]["claims"]
+    assert "200 sampled games (seed 5)" in human and "Wilson" in human  # the table: on stderr with --json
+    status, text, err = cli(capsys, "play", path, "--seat", 1, "--seed", 2, stdin="nonsense\n" + "0\n" * 30,
+                            monkeypatch=monkeypatch)
+    assert status == 0, err
+    assert "is not one of" in text and any(w in text for w in ("You win.", "You lose.", "A draw"))
+    assert "p0 chose a card" in text  # the bot's choice, hidden from you
+
+
+def test_three_players_train_analyse_and_play(capsys, tmp_path, monkeypatch):
+    path = tmp_path / "three.npz"
+    status, out, err = cli(capsys, *TINY[:-2], "--turn-limit", 3, "--players", 3, "--iterations", 20, "--out",
+                           path, "--games", 50)
+    assert status == 0, err
+    assert "players=3" in out and "sampled games" in out
+    status, text, err = cli(capsys, "play", path, "--seat", 2, stdin="0\n" * 200, monkeypatch=monkeypatch)
+    assert status == 0, err
+    assert "2 bots playing the strategy" in text and "- (you)" in text and "your move" in text
+    status, _, err = cli(capsys, "play", path, "--seat", 3)
+    assert status == 2 and "seats 0 to 2" in err
+
+
+def test_resume_is_the_uninterrupted_run(capsys, tmp_path):
+    check, first, resumed, whole = (tmp_path / n for n in ("c.npz", "a.npz", "b.npz", "d.npz"))
+    _train(capsys, first, "--iterations", 120, "--checkpoint", check)
+    _train(capsys, resumed, "--iterations", 300, "--resume", check)
+    _train(capsys, whole)
+    (m1, a1), (m2, a2) = _npz.load(resumed, _KIND), _npz.load(whole, _KIND)
+    assert m1["iterations"] == m2["iterations"] == 300
+    assert set(a1) == set(a2)
+    for name in a1:
+        assert np.array_equal(a1[name], a2[name]), name  # bit for bit
+    status, _, err = cli(capsys, "analyse", check)
+    assert status == 2 and "training checkpoint" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, words", [
+    (TINY + ["--iterations", "5", "--abstraction", "bogus"], "invalid choice"),
+    (TINY + ["--minutes", "0"], "positive"),
+    (TINY + ["--minutes", "-1"], "positive"),
+    (TINY, "--iterations N, --minutes M"),
+    (TINY + ["--iterations", "5", "--players", "3", "--preset", "two-player-selection"], "--preset standard"),
+    (TINY + ["--iterations", "5", "--max-memory", "1KB"], "more than --max-memory"),
+    (TINY + ["--iterations", "5", "--out", "x.txt"], ".npz"),
+])
+def test_bad_train_inputs_are_one_line(capsys, args, words):
+    status, _, err = cli(capsys, *args)
+    assert status == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_foreign_and_corrupt_files(capsys, tmp_path):
+    path = tmp_path / "s.npz"
+    _train(capsys, path, "--iterations", 20)
+    meta, arrays = _npz.load(path, _KIND)
+    other = tmp_path / "other.npz"
+    _npz.save(other, _KIND, dict(meta, rules=dict(meta["rules"], turn_limit=2)), arrays)
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(path.read_bytes()[:200])
+    plain = tmp_path / "plain.npz"
+    np.savez(plain, x=np.zeros(3))
+    for bad, words in ((other, "other rules"), (corrupt, "not a coupsolve strategy"),
+                       (plain, "not a coupsolve strategy")):
+        for command in ("analyse", "play"):
+            status, _, err = cli(capsys, command, bad)
+            assert status == 2 and words in err and len(err.strip().splitlines()) == 1, (command, err)
