@@ -195,6 +195,18 @@ def present_sampled(rules, solver, meta, args, human=None):
     return analysis
 
 
+def _warm_up(solver, out):
+    """Compile (or load from numba's cache) the solver's kernel with a step of no iterations, so that
+    neither ``--minutes`` nor the recorded seconds count the compilation; say so when it compiles."""
+    kernels = solver.game.kernels
+    kernel = kernels[-1] if solver.sampling != SAMPLINGS[0] else kernels[0]
+    cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    if not getattr(kernel, "signatures", True) and not (
+            cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
+        print("compiling the MCCFR kernels (first run only, a minute or two) ...", file=out, flush=True)
+    solver.seconds -= solver.step(0)
+
+
 def cmd_train(args) -> int:
     """``coupsolve train``."""
     from solvers import _npz
@@ -211,6 +223,7 @@ def cmd_train(args) -> int:
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else ""),
           file=human, flush=True)
+    _warm_up(solver, human)
     checkpoint = args.checkpoint or args.resume
     try:
         interrupted = train(solver, iterations=args.iterations,
