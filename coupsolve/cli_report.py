@@ -41,10 +41,16 @@ def present(analysis, result, rules, args, human=None, **extra) -> None:
         report = {**provenance(result, rules), **extra,
                   "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
                   "analysis": analysis.to_dict()}
-        text = json.dumps(report)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-            print(f"JSON report written to {args.json}", file=human)
+        write_json(report, args.json, human)
+
+
+def write_json(report, target, human) -> None:
+    """``report`` as one JSON line: standard output's last line when ``target`` is ``-``, else the file
+    ``target`` (said on ``human``)."""
+    text = json.dumps(report)
+    if target == "-":
+        print(text)
+    else:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        print(f"JSON report written to {target}", file=human)

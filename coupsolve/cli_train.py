@@ -164,10 +164,9 @@ def describe(meta) -> str:
 def present_sampled(rules, solver, meta, args, human=None):
     """Estimate the bluff table of the strategy from ``args.games`` games (seed ``args.seed``), print it,
     draw ``args.plot`` and write ``args.json`` (the provenance and the table)."""
-    import json
-
     from solvers.mccfr_policy import SampledPolicy
 
+    from .cli_report import write_json
     from .game import load_game
     from .sampled_analysis import sampled_analysis
 
@@ -184,14 +183,8 @@ def present_sampled(rules, solver, meta, args, human=None):
     if args.json:
         keep = ("game_id", "seed", "regret", "average", "iterations", "seconds", "sampling", "abstraction",
                 "players", "interrupted", "infosets", "version")
-        text = json.dumps({**{k: meta.get(k) for k in keep}, "rules": rules.to_dict(),
-                           "bluff": analysis.to_dict()["claims"], "analysis": analysis.to_dict()})
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-            print(f"JSON report written to {args.json}", file=human)
+        write_json({**{k: meta.get(k) for k in keep}, "rules": rules.to_dict(),
+                    "bluff": analysis.to_dict()["claims"], "analysis": analysis.to_dict()}, args.json, human)
     return analysis
 
 
@@ -204,7 +197,8 @@ def _warm_up(solver, out):
     if not getattr(kernel, "signatures", True) and not (
             cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
         print("compiling the MCCFR kernels (first run only, a minute or two) ...", file=out, flush=True)
-    solver.seconds -= solver.step(0)
+    compiling = solver.step(0)
+    solver.seconds -= compiling
 
 
 def cmd_train(args) -> int:

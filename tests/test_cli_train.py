@@ -40,7 +40,7 @@ def test_train_writes_a_strategy_that_analyse_and_play_read(capsys, tmp_path, mo
     meta, arrays = _npz.load(path, _KIND)
     assert meta["rules"]["setup"] == "selection" and meta["seed"] == 5 and meta["trained"]
     assert meta["abstraction"] == "exact" and meta["sampling"] == "external"
-    assert arrays["key"].shape[0] == meta["infosets"] > 0
+    assert arrays["key"].shape[0] == meta["infosets"] > 0 and 0.0 <= meta["seconds"] < 60.0
     # analyse with the same games and seed prints the same table as train did (train's table: its seed)
     status, again, human = cli(capsys, "analyse", path, "--games", 200, "--seed", 5, "--json")
     assert status == 0, human
