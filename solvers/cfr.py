@@ -57,7 +57,7 @@ def _target_arg(value):
 
 def solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None,
           check_every=100, progress=True, checkpoint=None, checkpoint_every=None, resume=None,
-          precision="float64", updates="alternating", threads=1):
+          precision="float64", updates="alternating", threads=1, backend=None):
     """Approximate a Nash equilibrium of ``tree`` with a CFR-family algorithm.
 
     (Long only by this docstring: the body validates the arguments, makes or
@@ -124,6 +124,9 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         are then added in another order, so results agree with ``threads=1``
         only to rounding. Trees of fewer than :data:`PARALLEL_MIN_HISTORIES`
         histories run on one thread (and then equal ``threads=1`` exactly).
+    backend : optional
+        None: this process. :class:`solvers.distributed.RayBackend`: a public tree's parts on the
+        actors of a Ray cluster, the trunk here; the iterates are the same numbers.
 
     Returns
     -------
@@ -153,7 +156,8 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         raise TypeError(f"progress must be a bool, got {progress!r}")
     seed = int_arg("seed", seed, optional=True)
     options = dict(precision=precision, updates=updates, threads=check_options(precision, updates,
-                                                                               threads))
+                                                                               threads),
+                   backend=backend)
     if algorithm is not None:
         get_algorithm(algorithm)
     if target is not None and target < exploitability_floor(tree, precision):

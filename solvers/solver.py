@@ -107,6 +107,9 @@ class Solver:
         Speed options, as documented in :func:`solvers.solve`.
     seed : int
         Recorded in the result and checkpoints (the algorithms are deterministic).
+    backend : optional
+        Where the iterations run: None for this process, or an object whose ``representation``
+        makes one (:class:`solvers.distributed.RayBackend`: a public tree on a Ray cluster).
 
     Raises
     ------
@@ -117,8 +120,8 @@ class Solver:
     """
 
     def __init__(self, tree, algorithm="cfr+", *, precision="float64", updates="alternating",
-                 threads=1, seed=0):
-        representation = representation_for(tree)
+                 threads=1, seed=0, backend=None):
+        representation = representation_for(tree) if backend is None else backend.representation
         threads = check_options(precision, updates, threads)
         self.spec = get_algorithm(algorithm)
         self.seed = int_arg("seed", seed)

@@ -1,0 +1,194 @@
+"""A public tree cut into a trunk and parts, iterated in this process and on a local Ray cluster.
+
+The pieces must cover the tree (every information set and action in exactly one), and iterating them
+must give the single-process solver's iterates exactly (each node does the same arithmetic), for
+every algorithm, both update schemes and every cut: on Kuhn, Leduc and hypothesis-generated games in
+this process, on Leduc and Coup (turn limit 2; 3 behind ``slow``) on a local Ray cluster of several
+worker processes, also after one worker is killed mid-run and when resuming a checkpoint. The
+cluster's placement refuses parts that no node can hold, naming the figures.
+"""
+
+import os
+import signal
+
+import numpy as np
+import pyspiel
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import coupsolve
+import solvers
+from coupsolve.publicbuild import build_public_tree
+from solvers import GameTree, PublicTree, Solver
+from solvers.algorithms import get_algorithm
+from solvers.public_derive import openspiel_labels
+from solvers.public_parts import LocalBackend, PartsRep, local_parts
+from solvers.public_rep import PublicTreeRep
+from solvers.public_split import split
+from test_solvers_public import ALGORITHMS, UPDATES, random_public_game
+
+ray = pytest.importorskip("ray")
+from solvers.distributed import RayBackend, _place  # noqa: E402 (needs ray)
+
+
+def _public(name):
+    game = pyspiel.load_game(name)
+    tree = GameTree.from_openspiel(game)
+    return PublicTree.from_game_tree(tree, openspiel_labels(game))
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    return _public("leduc_poker")
+
+
+def _levels(tree):
+    return tree.level_start.shape[0] - 1
+
+
+def test_pieces_cover_the_tree_once(leduc):
+    for depth in range(1, _levels(leduc) - 1):
+        for parts in (1, 2, 5):
+            trunk, pieces = split(leduc, depth, parts)
+            assert 1 <= len(pieces) <= parts
+            infosets = np.concatenate([trunk.infosets] + [q.infosets for q in pieces])
+            actions = np.concatenate([trunk.actions] + [q.actions for q in pieces])
+            assert np.array_equal(np.sort(infosets), np.arange(leduc.num_infosets))
+            assert np.array_equal(np.sort(actions), np.arange(leduc.num_actions))
+            roots = [q.roots for q in pieces]  # the parts' roots tile the trunk's leaves
+            assert roots[0][0] == trunk.roots[0] and roots[-1][1] == trunk.roots[1]
+            assert all(a[1] == b[0] for a, b in zip(roots, roots[1:]))
+            entries = trunk.roots[0] + sum(q.flat.entry_parent.shape[0] for q in pieces)
+            assert entries == leduc.num_entries
+
+
+def test_bad_cuts_are_refused(leduc):
+    with pytest.raises(ValueError, match="split depth must be 1 .."):
+        split(leduc, 0, 2)
+    with pytest.raises(ValueError, match="split depth"):
+        split(leduc, _levels(leduc), 2)
+    with pytest.raises(ValueError, match="parts must be at least 1"):
+        split(leduc, 2, 0)
+
+
+def _assert_same(public, algorithm, updates, depth, parts, iterations):
+    spec = get_algorithm(algorithm)
+    whole = PublicTreeRep(public, spec, "float64", updates, 1)
+    trunk, pieces = split(public, depth, parts)
+    cut = PartsRep(public, spec, "float64", updates, 1, trunk, pieces,
+                   lambda q, params, precision: local_parts(q, params, precision, 1))
+    for _ in range(iterations):
+        whole.iterate(1)
+        cut.iterate(1)
+        assert np.array_equal(whole.current_policy(), cut.current_policy())
+        assert np.array_equal(whole.average_policy(), cut.average_policy())
+    assert np.allclose(whole.evaluate(), cut.evaluate(), rtol=0, atol=1e-12)
+    sigma = whole.average_policy()
+    for p in (0, 1):
+        a, b = whole.best_response(sigma, p), cut.best_response(sigma, p)
+        assert a[0] == pytest.approx(b[0], abs=1e-12) and np.array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("updates", UPDATES)
+def test_parts_in_this_process_give_the_same_iterates(leduc, algorithm, updates):
+    for depth, parts in ((1, 1), (3, 2), (6, 4), (_levels(leduc) - 2, 3)):
+        _assert_same(leduc, algorithm, updates, depth, parts, 4)
+
+
+def test_solve_with_the_local_backend_is_the_plain_solve(leduc):
+    plain = solvers.solve(leduc, "pcfr+", iterations=5, progress=False)
+    cut = solvers.solve(leduc, "pcfr+", iterations=5, progress=False, backend=LocalBackend(3))
+    assert np.array_equal(plain.average_policy, cut.average_policy)
+    assert cut.exploitability == pytest.approx(plain.exploitability, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(ALGORITHMS),
+       updates=st.sampled_from(UPDATES), data=st.data())
+def test_random_games_cut_anywhere(seed, algorithm, updates, data):
+    root, labels = random_public_game(seed, max_depth=5, max_branch=3)
+    if root[0] == "terminal":
+        return
+    public = PublicTree.from_game_tree(GameTree.from_nested(root, f"random-{seed}"), labels)
+    if _levels(public) < 3:
+        return
+    depth = data.draw(st.integers(1, _levels(public) - 2))
+    _assert_same(public, algorithm, updates, depth, data.draw(st.integers(1, 4)), 4)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray cluster of this machine (its workers are separate processes)."""
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def _compare(public, backend, algorithm, iterations, kill_at=None):
+    """Run the single-process and the Ray solver side by side; returns the Ray representation."""
+    a, b = Solver(public, algorithm), Solver(public, algorithm, backend=backend)
+    rep = b.representation
+    for i in range(iterations):
+        a.step(1)
+        b.step(1)
+        if i == kill_at:
+            os.kill(rep.pids()[-1], signal.SIGKILL)
+        assert np.abs(a.current_policy() - b.current_policy()).max() <= 1e-12
+        assert np.abs(a.average_policy() - b.average_policy()).max() <= 1e-12
+    assert b.exploitability() == pytest.approx(a.exploitability(), abs=1e-12)
+    rep.close()
+    return rep
+
+
+@pytest.mark.parametrize("algorithm", ["cfr+", "pcfr+", "dcfr"])
+def test_ray_iterates_equal_and_a_killed_worker_is_recovered(cluster, leduc, algorithm, tmp_path):
+    rep = _compare(leduc, RayBackend(workers=3, checkpoint_dir=tmp_path, checkpoint_every=3),
+                   algorithm, 8, kill_at=4)
+    assert rep.recovered == 1
+    assert sorted(os.listdir(tmp_path)) == ["part-0.npz", "part-1.npz", "part-2.npz"]
+    rep = _compare(leduc, RayBackend(workers=2, split_depth=2), algorithm, 5, kill_at=2)
+    assert rep.recovered == 1  # no part checkpoints: replayed from the start
+
+
+def test_ray_resume_continues_the_run(cluster, leduc, tmp_path):
+    backend = RayBackend(workers=2)
+    path = tmp_path / "run.npz"
+    whole = solvers.solve(leduc, "cfr+", iterations=6, progress=False)
+    solvers.solve(leduc, "cfr+", iterations=3, progress=False, checkpoint=path, backend=backend)
+    resumed = solvers.solve(leduc, "cfr+", iterations=6, progress=False, resume=path,
+                            backend=backend)
+    assert np.abs(resumed.average_policy - whole.average_policy).max() <= 1e-12
+
+
+def _coup(turn_limit):
+    rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")
+    return build_public_tree(rules).tree
+
+
+def test_ray_coup_turn_limit_2(cluster):
+    public = _coup(2)
+    for algorithm in ("cfr+", "pcfr+"):
+        rep = _compare(public, RayBackend(workers=2), algorithm, 3, kill_at=1)
+        assert rep.recovered == 1
+        assert rep.traffic() > 0
+
+
+@pytest.mark.slow
+def test_ray_coup_turn_limit_3(cluster):
+    _compare(_coup(3), RayBackend(workers=2), "cfr+", 2)
+
+
+def test_placement_refuses_what_no_node_holds():
+    nodes = [{"Resources": {"memory": 100.0}}, {"Resources": {"memory": 60.0}}]
+    assert _place([50, 50, 50], nodes) == [0, 1, 0]
+    with pytest.raises(MemoryError, match="part 1 needs 120 B and no Ray node has that much"):
+        _place([10, 120], nodes)
+
+
+def test_backend_options_are_checked():
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        RayBackend(workers=0)
+    with pytest.raises(ValueError, match="checkpoint_dir and checkpoint_every go together"):
+        RayBackend(checkpoint_every=3)
