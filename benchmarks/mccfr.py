@@ -7,7 +7,8 @@ for the same wall time, after one warm-up iteration (coupsolve compiles or loads
 the table gives iterations per second and their ratio. OpenSpiel warms up with one iteration too
 (the compiled engine behind ``python_coup`` loads there). OpenSpiel's solver always finishes the
 iteration it is in, so its rate is its whole iterations over their time. Then two-player turn limit 2
-is trained for ``--seconds`` and its exact exploitability computed on the history tree.
+is trained for ``--seconds`` (external sampling with RM and RM+, outcome sampling with RM) and its
+exact exploitability computed on the history tree.
 
 Run ``python -m benchmarks.mccfr`` (``--quick`` for shorter runs); writes ``results/mccfr.csv``.
 """
@@ -87,12 +88,16 @@ def convergence(seconds):
     rules = coupsolve.Rules(turn_limit=2)
     tree = coupsolve.build_tree(rules)
     rows = []
-    for regret, average in (("rm", "uniform"), ("rm+", "linear")):
+    for sampling, regret, average in (("external", "rm", "uniform"), ("external", "rm+", "linear"),
+                                      ("outcome", "rm", "uniform")):
         solver = MCCFRSolver(sampling_game(rules), max_infosets=2 * tree.num_infosets,
-                             max_actions=2 * tree.num_actions, regret=regret, average=average, seed=0)
+                             max_actions=2 * tree.num_actions, regret=regret, average=average, seed=0,
+                             sampling=sampling)
+        solver.step(1)  # outcome sampling's kernel compiles (or loads its cache) here
         train(solver, seconds=seconds, progress=False)
         value = solvers.exploitability(tree, tree_policy(solver, tree))
-        rows.append({"regret": regret, "average": average, "iterations": solver.iterations,
+        rows.append({"sampling": sampling, "regret": regret, "average": average,
+                     "iterations": solver.iterations,
                      "seconds": round(solver.seconds, 1), "infosets": solver.num_infosets,
                      "tree_infosets": tree.num_infosets, "exploitability": value})
     return rows
@@ -116,8 +121,9 @@ def main(argv=None):
                 note=f"{machine_line(info)}; {versions_line(info)}")
     conv = convergence(train_seconds)
     print_table(f"Two players, turn limit 2: exact exploitability after {train_seconds:g} s",
-                ["regret", "average", "iterations", "seconds", "infosets visited", "exploitability"],
-                [[r["regret"], r["average"], f"{r['iterations']:,}", r["seconds"],
+                ["sampling", "regret", "average", "iterations", "seconds", "infosets visited",
+                 "exploitability"],
+                [[r["sampling"], r["regret"], r["average"], f"{r['iterations']:,}", r["seconds"],
                   f"{r['infosets']:,} of {r['tree_infosets']:,}", f"{r['exploitability']:.4g}"]
                  for r in conv])
     print("wrote", write_csv("mccfr", rows + conv, info))

@@ -127,18 +127,13 @@ def run_outcome(game, P, W, table, regret, avg, rng, stats, count, plus, linear,
     s = np.zeros(state_size, dtype=np.int32)
     h = np.zeros((n, 2), dtype=np.uint64)
     acts = np.zeros(max_moves, dtype=np.int32)
-    probs = np.zeros(max_moves, dtype=np.float64)
-    sig = np.zeros(max_moves, dtype=np.float64)
-    smpd = np.zeros(max_moves, dtype=np.float64)
-    who = np.zeros(D, dtype=np.int32)
+    moves3 = np.zeros((3, max_moves), dtype=np.float64)  # chance probabilities, sigma, sampling
+    probs, sig, smpd = moves3[0], moves3[1], moves3[2]
+    ints = np.zeros((3, D), dtype=np.int32)  # player, number of moves, sampled index
+    who, nk, pick = ints[0], ints[1], ints[2]
     off = np.zeros(D, dtype=np.int64)
-    nk = np.zeros(D, dtype=np.int32)
-    pick = np.zeros(D, dtype=np.int32)
-    pol = np.zeros(D, dtype=np.float64)
-    smp = np.zeros(D, dtype=np.float64)
-    my = np.zeros(D, dtype=np.float64)
-    opp = np.zeros(D, dtype=np.float64)
-    q = np.zeros(D, dtype=np.float64)
+    reals = np.zeros((5, D), dtype=np.float64)  # sigma and sampling of the pick, the three reaches
+    pol, smp, my, opp, q = reals[0], reals[1], reals[2], reals[3], reals[4]
     ret = np.zeros(max(n, 8), dtype=np.float64)
     for _ in range(count):
         weight = float(stats[2] + 1) if linear else 1.0
