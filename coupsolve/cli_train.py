@@ -23,6 +23,8 @@ from .cli_checks import check_outputs
 
 #: The metadata key that tells a train strategy from a plain checkpoint.
 TRAINED = "trained"
+#: Room for actions per information set (6-player games average about 5; 2-player ones under 4).
+ACTIONS_PER_INFOSET = 6
 
 
 def _kind():
@@ -60,14 +62,14 @@ def table_room(game, args):
     if room is None and budget is not None:  # the largest table of power-of-two slots within the budget
         for k in range(40, 3, -1):
             room = max(1, int(0.75 * ((1 << k) - 1)))
-            if estimate_bytes(game, room, 4 * room) <= budget:
+            if estimate_bytes(game, room, ACTIONS_PER_INFOSET * room) <= budget:
                 break
     room = room or 1 << 20
-    need = estimate_bytes(game, room, 4 * room)
+    need = estimate_bytes(game, room, ACTIONS_PER_INFOSET * room)
     if budget is not None and need > budget:
         raise CliError(f"the table for {room:,} information sets needs {format_bytes(need)}, more than "
                        f"--max-memory {format_bytes(budget)}; lower --max-infosets or raise --max-memory")
-    return room, 4 * room
+    return room, ACTIONS_PER_INFOSET * room
 
 
 def _solver(game, args):
