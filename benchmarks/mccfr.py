@@ -93,12 +93,12 @@ def convergence(seconds):
         solver = MCCFRSolver(sampling_game(rules), max_infosets=2 * tree.num_infosets,
                              max_actions=2 * tree.num_actions, regret=regret, average=average, seed=0,
                              sampling=sampling)
-        solver.step(1)  # outcome sampling's kernel compiles (or loads its cache) here
+        warm = solver.step(1)  # the kernel compiles (or loads its cache) here: not counted
         train(solver, seconds=seconds, progress=False)
         value = solvers.exploitability(tree, tree_policy(solver, tree))
         rows.append({"sampling": sampling, "regret": regret, "average": average,
                      "iterations": solver.iterations,
-                     "seconds": round(solver.seconds, 1), "infosets": solver.num_infosets,
+                     "seconds": round(solver.seconds - warm, 1), "infosets": solver.num_infosets,
                      "tree_infosets": tree.num_infosets, "exploitability": value})
     return rows
 
