@@ -30,7 +30,7 @@ import numpy as np
 from ._tree_check import own_sequences
 from .kinds import CHANCE, DECISION, TERMINAL
 
-__all__ = ["NPlayerLayout", "nplayer_layout", "br_values", "onpolicy_values"]
+__all__ = ["NPlayerLayout", "nplayer_layout", "br_values", "onpolicy_values", "pick_best"]
 
 
 @numba.njit(cache=True)
@@ -56,6 +56,23 @@ def reach(tree, sigma, b, q):
                 q[c0 + a] = q[i]
             else:
                 q[c0 + a] = q[i] * sigma[ioff[infoset[i]] + a]
+
+
+@numba.njit(cache=True, inline="always")
+def pick_best(acc, o, m, br_policy):
+    """The largest of ``acc[o:o + m]`` (an information set's action values); its action (the first on
+    ties) gets probability 1 in ``br_policy`` unless that is empty. Shared with the two-player kernel."""
+    best = acc[o]
+    best_a = 0
+    for a in range(1, m):
+        if acc[o + a] > best:
+            best = acc[o + a]
+            best_a = a
+    if br_policy.shape[0] > 0:
+        for a in range(m):
+            br_policy[o + a] = 0.0
+        br_policy[o + best_a] = 1.0
+    return best
 
 
 @numba.njit(cache=True)
@@ -112,17 +129,7 @@ def br_kernel(tree, u, sigma, b, first_level, parent_seq, order, q, w, acc, br_p
                 w[i] = total
         while y < order.shape[0] and first_level[order[y]] == d:
             s = order[y]
-            o = ioff[s]
-            best = acc[o]
-            best_a = 0
-            for a in range(1, nact[s]):
-                if acc[o + a] > best:
-                    best = acc[o + a]
-                    best_a = a
-            if br_policy.shape[0] > 0:
-                for a in range(nact[s]):
-                    br_policy[o + a] = 0.0
-                br_policy[o + best_a] = 1.0
+            best = pick_best(acc, ioff[s], nact[s], br_policy)
             if parent_seq[s] >= 0:
                 acc[parent_seq[s]] += best
             else:

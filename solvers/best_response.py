@@ -97,7 +97,6 @@ def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
     sign = 1.0 if b == 0 else -1.0
     for i in range(q.shape[0]):
         w[i] = q[i] * (sign * v[i])  # kept at the terminals, overwritten elsewhere
-    write_policy = br_policy.shape[0] > 0
     root = 0.0
     for d in range(level_seg.shape[0] - 2, -1, -1):
         for s in range(level_seg[d], level_seg[d + 1]):
@@ -127,18 +126,7 @@ def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
                     w[i] = total
         for y in range(level_order[b, d], level_order[b, d + 1]):
             s = order[y]
-            o = infoset_offset[s]
-            m = infoset_num_actions[s]
-            best = acc[o]
-            best_a = 0
-            for a in range(1, m):
-                if acc[o + a] > best:
-                    best = acc[o + a]
-                    best_a = a
-            if write_policy:
-                for a in range(m):
-                    br_policy[o + a] = 0.0
-                br_policy[o + best_a] = 1.0
+            best = _nplayer.pick_best(acc, infoset_offset[s], infoset_num_actions[s], br_policy)
             if parent_seq[s] >= 0:
                 acc[parent_seq[s]] += best
             else:

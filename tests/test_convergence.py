@@ -8,21 +8,14 @@ from hypothesis import strategies as st
 from numba import njit
 
 import solvers
-from coupsolve.builder import HASH_MUL, HASH_SEED, _mix
+from coupsolve.builder import HASH_SEED
 from solvers.convergence import cfr_curve, format_rows, mccfr_curve, strength
 from solvers.mccfr import SamplingGame, bind
+from test_mccfr import _see  # every player sees a private or a public token
 
 # ------------------------------------------------- N-player Kuhn poker (OpenSpiel's) as a sampling game
 # params [players]; state: [cards of the players..., moves taken, moves...]; chance deals seat 0 first.
 N = 3
-
-
-@njit(cache=True)
-def _see(h, owner, private, public):
-    for p in range(h.shape[0]):
-        tok = private if p == owner or owner < 0 else public
-        h[p, 0] = _mix(h[p, 0], tok, HASH_MUL[0])
-        h[p, 1] = _mix(h[p, 1], tok, HASH_MUL[1])
 
 
 @njit(cache=True)
