@@ -16,6 +16,8 @@ Benchmarks (``--only`` selects some, in this order):
 ``public``      the public-tree solver against the history solver on Coup turn limits
                 1-3: build, memory, bytes per information set, CFR+ iteration
                 (:mod:`benchmarks.public`)
+``distributed`` the public-tree solver on a local Ray cluster against one process on
+                the same cores, Coup turn limits 2-3 (:mod:`benchmarks.distributed`)
 
 Every table is printed (Markdown) and written to ``benchmarks/results/*.csv``.
 ``--quick`` shrinks repeats, blocks and budgets and leaves out turn limit 3
@@ -28,11 +30,12 @@ import argparse
 import os
 import time
 
-from . import bandwidth, iteration, public, scaling, target
+from . import bandwidth, distributed, iteration, public, scaling, target
 from .common import available_gib, load_average, machine_info, print_table
 from .games import ORDER, all_games
 
-BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "profile", "compile", "public")
+BENCHMARKS = ("bandwidth", "iteration", "target", "build", "scaling", "profile", "compile", "public",
+              "distributed")
 
 
 def parse(argv=None):
@@ -121,6 +124,9 @@ def main(argv=None):
         written.append(scaling.run_compile(args, info))
     if "public" in args.only:
         written.append(public.run((1, 2) if args.quick else (1, 2, 3), args, info))
+    if "distributed" in args.only:
+        args.workers = 2
+        written.append(distributed.run((2,) if args.quick else (2, 3), args, info))
     print_table("Files", ["CSV"], [[p] for p in written])
     from . import summary
 

@@ -196,6 +196,12 @@ def _add_solve_args(p):
     p.add_argument("--threads", type=_positive_int, default=1,
                    help="numba threads for the passes (pays from about 10**6 histories, i.e. "
                         "turn limit 2 and up)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
+                        "one, or 'local' to start one on this machine (needs pip install "
+                        "'coupsolve[ray]'; implies --representation public; same iterates)")
+    p.add_argument("--ray-workers", type=_positive_int, default=2,
+                   help="parts of the tree, one Ray actor each (with --ray)")
     p.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
                    help="type of the per-history reach and value buffers (float64 is OpenSpiel-exact; "
                         "float32 saves memory traffic on large trees and stalls near 1e-7)")

@@ -209,6 +209,10 @@ def choose_tree(rules, args, out):
     the history tree when asked or, under ``auto``, when it fits; else the public tree. Refuses, with
     the figures, what does not fit. Returns the count to build from (``TreeSize`` or ``PublicSize``)."""
     rep = args.representation
+    if getattr(args, "ray", None):
+        if rep == "history":
+            raise CliError("--ray solves the public tree: drop --representation history")
+        rep = "public"
     if rep == "public":
         print(f"rules: {rules}", file=out)
     else:
@@ -271,14 +275,32 @@ def _resume_check(args, rules):
     return saved["iterations"]
 
 
-def _solve(solvers, tree, args, iterations, target, checkpoint):
+def _solve(solvers, tree, args, iterations, target, checkpoint, backend=None):
     """``solvers.solve`` with the command line's options (the checkpoint's algorithm and seed on --resume)."""
     return solvers.solve(tree, algorithm=None if args.resume else args.algorithm, iterations=iterations,
                          target_exploitability=target, seed=None if args.resume else args.seed,
                          check_every=args.check_every, progress=not args.no_progress,
                          precision=args.precision, updates=args.updates, threads=args.threads,
                          checkpoint=checkpoint, resume=args.resume,
-                         checkpoint_every=args.checkpoint_every if checkpoint else None)
+                         checkpoint_every=args.checkpoint_every if checkpoint else None,
+                         backend=backend)
+
+
+def _ray_backend(args):
+    """The Ray backend ``--ray`` asks for (None without it), connected: a one-line error if not."""
+    if not getattr(args, "ray", None):
+        return None
+    try:
+        from solvers.distributed import RayBackend
+
+        backend = RayBackend(None if args.ray == "local" else args.ray, workers=args.ray_workers,
+                             threads_per_worker=args.threads)
+        backend.connect()
+    except ImportError as e:
+        raise CliError(f"--ray: {e}") from None
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise CliError(f"--ray {args.ray}: cannot connect to the Ray cluster ({e})") from None
+    return backend
 
 
 def cmd_solve(args) -> int:
@@ -292,6 +314,7 @@ def cmd_solve(args) -> int:
     check_outputs(args)
     rules = rules_of(args)
     solvers.check_threads(args.threads)  # before the build, not after it
+    backend = _ray_backend(args)  # connected before the build
     human = sys.stderr if args.json == "-" else sys.stdout
     iterations, target = stopping_rule(args, rules, human)
     resumed = _resume_check(args, rules)
@@ -309,7 +332,7 @@ def cmd_solve(args) -> int:
     checkpoint = args.checkpoint or args.resume
     with warnings.catch_warnings():  # the target's reach was told up front (stopping_rule)
         warnings.filterwarnings("ignore", message="target_exploitability=")
-        result = _solve(solvers, tree, args, iterations, target, checkpoint)
+        result = _solve(solvers, tree, args, iterations, target, checkpoint, backend)
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)

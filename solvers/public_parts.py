@@ -136,6 +136,16 @@ class PieceRunner:
         root = int(f.entry_start[0]) + (0 if p == 0 else int(f.num_entries0[0]))
         return float(v[root]), choice
 
+    def warm(self):
+        """Compile (or load from numba's cache) every kernel a piece runs, over no level: then the
+        processes of a cluster load them from the cache instead of compiling them each."""
+        f, S = self.piece.flat, self.state
+        iteration_weights(self.params, 1)
+        forward_levels(f, S.sigma, S.reach, 0, 0, self._prange)
+        backward_levels(f, S, self.params, 0, 1.0, 1.0, 1.0, 0, 0, self._prange)
+        values_levels(f, S.sigma, S.reach, S.v, S.acc, 0, True, np.zeros(0, np.int32), 0, 0,
+                      self._prange)
+
     # -- state --
     def average(self):
         """The piece's normalised average policy."""
@@ -201,6 +211,7 @@ class PartsRep:
         self.threads = threads
         self.params = params_of(spec, updates)
         self.trunk = PieceRunner(trunk, self.params, precision, threads)
+        self.trunk.warm()
         self.parts = parts
         self.precision = precision
         self._get = get

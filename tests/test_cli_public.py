@@ -80,3 +80,26 @@ def test_play_against_a_public_strategy(public_file, capsys, monkeypatch):
     assert code == 0, err
     assert "public tree" in out and "p1 Choose Duke" in out
     assert any(w in out for w in ("You win.", "You lose.", "A draw"))
+
+
+def test_solve_on_a_local_ray_cluster_gives_the_same_strategy(public_file, tmp_path, capsys):
+    """``--ray local`` solves the same public tree in two Ray actors: the same average policy."""
+    pytest.importorskip("ray")
+    import ray
+
+    _, _, result = public_file
+    path = tmp_path / "ray.npz"
+    try:
+        code, out, err = _run(["solve", "--turn-limit", "1", "--limit-payoff", "influence", "--ray",
+                               "local", "--ray-workers", "2", "--iterations", "60", "--out",
+                               str(path), "--no-progress"], capsys)
+    finally:
+        ray.shutdown()
+    assert code == 0, err
+    assert "built the public tree" in out
+    ray_result = solvers.SolveResult.load(path)
+    assert abs(ray_result.average_policy - result.average_policy).max() <= 1e-12
+    assert ray_result.exploitability == pytest.approx(result.exploitability, abs=1e-12)
+    code, out, err = _run(["solve", "--turn-limit", "1", "--ray", "local", "--representation",
+                           "history", "--iterations", "5"], capsys)
+    assert code == 2 and "--ray solves the public tree" in err
