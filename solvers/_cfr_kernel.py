@@ -60,6 +60,7 @@ import numba
 from numba import prange
 
 from ._matching import predictive_match
+from ._matching import schedule as _schedule
 from ._passes import U, backward, backward_parts, forward, pull, pull_parts
 from .kinds import BOTH_PLAYERS
 
@@ -216,25 +217,6 @@ def _predict(L, S, sigma, q, p):
                 acc[parent_seq[s]] += value
 
 
-
-
-@numba.njit(cache=True, inline="always")
-def _schedule(t, P):
-    """Averaging weight and regret discounts of iteration ``t`` (int) under ``P`` (:class:`Params`).
-
-    Returns ``(weight, fpos, fneg)`` (floats): ``t**gamma`` and the discount factors of positive
-    and negative regrets.
-    """
-    tf = float(t)
-    weight = tf ** P.gamma
-    fpos = 1.0
-    fneg = 1.0
-    if P.discount:
-        ta = tf ** P.alpha
-        fpos = ta / (ta + 1.0)
-        tb = tf ** P.beta
-        fneg = tb / (tb + 1.0)
-    return weight, fpos, fneg
 
 
 @numba.njit(cache=True)

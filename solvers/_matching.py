@@ -1,11 +1,12 @@
-"""PCFR+'s predictive regret matching for one information set, shared by both CFR kernels.
+"""PCFR+'s predictive regret matching for one information set, and each iteration's averaging weight and
+regret discounts (:func:`schedule`): shared by both CFR kernels and the pieces of a cut public tree.
 
 Farina, Kroer and Sandholm (2021), "Faster game solving via predictive Blackwell approachability".
 """
 
 import numba
 
-__all__ = ["predictive_match"]
+__all__ = ["predictive_match", "schedule"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -38,3 +39,22 @@ def predictive_match(sigma, regret, pred, o, m):
             sigma[o + a] = 1.0 / m
         value += sigma[o + a] * pred[o + a]
     return value
+
+
+@numba.njit(cache=True)
+def schedule(t, P):
+    """Averaging weight and regret discounts of iteration ``t`` (int) under ``P`` (:class:`Params`).
+
+    Returns ``(weight, fpos, fneg)`` (floats): ``t**gamma`` and the discount factors of positive
+    and negative regrets.
+    """
+    tf = float(t)
+    weight = tf ** P.gamma
+    fpos = 1.0
+    fneg = 1.0
+    if P.discount:
+        ta = tf ** P.alpha
+        fpos = ta / (ta + 1.0)
+        tb = tf ** P.beta
+        fneg = tb / (tb + 1.0)
+    return weight, fpos, fneg

@@ -22,10 +22,10 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._matching import predictive_match
+from ._matching import predictive_match, schedule
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
-__all__ = ["forward", "forward_levels", "backward", "backward_levels", "iteration_weights",
+__all__ = ["forward", "forward_levels", "backward", "backward_levels",
            "run_iterations", "values", "values_levels", "evaluate"]
 
 
@@ -260,25 +260,9 @@ def backward(T, S, P, p, weight, fpos, fneg, parallel):
 
     ``S`` is a :class:`~solvers.public_rep.PublicState` (``reach`` from :func:`forward`), ``P`` the
     :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
-    and regret discounts (:func:`iteration_weights`); ``parallel`` as for :func:`forward`.
+    and regret discounts (:func:`solvers._matching.schedule`); ``parallel`` as for :func:`forward`.
     """
     backward_levels(T, S, P, p, weight, fpos, fneg, 0, T.level_start.shape[0] - 1, parallel)
-
-
-@numba.njit(cache=True)
-def iteration_weights(P, t):
-    """``(weight, fpos, fneg)`` of iteration ``t`` (1-based): the averaging weight ``t**gamma`` and
-    the discounts of positive and negative regrets (1 without discounting)."""
-    tf = float(t)
-    weight = tf ** P.gamma
-    fpos = 1.0
-    fneg = 1.0
-    if P.discount:
-        ta = tf ** P.alpha
-        fpos = ta / (ta + 1.0)
-        tb = tf ** P.beta
-        fneg = tb / (tb + 1.0)
-    return weight, fpos, fneg
 
 
 @numba.njit(cache=True)
@@ -287,7 +271,7 @@ def run_iterations(T, S, P, num_iterations, parallel):
     players = 1 if P.simultaneous else 2
     for _ in range(num_iterations):
         t = S.counter[0] + 1
-        weight, fpos, fneg = iteration_weights(P, t)
+        weight, fpos, fneg = schedule(t, P)
         for pi in range(players):
             p = BOTH_PLAYERS if P.simultaneous else pi
             forward(T, S.sigma, S.reach, parallel)

@@ -20,7 +20,8 @@ import numba
 import numpy as np
 
 from ._passes import normalize_average
-from ._public_kernel import backward_levels, forward_levels, iteration_weights, values_levels
+from ._matching import schedule
+from ._public_kernel import backward_levels, forward_levels, values_levels
 from ._state import Params
 from .kinds import BOTH_PLAYERS
 from .public_rep import PRANGE_MIN_ENTRIES, PublicState, estimate_public_solve_bytes
@@ -80,7 +81,7 @@ class PieceRunner:
         S, f = self.state, self.piece.flat
         numba.set_num_threads(self.threads)
         S.reach[:self._roots] = root_reach
-        weight, fpos, fneg = iteration_weights(self.params, t)
+        weight, fpos, fneg = schedule(t, self.params)
         forward_levels(f, S.sigma, S.reach, 0, self._last, self._prange)
         backward_levels(f, S, self.params, p, weight, fpos, fneg, 0, self._last + 1, self._prange)
         S.counter[0] = t
@@ -119,7 +120,7 @@ class PieceRunner:
         S.v[lo:] = leaf_v
         if leaf_w is not None:
             S.w[lo:] = leaf_w
-        weight, fpos, fneg = iteration_weights(self.params, t)
+        weight, fpos, fneg = schedule(t, self.params)
         backward_levels(f, S, self.params, p, weight, fpos, fneg, 0, self._last, self._prange)
         S.counter[0] = t
 
@@ -140,7 +141,7 @@ class PieceRunner:
         """Compile (or load from numba's cache) every kernel a piece runs, over no level: then the
         processes of a cluster load them from the cache instead of compiling them each."""
         f, S = self.piece.flat, self.state
-        iteration_weights(self.params, 1)
+        schedule(1, self.params)
         forward_levels(f, S.sigma, S.reach, 0, 0, self._prange)
         backward_levels(f, S, self.params, 0, 1.0, 1.0, 1.0, 0, 0, self._prange)
         values_levels(f, S.sigma, S.reach, S.v, S.acc, 0, True, np.zeros(0, np.int32), 0, 0,
