@@ -210,9 +210,7 @@ def choose_tree(rules, args, out):
     the figures, what does not fit. Returns the count to build from (``TreeSize`` or ``PublicSize``)."""
     rep = args.representation
     if getattr(args, "ray", None):
-        if rep == "history":
-            raise CliError("--ray solves the public tree: drop --representation history")
-        rep = "public"
+        rep = "public"  # --representation history was refused by _ray_backend
     if rep == "public":
         print(f"rules: {rules}", file=out)
     else:
@@ -290,6 +288,8 @@ def _ray_backend(args):
     """The Ray backend ``--ray`` asks for (None without it), connected: a one-line error if not."""
     if not getattr(args, "ray", None):
         return None
+    if args.representation == "history":  # before connecting: a refusal starts no cluster
+        raise CliError("--ray solves the public tree: drop --representation history")
     try:
         from solvers.distributed import RayBackend
 

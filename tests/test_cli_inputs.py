@@ -25,6 +25,8 @@ BAD = [
     (["solve", "--check-every", "x"], "--check-every"),
     (["solve", "--seed", "-1"], "--seed"),
     (["solve", "--threads", "0"], "--threads"),
+    (["solve", "--ray", "local", "--representation", "history"], "--ray solves the public tree"),
+    (["solve", "--ray-workers", "0"], "--ray-workers"),
     (["solve", "--precision", "float16"], "--precision"),
     (["solve", "--updates", "sometimes"], "--updates"),
     (["solve", "--out", "no/such/folder/s.npz"], "--out no/such/folder/s.npz: the folder"),

@@ -103,3 +103,4 @@ def test_solve_on_a_local_ray_cluster_gives_the_same_strategy(public_file, tmp_p
     code, out, err = _run(["solve", "--turn-limit", "1", "--ray", "local", "--representation",
                            "history", "--iterations", "5"], capsys)
     assert code == 2 and "--ray solves the public tree" in err
+    assert not ray.is_initialized()  # refused before connecting

@@ -121,6 +121,7 @@ def test_random_games_cut_anywhere(seed, algorithm, updates, data):
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster of this machine (its workers are separate processes)."""
+    assert not ray.is_initialized(), "an earlier test left Ray running"
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
