@@ -5,7 +5,8 @@ of players, and both decide from what the acting player sees: its legal actions,
 cards, the face-up cards, the coins and influence of every seat, and the public facts of the turn (the
 declared action and a block's character, announced to everyone). They never read another player's
 hand. Which character a claim needs is the engine's table (``ACTION_CLAIM``, ``CLAIM_CHAR``), not a
-copy of the rules.
+copy of the rules. ``HonestBot``'s rule is compiled once, in :mod:`coupsolve.botrule`, which the
+training field of :mod:`coupsolve.sampling_keys` reads too (a seat played by the bot while training).
 
 ``HonestBot`` is meant for the base game; in a variant's own phases it plays its first honest legal
 action.
@@ -16,14 +17,9 @@ from __future__ import annotations
 import numpy as np
 from open_spiel.python import policy as os_policy
 
-from . import engine as E
-from .rules import CHARACTERS
+from .botrule import KEEP_ORDER, honest_choice
 
 __all__ = ["RandomBot", "HonestBot", "KEEP_ORDER"]
-
-#: HonestBot's preference among its cards, most wanted first: it loses the last and keeps the first.
-KEEP_ORDER = (E.DUKE, E.CAPTAIN, E.ASSASSIN, E.CONTESSA, E.AMBASSADOR)
-_RANK = {c: i for i, c in enumerate(KEEP_ORDER)}
 
 
 class RandomBot(os_policy.Policy):
@@ -69,9 +65,7 @@ class HonestBot(os_policy.Policy):
 
     def __init__(self, game):
         super().__init__(game, list(range(game.num_players())))
-        rules = game.rules
-        self._copies = np.array([rules.copies if name in rules.characters else 0
-                                 for name in CHARACTERS])
+        self._params = game.rules.params()
 
     def action_probabilities(self, state, player_id=None):
         """``{action: 1.0}`` for the chosen action, 0.0 for every other legal action."""
@@ -81,69 +75,7 @@ class HonestBot(os_policy.Policy):
 
     def choose(self, state):
         """The legal action HonestBot plays at ``state`` (see the class docstring)."""
-        legal = state.legal_actions()
-        me = state.current_player()
-        hand = np.bincount([CHARACTERS.index(c) for c in state.hand(me)], minlength=E.NCH)
-        honest = [a for a in legal if self._backed(a, hand)]
-        s = state.engine_state()
-        ph = int(s[E.S_PHASE])
-        if ph == E.PH_TURN:
-            return self._turn(state, me, hand, honest)
-        if ph in (E.PH_CHALLENGE, E.PH_BLOCK_CHALLENGE):
-            claimed = _claimed(s, ph)
-            up = np.bincount([CHARACTERS.index(c) for f in state.face_up for c in f], minlength=E.NCH)
-            impossible = claimed >= 0 and self._copies[claimed] - up[claimed] - hand[claimed] <= 0
-            return E.ACT_CHALLENGE if impossible and E.ACT_CHALLENGE in legal else _first(legal, E.ACT_PASS)
-        if ph == E.PH_BLOCK:
-            blocks = [a for a in honest if E.ACT_BLOCK <= a < E.ACT_BLOCK + E.NCH]
-            return blocks[0] if blocks else _first(legal, E.ACT_PASS)
-        if ph == E.PH_LOSE:
-            loses = [a for a in legal if E.ACT_LOSE <= a < E.ACT_LOSE + E.NCH]
-            return max(loses, key=lambda a: _RANK[a - E.ACT_LOSE]) if loses else legal[0]
-        if ph == E.PH_KEEP:
-            keeps = [a for a in legal if E.ACT_KEEP <= a < E.ACT_KEEP + E.NUM_MULTISETS]
-            return min(keeps, key=_keep_rank) if keeps else legal[0]
-        if ph == E.PH_CHOOSE:
-            return min(legal, key=lambda a: _RANK.get(a - E.ACT_CHOOSE, E.NCH))
-        return (honest or legal)[0]
-
-    @staticmethod
-    def _backed(action, hand):
-        """Whether ``action`` makes no claim, or claims a character in ``hand``."""
-        claim = E.ACTION_CLAIM[action] if action < E.NUM_ACTIONS else -1
-        return claim < 0 or hand[E.CLAIM_CHAR[claim]] > 0
-
-    def _turn(self, state, me, hand, honest):
-        coins, infl = state.coins, state.influence
-        n = len(coins)
-        others = [(me + j) % n for j in range(1, n) if infl[(me + j) % n] > 0]
-        by_target = sorted(others, key=lambda q: (-infl[q], -coins[q], (q - me) % n))
-        for base in (E.ACT_COUP, None, E.ACT_ASSASSINATE, E.ACT_STEAL):
-            if base is None:
-                if E.ACT_TAX in honest:
-                    return E.ACT_TAX
-                continue
-            for q in by_target:
-                if base + q in honest and (base != E.ACT_STEAL or coins[q] > 0):
-                    return base + q
-        return E.ACT_INCOME if E.ACT_INCOME in honest else honest[0]
+        legal = np.asarray(state.legal_actions(), np.int32)
+        return int(legal[honest_choice(self._params, state.engine_state(), legal, len(legal))])
 
 
-def _claimed(s, ph):
-    """The character claimed by the claim a challenge round is about (-1 if none)."""
-    if ph == E.PH_BLOCK_CHALLENGE:
-        return int(s[E.S_BLOCK_CHAR])
-    kind = int(s[E.S_ACTION])
-    claim = E.ACTION_CLAIM[kind] if kind >= 0 else -1
-    return int(E.CLAIM_CHAR[claim]) if claim >= 0 else -1
-
-
-def _first(legal, preferred):
-    return preferred if preferred in legal else legal[0]
-
-
-def _keep_rank(action):
-    """Sort key of an Exchange keep: its cards' ranks, best first (lower is better)."""
-    m = action - E.ACT_KEEP
-    cards = [int(E.MS_FIRST[m])] + ([int(E.MS_SECOND[m])] if E.MS_SECOND[m] >= 0 else [])
-    return sorted(_RANK[c] for c in cards)

@@ -103,7 +103,7 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
                          max_depth, state_size, max_moves)
 
 
-def sampling_game(rules: Rules, abstraction: str = "exact") -> SamplingGame:
+def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> SamplingGame:
     """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.MCCFRSolver`.
 
     The game id is the OpenSpiel game string (:func:`coupsolve.couptree.rules_game_id`), so a
@@ -117,21 +117,31 @@ def sampling_game(rules: Rules, abstraction: str = "exact") -> SamplingGame:
         the keys of the tree builder). "features": the features of the current state the player can
         act on (:mod:`coupsolve.sampling_keys`; imperfect recall, no equilibrium guarantee; the base
         game only).
+    field : mapping, optional
+        "features" only: the training field, the share of seats played by each baseline bot,
+        ``{"honest": h, "random": r}`` (:func:`coupsolve.sampling_keys.field_scratch`; default none:
+        self-play). A seat's bot is drawn per game and its moves are chance moves, so the strategy is
+        trained against a mix of itself and the bots (a restricted Nash response when the share is
+        below 1); the keys are those of the plain "features" game, which replays OpenSpiel histories.
 
     Raises
     ------
     TypeError
         Not a ``Rules``.
     ValueError
-        An unknown abstraction, or "features" for rules with a variant.
+        An unknown abstraction, "features" for rules with a variant, a field without "features", or
+        bad shares.
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
     if abstraction not in ABSTRACTIONS:
         raise ValueError(f"abstraction must be one of {', '.join(map(repr, ABSTRACTIONS))}, got "
                          f"{abstraction!r}")
+    if field and abstraction != "features":
+        raise ValueError(f"a training field needs abstraction='features', not {abstraction!r}")
     P = rules.params()
     kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome), E.S_SIZE
+    max_depth, extra = E.game_bounds(P)[0], ()
     if abstraction == "features":
         from . import sampling_keys
 
@@ -140,9 +150,10 @@ def sampling_game(rules: Rules, abstraction: str = "exact") -> SamplingGame:
             raise ValueError(f"the 'features' abstraction keys the base game only; these rules have "
                              f"{', '.join(variants)} (use abstraction='exact')")
         kernels, state_size = sampling_keys.KERNELS, sampling_keys.X_SIZE
-    max_depth = E.game_bounds(P)[0]
+        extra = (sampling_keys.field_scratch(**dict(field or {})),)
+        max_depth += rules.players  # the field's draws
     scratch = (np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), np.int32),  # as the tree builder's walk
-               np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64))
+               np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)) + extra
     return SamplingGame(kernels=kernels, params=P, scratch=scratch, num_players=rules.players,
                         state_size=state_size, max_depth=max_depth, max_moves=E.MAX_MOVES,
                         game_id=rules_game_id(rules), abstraction=abstraction)

@@ -42,15 +42,21 @@ from solvers import _mccfr_kernel as K
 from solvers import _mccfr_outcome as O
 
 from . import engine as E
+from .botrule import _claimed, honest_choice
 from .builder import HASH_MUL, HASH_SEED, _mix
-from .sampling import coup_moves, coup_player, coup_returns
+from .sampling import coup_moves, coup_returns
 from .tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
-__all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key"]
+__all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key", "field_scratch"]
 
 X_LAST = E.S_SIZE  # + p: the character seat p claimed most recently + 1 (0: none yet)
 X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block Foreign Aid)
-X_SIZE = X_DUKE + MAXP
+X_MODEL = X_DUKE + MAXP  # + p: who plays seat p in this game of the training field (FIELD_*)
+X_CURSOR = X_MODEL + MAXP  # the next seat whose player the field draws (players: all drawn)
+X_FIELD = X_CURSOR + 1  # + m: the field's probability of FIELD_* m, in millionths
+X_SIZE = X_FIELD + 3
+FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, HonestBot, RandomBot
+_MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)
 COIN_BUCKET = np.array([0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4], dtype=np.int32)
 
@@ -80,10 +86,36 @@ def feature_key(P, s, p, acts, k, out):
     """The two hashes of seat ``p``'s features at the decision ``s`` (legal actions ``acts[:k]``)
     into ``out`` (uint64, (2,)); the features are listed in the module docstring."""
     n = P[E.P_PLAYERS]
-    out[0] = HASH_SEED[0] + np.uint64(p)
-    out[1] = HASH_SEED[1] + np.uint64(p)
+    out[0] = HASH_SEED[0]  # not HASH_SEED + p, as the exact keys: (seed + p) ^ a small token collides
+    out[1] = HASH_SEED[1]  # for two seats p and small tokens, in the low bits, before any multiply
+    _mix2(out, p)
     ph = s[E.S_PHASE]
     _mix2(out, ph)
+    if ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
+        _challenge_key(P, s, p, ph, out)
+    else:
+        _situation_key(P, s, p, ph, out)
+    _mix2(out, k)
+    for a in range(k):
+        _mix2(out, acts[a])
+
+
+@njit(cache=True)
+def _challenge_key(P, s, p, ph, out):
+    """A challenge round's features: the claimed character, the copies of it the player sees (own
+    face-down and every face-up), the player's influence and the claimant's."""
+    claim = _claimed(s, ph)
+    who = s[E.S_BLOCKER] if ph == E.PH_BLOCK_CHALLENGE else s[E.S_ACTOR]
+    _mix2(out, claim)
+    _mix2(out, (s[E.S_HAND + NCH * p + claim] + _face_up(P, s, claim)) if claim >= 0 else -1)
+    _mix2(out, E.influence(s, p))
+    _mix2(out, E.influence(s, who) if who >= 0 else -1)
+
+
+@njit(cache=True)
+def _situation_key(P, s, p, ph, out):
+    """Every other decision's features (the module docstring)."""
+    n = P[E.P_PLAYERS]
     for c in range(NCH):
         _mix2(out, s[E.S_HAND + NCH * p + c])
     _mix2(out, _coins(s, p))
@@ -116,15 +148,12 @@ def feature_key(P, s, p, acts, k, out):
         if ph == E.PH_KEEP and actor == p:
             for c in range(NCH):
                 _mix2(out, s[E.S_POOL + c])
-    _mix2(out, k)
-    for a in range(k):
-        _mix2(out, acts[a])
 
 
 @njit(cache=True)
 def _rekey(P, s, h, W):
     """The acting player's row of ``h`` from the features of ``s`` (nothing at chance or the end)."""
-    ev, buf, prob = W
+    buf = W[1]
     if E.is_terminal(s) or E.is_chance(s):
         return
     p = E.current_player(s)
@@ -133,17 +162,58 @@ def _rekey(P, s, h, W):
 
 @njit(cache=True)
 def features_init(P, s, h, W):
-    """The initial state (after its forced steps), the history features cleared, the actor's key."""
-    ev, buf, prob = W
+    """The initial state (after its forced steps), the history features cleared, the field's
+    probabilities (``W[3]``, see :func:`field_scratch`) recorded, the actor's key."""
+    ev, buf, prob, field = W
     E.initial_state(P, s, ev, buf, prob)
     s[E.S_SIZE:] = 0
+    s[X_FIELD + FIELD_HONEST] = int(round(field[FIELD_HONEST] * _MILLION))
+    s[X_FIELD + FIELD_RANDOM] = int(round(field[FIELD_RANDOM] * _MILLION))
+    s[X_FIELD + FIELD_FREE] = _MILLION - s[X_FIELD + FIELD_HONEST] - s[X_FIELD + FIELD_RANDOM]
+    s[X_CURSOR] = 0 if s[X_FIELD + FIELD_FREE] < _MILLION else P[E.P_PLAYERS]
     _rekey(P, s, h, W)
 
 
 @njit(cache=True)
+def features_player(P, s):
+    """The seat to act; -1 at chance, at the field's draws and at a seat a bot plays; -4 at the end."""
+    if s[X_CURSOR] < P[E.P_PLAYERS]:
+        return K.CHANCE
+    p = E.current_player(s)
+    return K.CHANCE if p >= 0 and s[X_MODEL + p] != FIELD_FREE else p
+
+
+@njit(cache=True)
+def features_moves(P, s, out, prob):
+    """The engine's moves, except at the field's draws (who plays the next seat) and at a seat a bot
+    plays (the bot's action distribution, as chance)."""
+    if s[X_CURSOR] < P[E.P_PLAYERS]:
+        for m in range(3):
+            out[m] = m
+            prob[m] = s[X_FIELD + m] / _MILLION
+        return 3
+    if E.is_chance(s) or E.is_terminal(s):
+        return coup_moves(P, s, out, prob)
+    k = E.legal_actions(P, s, out)
+    model = s[X_MODEL + E.current_player(s)]
+    if model == FIELD_HONEST:
+        out[0] = out[honest_choice(P, s, out, k)]
+        prob[0] = 1.0
+        return 1
+    for j in range(k):
+        prob[j] = 1.0 / k
+    return k
+
+
+@njit(cache=True)
 def features_step(P, s, h, a, W):
-    """Record a claim made by ``a``, apply it and its forced steps, key the next actor."""
-    ev, buf, prob = W
+    """A field draw recorded; or: record a claim made by ``a``, apply it and its forced steps, key the
+    next actor."""
+    ev, buf, prob = W[0], W[1], W[2]
+    if s[X_CURSOR] < P[E.P_PLAYERS]:
+        s[X_MODEL + s[X_CURSOR]] = a
+        s[X_CURSOR] += 1
+        return
     if not (E.is_terminal(s) or E.is_chance(s)) and a < NUM_ACTIONS and ACTION_CLAIM[a] >= 0:
         p = E.current_player(s)
         c = CLAIM_CHAR[ACTION_CLAIM[a]]
@@ -154,7 +224,19 @@ def features_step(P, s, h, a, W):
     _rekey(P, s, h, W)
 
 
-FEATURES = (features_init, coup_player, coup_moves, features_step, coup_returns)
+FEATURES = (features_init, features_player, features_moves, features_step, coup_returns)
+
+
+def field_scratch(honest=0.0, random=0.0):
+    """The field's probabilities (float64, (3,): the trained strategy, HonestBot, RandomBot) that a
+    features game's scratch ends with: each seat of each training game is played by HonestBot with
+    probability ``honest``, by RandomBot with probability ``random``, else by the strategy being
+    trained (all of them by default: plain self-play, and no draws)."""
+    honest, random = float(honest), float(random)
+    if not (0.0 <= honest and 0.0 <= random and honest + random < 1.0):
+        raise ValueError(f"the field's bot shares must be at least 0 and leave the trained strategy a "
+                         f"share: honest {honest:g} + random {random:g} must be below 1")
+    return np.array([1.0 - honest - random, honest, random], np.float64)
 
 
 # The kernels bound to the features (cached here; see solvers._mccfr_kernel on why).
