@@ -19,7 +19,7 @@ DEFAULT_CHECKPOINT_EVERY = 500
 #: Self-play games behind the bluff table of a sampled strategy (train, analyse).
 DEFAULT_GAMES = 1000
 #: The choices of train's --sampling and --abstraction (the first is the default).
-SAMPLINGS = ("external", "outcome")
+SAMPLINGS = ("external", "outcome", "probe")
 ABSTRACTIONS = ("exact", "features")
 
 
@@ -236,8 +236,9 @@ def _add_train_args(p):
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
                       "--max-infosets is not given, and refuses a larger one before allocating it")
     p.add_argument("--sampling", choices=SAMPLINGS, default=SAMPLINGS[0],
-                   help="MCCFR's sampling: external (every action of the traverser) or outcome (one "
-                        "sampled path: for long games)")
+                   help="MCCFR's sampling: external (every action of the traverser), outcome (one "
+                        "sampled path, importance-weighted) or probe (one sampled path, every action "
+                        "of the traverser on it valued by a rollout: for long games; features only)")
     p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
                         "imperfect recall, for long games: no equilibrium guarantee)")

@@ -194,7 +194,7 @@ def _warm_up(solver, out):
     """Compile (or load from numba's cache) the solver's kernel with a step of no iterations, so that
     neither ``--minutes`` nor the recorded seconds count the compilation; say so when it compiles."""
     kernels = solver.game.kernels
-    kernel = kernels[-1] if solver.sampling != SAMPLINGS[0] else kernels[0]
+    kernel = kernels[{"external": 0, "outcome": 3, "probe": 4}[solver.sampling]]
     cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
     if not getattr(kernel, "signatures", True) and not (
             cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
@@ -212,6 +212,9 @@ def cmd_train(args) -> int:
     if args.iterations is None and args.minutes is None:
         raise CliError("give --iterations N, --minutes M or both; otherwise training would never stop")
     rules = rules_of(args)
+    if args.sampling == "probe" and args.abstraction != "features":
+        raise CliError("--sampling probe is bound to the features information sets: add --abstraction "
+                       "features")
     human = sys.stderr if args.json == "-" else sys.stdout
     game = make_game(rules, args.abstraction)
     solver = _solver(game, args)

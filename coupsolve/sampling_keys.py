@@ -4,22 +4,32 @@ The exact keys of :mod:`coupsolve.sampling` hash a player's whole observation se
 full-length game (turn limit 100) has more information sets than any table holds. Here the acting
 player's key is instead hashed from what that player can act on now:
 
-* always: the player's seat, the phase, the player's own face-down cards, its coins (in the buckets
-  of ``COIN_BUCKET``: 0, 1-2, 3-6, 7-9, 10 or more), the number of players still in, and the legal
-  actions (so that a key always has one owner and one number of actions: the table's perfect-recall
-  check, ``ERR_RECALL``, still holds);
-* at the start of a turn: for every opponent in seat order after the player, its influence and, if it
-  is still in, its coins (bucketed) and whether it has ever claimed the Duke; and the face-up Dukes;
-* in a challenge, block or loss round and at an Exchange's keep: the turn's actor (relative to the
-  player), its declared action, whether the player is the target, the block's character, why a loss
-  is taken (``S_AFTER``); the claimant of the open claim (the blocker, else the actor): its
-  influence, coins (bucketed), the character it claimed most recently and whether it has ever claimed
-  the Duke; the face-up copies of the claimed character (card counting); the two drawn cards at the
-  player's own Exchange keep.
+* always: the player's seat (mixed in as a token: ``HASH_SEED + seat``, as the exact keys seed,
+  collides with small tokens), the phase and the legal actions (so that a key always has one owner and
+  one number of actions: the table's perfect-recall check, ``ERR_RECALL``, still holds);
+* in a challenge round (of an action or of a block): only the claimed character, the copies of it the
+  player sees (own face-down and every face-up: card counting) and the influence of the player and of
+  the claimant. A challenge is the decision every claim meets, so it gets few keys, each seen often;
+* every other decision: the player's own face-down cards, its coins (in the buckets of
+  ``COIN_BUCKET``: 0, 1-2, 3-6, 7-9, 10 or more) and the number of players still in, and
+* at the start of a turn: for every opponent in seat order after the player, its influence and, if
+  it is still in, its coins in the buckets of ``TURN_COINS`` (0-2, 3-6, 7 or more);
+* in a block or loss round and at an Exchange's keep: the turn's actor (relative to the player), its
+  declared action, whether the player is the target, the block's character, why a loss is taken
+  (``S_AFTER``); the claimant of the open claim (the blocker, else the actor): its influence, coins
+  (bucketed), the character it claimed most recently and whether it has ever claimed the Duke; the
+  face-up copies of the claimed character; the two drawn cards at the player's own Exchange keep.
 
 The two history features (most recent claim, a Duke ever claimed) are kept in the state beside the
-engine's fields (``X_LAST``, ``X_DUKE``). These choices keep the table of a 4-player full-length run
-within tens of millions of keys (measured: 609,061 after 30,001 outcome-sampling iterations).
+engine's fields (``X_LAST``, ``X_DUKE``). A 4-player full-length run made 315,941 keys in 27,238
+probing iterations (two minutes).
+
+**The training field.** The features game can seat baseline bots: the scratch's last array
+(:func:`field_scratch`) gives the share of seats played by HonestBot (:mod:`coupsolve.botrule`) and by
+RandomBot. At the start of each game one chance move per seat draws who plays it (``X_MODEL``); a bot's
+decisions are then chance moves (HonestBot's with probability 1), so any MCCFR kernel trains the
+strategy against a field of itself and the bots, unchanged. The draws change no key: with no bots (the
+default) there are no draws, and the game replays OpenSpiel histories as before.
 
 The turn number, the order of past events, the opponents' coins outside the start of a turn and
 most of their claims are not in the key. Two histories a player can tell apart may therefore share a
@@ -40,6 +50,7 @@ from numba import njit
 
 from solvers import _mccfr_kernel as K
 from solvers import _mccfr_outcome as O
+from solvers import _mccfr_probe as R
 
 from . import engine as E
 from .botrule import _claimed, honest_choice
@@ -59,6 +70,8 @@ FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, 
 _MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)
 COIN_BUCKET = np.array([0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4], dtype=np.int32)
+# an opponent's coins at the start of a turn -> 0-2 (nothing to fear) | 3-6 (can Assassinate) | 7 or more
+TURN_COINS = np.array([0, 0, 0, 1, 1, 1, 1, 2], dtype=np.int32)
 
 
 @njit(cache=True, inline="always")
@@ -120,14 +133,12 @@ def _situation_key(P, s, p, ph, out):
         _mix2(out, s[E.S_HAND + NCH * p + c])
     _mix2(out, _coins(s, p))
     _mix2(out, E.num_living(P, s))
-    if ph == E.PH_TURN:  # every opponent, in seat order after p: influence, coins, a Duke claimed
+    if ph == E.PH_TURN:  # every opponent, in seat order after p: influence and coarse coins
         for j in range(1, n):
             q = (p + j) % n
             infl = E.influence(s, q)
             _mix2(out, infl)
-            _mix2(out, _coins(s, q) if infl > 0 else -1)
-            _mix2(out, s[X_DUKE + q] if infl > 0 else -1)
-        _mix2(out, _face_up(P, s, DUKE))
+            _mix2(out, TURN_COINS[min(s[E.S_COINS + q], TURN_COINS.shape[0] - 1)] if infl > 0 else -1)
     else:  # the turn's context and the claimant of the open claim
         actor = s[E.S_ACTOR]
         _mix2(out, (actor - p) % n)
@@ -270,4 +281,12 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
                          max_depth, state_size, max_moves)
 
 
-KERNELS = (run_iterations, replay_keys, tree_infoset_keys, run_outcome)
+@njit(cache=True)
+def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
+              max_moves):
+    """``solvers._mccfr_probe.run_probe`` for Coup's features."""
+    return R.run_probe(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth,
+                       state_size, max_moves)
+
+
+KERNELS = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, run_probe)

@@ -1,7 +1,7 @@
 """Monte Carlo CFR over a game's compiled step functions: no tree, any players.
 
 Lanctot, Waugh, Zinkevich and Bowling (2009), "Monte Carlo Sampling for Regret Minimization in
-Extensive Games", NeurIPS. Two samplings share one table and one game interface:
+Extensive Games", NeurIPS. Three samplings share one table and one game interface:
 
 * ``"external"`` (the default): one iteration is one traversal per player, every action of the
   updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
@@ -11,6 +11,10 @@ Extensive Games", NeurIPS. Two samplings share one table and one game interface:
   updated player's nodes and importance-weighted regrets, as in OpenSpiel's
   ``OutcomeSamplingSolver`` (:mod:`solvers._mccfr_outcome`). An iteration costs one path, whatever
   the game's length.
+* ``"probe"``: one sampled on-policy path per player, each of the updated player's actions on it
+  valued by a probe (one rollout, no importance weight after the node; Gibson et al., AAAI 2012;
+  :mod:`solvers._mccfr_probe`). For long games, where outcome sampling's weights make the regrets'
+  variance too large to learn from; a game's binding must provide the kernel (``kernels[4]``).
 
 The table's layout is in :mod:`solvers._mccfr_kernel`.
 
@@ -38,6 +42,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from . import _mccfr_kernel as K
 from . import _mccfr_outcome as O
+from . import _mccfr_probe as R
 from . import _npz
 from .memory import check_fits, format_bytes
 from .solver import int_arg
@@ -47,7 +52,7 @@ __all__ = ["SamplingGame", "MCCFRSolver", "TableFull", "bind", "estimate_bytes",
 
 REGRETS = ("rm", "rm+")
 AVERAGES = ("uniform", "linear")
-SAMPLINGS = ("external", "outcome")
+SAMPLINGS = ("external", "outcome", "probe")
 _KIND = "coupsolve.solvers.MCCFRCheckpoint"
 _CHUNK_SECONDS = 0.1
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
@@ -99,7 +104,8 @@ def bind(functions):
     (numba-compiled, :mod:`solvers._mccfr_kernel`): not cached, so compiled in every process; fine for a
     small game, while a large one caches entry points of its own (as ``coupsolve.sampling`` does)."""
     return tuple(functools.partial(k, functions) for k in (K.run_iterations, K.replay_keys,
-                                                            K.tree_infoset_keys, O.run_outcome))
+                                                            K.tree_infoset_keys, O.run_outcome,
+                                                            R.run_probe))
 
 
 def _capacity(max_infosets):
@@ -161,6 +167,9 @@ class MCCFRSolver:
         self.game, self.seed = game, int_arg("seed", seed, 0)
         self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
         self.sampling = _choice("sampling", sampling, SAMPLINGS)
+        if self.sampling == "probe" and len(game.kernels) < 5:
+            raise ValueError(f"game {game.game_id!r} binds no probing kernel (its kernels: "
+                             f"{len(game.kernels)}); sampling='probe' needs a fifth, run_probe")
         if not 0.0 < float(epsilon) <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
                              f"{epsilon!r}")
@@ -212,6 +221,8 @@ class MCCFRSolver:
         if self.sampling == "outcome":
             status = call_kernel(g.kernels[3], *args, self.epsilon, g.max_depth, g.state_size,
                                  g.max_moves)
+        elif self.sampling == "probe":
+            status = call_kernel(g.kernels[4], *args, g.max_depth, g.state_size, g.max_moves)
         else:
             status = call_kernel(g.kernels[0], *args, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0

@@ -91,7 +91,7 @@ def test_features_merge_histories_the_exact_keys_tell_apart():
     game = coupsolve.load_game(rules)
     deals = ["Deal Duke+Captain", "Deal Assassin+Contessa", "Deal Duke+Ambassador", "Deal Captain+Captain"]
     once, twice = _play(game, deals + ["Income"] * 4), _play(game, deals + ["Income"] * 8)
-    other = _play(game, deals + ["Income"] * 3 + ["Tax", "Pass", "Pass", "Pass"])
+    other = _play(game, ["Deal Duke+Duke"] + deals[1:] + ["Income"] * 4)
     assert once.current_player() == twice.current_player() == other.current_player() == 0
     keys = {}
     for abstraction in ("exact", "features"):
@@ -99,7 +99,7 @@ def test_features_merge_histories_the_exact_keys_tell_apart():
         policy = SampledPolicy(solver, game)
         keys[abstraction] = [tuple(policy.infoset_hashes(s)) for s in (once, twice, other)]
     assert len(set(keys["exact"])) == 3
-    # 3 coins and 4 coins are one bucket: the same features; p3 having claimed the Duke is not
+    # 3 coins and 4 coins are one bucket: the same features; another hand of the player's is not
     assert keys["features"][0] == keys["features"][1] != keys["features"][2]
 
 

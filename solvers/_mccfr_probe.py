@@ -1,0 +1,127 @@
+"""Compiled kernel of MCCFR with probing, for long games: one sampled path, every action valued by a probe.
+
+Outcome sampling values a node of the updated player ``i`` by one rollout weighted by ``1 / q`` for every
+later decision of ``i`` on it; in a full-length game of Coup (some twenty decisions of ``i``) that
+weight, and with it the regrets' variance, is astronomical and nothing is learned at the early
+decisions. Probing (Gibson, Lanctot, Burch, Szafron and Bowling, "Generalized sampling and variance in
+counterfactual regret minimization", AAAI 2012) values each action instead by a *probe*: a single
+rollout from the action's child in which every player, ``i`` included, and chance play their current
+strategies, so no importance weight is taken after the node. One iteration is one episode per player
+``i``:
+
+* the path is sampled on-policy: chance by its probabilities, every player by ``sigma`` (regret
+  matching), ``i`` too;
+* at each node of ``i`` on the path, each action ``a`` gets one probe, ``v[a]``; the regret of ``a``
+  gains ``(v[a] - sum_b sigma[b] v[b]) / pi_i``, ``pi_i`` the product of ``i``'s own ``sigma`` on the
+  path before the node (the path's probability is ``pi_i`` times the others' and chance's reach, and
+  the counterfactual regret weighs by the latter, so this is unbiased);
+* the average strategy adds ``weight * sigma`` at each node of ``i`` on the path (the simple averaging
+  of :mod:`solvers._mccfr_kernel`, on ``i``'s own sampled nodes).
+
+A probe looks information sets up without making them (an unseen one plays uniformly). The cost is one
+rollout per action of each of ``i``'s nodes on the path. The table and its layout are those of
+:mod:`solvers._mccfr_kernel`; the game is passed as there (compiled without ``cache=True``, inlined into
+a game's cached entry point).
+"""
+
+import numpy as np
+from numba import njit
+
+from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _sample, lookup
+
+
+@njit(inline="always")
+def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret, D):
+    """Play from ``s``/``h`` (overwritten) to the end, everyone by ``sigma``; ``i``'s payoff."""
+    init, player, moves, step, returns = game
+    for _ in range(D):
+        pl = player(P, s)
+        if pl == TERMINAL:
+            returns(P, s, ret)
+            return ret[i]
+        k = moves(P, s, acts, probs)
+        if pl == CHANCE:
+            j = _sample(probs, k, rng)
+        else:
+            o = lookup(table, stats, h[pl, 0], h[pl, 1], pl, k, False)
+            if o >= 0:
+                _match(regret, o, k, sig)
+                j = _sample(sig, k, rng)
+            else:
+                j = min(int(_next(rng) * k), k - 1)
+        step(P, s, h, acts[j], W)
+    return np.nan
+
+
+@njit(inline="always")
+def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h, s2, h2, acts,
+                  probs, sig, own, vals, ret, D):
+    """One probing episode for player ``i`` (module docstring); a status code."""
+    init, player, moves, step, returns = game
+    init(P, s, h, W)
+    for d in range(D):
+        pl = player(P, s)
+        if pl == TERMINAL:
+            return OK
+        k = moves(P, s, acts, probs)
+        if pl == CHANCE:
+            j = _sample(probs, k, rng)
+        else:
+            o = lookup(table, stats, h[pl, 0], h[pl, 1], pl, k, True)
+            if o < 0:
+                stats[3] = d
+                return -1 - o
+            _match(regret, o, k, own)
+            if pl == i:
+                for a in range(k):
+                    own_a = acts[a]
+                    s2[:] = s
+                    h2[:] = h
+                    step(P, s2, h2, own_a, W)
+                    vals[a] = _probe(game, P, W, table, regret, rng, stats, i, s2, h2, acts[k:],
+                                     probs[k:], sig, ret, D - d)
+                    if np.isnan(vals[a]):
+                        stats[3] = d
+                        return ERR_DEPTH
+                mean = 0.0
+                for a in range(k):
+                    mean += own[a] * vals[a]
+                for a in range(k):
+                    r = regret[o + a] + vals[a] - mean
+                    regret[o + a] = 0.0 if (plus and r < 0.0) else r
+                    avg[o + a] += weight * own[a]
+            if pl == i:  # a fixed sampling policy (uniform): its reach is the same at every
+                j = min(int(_next(rng) * k), k - 1)  # history of an information set, no weight
+            else:
+                j = _sample(own, k, rng)
+        step(P, s, h, acts[j], W)
+    stats[3] = D
+    return ERR_DEPTH
+
+
+@njit(inline="always")
+def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
+              max_moves):
+    """``count`` iterations of MCCFR with probing (one episode per player each); ``stats[2]`` counts the
+    finished ones; ``linear`` weighs the average by the iteration number. A status code."""
+    n = int(stats[5])
+    D = max_depth + 1
+    s = np.zeros(state_size, dtype=np.int32)
+    s2 = np.zeros(state_size, dtype=np.int32)
+    h = np.zeros((n, 2), dtype=np.uint64)
+    h2 = np.zeros((n, 2), dtype=np.uint64)
+    acts = np.zeros(2 * max_moves, dtype=np.int32)
+    probs = np.zeros(2 * max_moves, dtype=np.float64)
+    sig = np.zeros(max_moves, dtype=np.float64)
+    own = np.zeros(max_moves, dtype=np.float64)
+    vals = np.zeros(max_moves, dtype=np.float64)
+    ret = np.zeros(max(n, 8), dtype=np.float64)
+    for _ in range(count):
+        weight = float(stats[2] + 1) if linear else 1.0
+        for i in range(n):
+            status = probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h,
+                                   s2, h2, acts, probs, sig, own, vals, ret, D)
+            if status != OK:
+                return status
+        stats[2] += 1
+    return OK

@@ -1,0 +1,124 @@
+"""The training field of the features game (coupsolve.sampling_keys): seats played by baseline bots as
+chance moves, drawn per game; and MCCFR with probing (solvers._mccfr_probe)."""
+
+import numpy as np
+import pytest
+
+import coupsolve
+import solvers
+from coupsolve import engine as E
+from coupsolve import sampling_keys as SK
+from coupsolve.botrule import honest_choice
+from coupsolve.sampling import sampling_game
+from solvers.mccfr import MCCFRSolver
+from solvers.mccfr_policy import tree_policy
+
+from test_mccfr import kuhn_game
+
+RULES = coupsolve.Rules(players=4)
+
+
+def _walk(game, rng, on_decision):
+    """One game of the features functions of ``game``, moves drawn by ``rng`` (chance by its
+    probabilities, decisions uniformly); ``on_decision(s, h, seat, k, acts, probs)`` at each move."""
+    init, player, moves, step, _ = SK.FEATURES
+    P, W = game.params, game.scratch
+    s = np.zeros(game.state_size, np.int32)
+    h = np.zeros((game.num_players, 2), np.uint64)
+    acts, probs = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES)
+    init(P, s, h, W)
+    path = []
+    while (pl := player(P, s)) != -4:
+        k = moves(P, s, acts, probs)
+        on_decision(s, h, pl, k, acts, probs)
+        j = rng.choice(k, p=probs[:k] / probs[:k].sum()) if pl < 0 else rng.integers(k)
+        path.append(int(acts[j]))
+        step(P, s, h, acts[j], W)
+    return s, path
+
+
+def test_field_shares_are_checked():
+    with pytest.raises(ValueError, match="must be below 1"):
+        SK.field_scratch(honest=0.6, random=0.4)
+    with pytest.raises(ValueError, match="at least 0"):
+        SK.field_scratch(honest=-0.1)
+    with pytest.raises(ValueError, match="needs abstraction='features'"):
+        sampling_game(RULES, "exact", field={"honest": 0.5})
+    assert np.array_equal(SK.field_scratch(), [1.0, 0.0, 0.0])
+
+
+def test_bot_seats_play_the_bots_and_keys_are_the_plain_games():
+    field = sampling_game(RULES, "features", field={"honest": 0.5, "random": 0.25})
+    plain = sampling_game(RULES, "features")
+    rng = np.random.default_rng(11)
+    drawn = np.zeros(3, np.int64)
+    checked = {"honest": 0, "random": 0, "free": 0}
+    for _ in range(150):
+        free_keys = []
+
+        def look(s, h, pl, k, acts, probs):
+            if s[SK.X_CURSOR] < RULES.players or E.is_chance(s):
+                return
+            seat, model = E.current_player(s), s[SK.X_MODEL + E.current_player(s)]
+            if model == SK.FIELD_HONEST:  # one move, the bot's, as a chance move of probability 1
+                legal = np.zeros(E.MAX_MOVES, np.int32)
+                n = E.legal_actions(field.params, s, legal)
+                assert pl == -1 and k == 1 and probs[0] == 1.0
+                assert acts[0] == legal[honest_choice(field.params, s, legal, n)]
+                checked["honest"] += 1
+            elif model == SK.FIELD_RANDOM:
+                assert pl == -1 and np.allclose(probs[:k], 1.0 / k)
+                checked["random"] += 1
+            else:
+                assert pl == seat
+                free_keys.append(h[seat].copy())
+                checked["free"] += 1
+
+        s, path = _walk(field, rng, look)
+        drawn += np.bincount(s[SK.X_MODEL:SK.X_MODEL + RULES.players], minlength=3)
+        # the same game without the draws, in the plain game: the same keys at the free seats
+        replayed, moves = [], path[RULES.players:]
+        init, player, _, step, _ = SK.FEATURES
+        t = np.zeros(plain.state_size, np.int32)
+        h = np.zeros((RULES.players, 2), np.uint64)
+        init(plain.params, t, h, plain.scratch)
+        for a in moves:
+            pl = player(plain.params, t)
+            if pl >= 0 and s[SK.X_MODEL + pl] == SK.FIELD_FREE:
+                replayed.append(h[pl].copy())
+            step(plain.params, t, h, a, plain.scratch)
+        assert np.array_equal(np.array(free_keys), np.array(replayed))
+    assert min(checked.values()) > 100, checked
+    n = drawn.sum()  # 600 seats: shares 0.25 / 0.5 / 0.25 within 5 standard deviations
+    for got, share in zip(drawn, (0.25, 0.5, 0.25)):
+        assert abs(got - share * n) < 5 * np.sqrt(n * share * (1 - share)), drawn
+
+
+def test_probe_sampling_solves_kuhn():
+    tree = solvers.GameTree.from_openspiel("kuhn_poker")
+    solver = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1, sampling="probe")
+    solver.step(1_000)
+    early = solvers.exploitability(tree, tree_policy(solver, tree))
+    solver.step(49_000)
+    policy = tree_policy(solver, tree)
+    late = solvers.exploitability(tree, policy)
+    assert late < 0.01 < early, (early, late)
+    assert abs(solvers.expected_values(tree, policy)[0] + 1 / 18) < 0.005
+    again = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1, sampling="probe")
+    again.step(50_000)
+    assert np.array_equal(again.table()["regret"], solver.table()["regret"])
+
+
+def test_probe_needs_a_bound_kernel():
+    g = kuhn_game()
+    with pytest.raises(ValueError, match="binds no probing kernel"):
+        MCCFRSolver(g._replace(kernels=g.kernels[:4]), max_infosets=64, sampling="probe")
+
+
+def test_probe_trains_four_players_against_a_field():
+    game = sampling_game(RULES, "features", field={"honest": 0.5})
+    solver = MCCFRSolver(game, max_infosets=1 << 18, seed=4, sampling="probe", regret="rm+")
+    solver.step(200)
+    assert solver.iterations == 200 and solver.num_infosets > 1_000
+    t = solver.table()
+    assert np.isfinite(t["regret"]).all() and (t["regret"] >= 0).all()  # RM+
