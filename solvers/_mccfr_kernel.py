@@ -46,10 +46,20 @@ action. ``stats`` (int64, 7) holds the information sets and the actions in use, 
 the depth of an error, the room for actions (``regret``'s length), the number of players and the room
 for information sets (at most ``MAX_LOAD`` times the slots). Kernels
 return a status code, never raise.
+
+Speed
+-----
+An iteration's time goes mostly to memory: the table's slot and the information set's regrets are
+cache misses once the table outgrows the cache. The traversal therefore asks for a decision node's
+slot (:func:`prefetch_slot`, a hint with no effect on results) before it generates the node's moves,
+so that the two overlap; ``lookup`` is inlined, and a depth's state is copied by element loops.
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.extending import intrinsic
 
 CHANCE = -1
 TERMINAL = -4
@@ -89,7 +99,35 @@ def _sample(p, k, rng):
     return k - 1
 
 
-@njit(cache=True)
+@intrinsic
+def _prefetch(typingctx, arr, idx):
+    """A hint to bring ``arr[idx]`` (one-dimensional) into the cache; no effect on results."""
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i32, i8p = ir.IntType(32), ir.IntType(8).as_pointer()
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep, data
+        return context.get_dummy_value()
+
+    return types.void(arr, idx), codegen
+
+
+@njit(cache=True, inline="always")
+def prefetch_slot(table, key):
+    """Start loading the first slot ``lookup`` probes for ``key`` (while the caller does other work)."""
+    keys, checks, offs, nacts, owners = table
+    j = key & np.uint64(keys.shape[0] - 1)
+    _prefetch(offs, j)
+    _prefetch(keys, j)
+    _prefetch(checks, j)
+    _prefetch(nacts, j)
+    _prefetch(owners, j)
+
+
+@njit(cache=True, inline="always")
 def lookup(table, stats, key, check, owner, k, insert):
     """The offset of the information set ``key`` (made when new and ``insert``); -1 - status if not.
 
@@ -147,6 +185,17 @@ def _update(regret, o, k, sigma, vals, plus):
     return value
 
 
+@njit(cache=True, inline="always")
+def _push(st, hh, d, n):
+    """Copy depth ``d``'s state and hashes to depth ``d + 1`` (element loops: numba's slice assignment
+    costs more for rows this short)."""
+    for x in range(st.shape[1]):
+        st[d + 1, x] = st[d, x]
+    for p in range(n):
+        hh[d + 1, p, 0] = hh[d, p, 0]
+        hh[d + 1, p, 1] = hh[d, p, 1]
+
+
 @njit(inline="always")
 def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh, acts, probs, sig,
              vals, mode, nxt, nk, off, ret):
@@ -172,6 +221,8 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
             v = ret[i]
             j = -1
         else:
+            if pl != CHANCE:
+                prefetch_slot(table, hh[d, pl, 0])  # its miss overlaps the move generation
             k = moves(P, s, acts[d], probs[d])
             if pl == CHANCE:
                 mode[d] = _ONE
@@ -183,6 +234,8 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
                     return -1 - o
                 off[d] = o
                 nk[d] = k
+                if pl == (i + 1) % n:
+                    _prefetch(avg, o)  # added to below, after the regrets' load
                 _match(regret, o, k, sig[d])
                 if pl == i:
                     mode[d] = _ALL
@@ -209,8 +262,7 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
         if d + 1 >= D:
             stats[3] = d
             return ERR_DEPTH
-        st[d + 1, :] = st[d]
-        hh[d + 1, :, :] = hh[d]
+        _push(st, hh, d, n)
         step(P, st[d + 1], hh[d + 1], acts[d, j], W)
         d += 1
 
@@ -307,8 +359,7 @@ def tree_infoset_keys(game, P, W, n, state_size, max_moves, max_depth, node_info
             if d + 1 >= D:
                 return v
             nxt[d] = c + 1
-            st[d + 1, :] = st[d]
-            hh[d + 1, :, :] = hh[d]
+            _push(st, hh, d, n)
             step(P, st[d + 1], hh[d + 1], acts[d, c], W)
             node[d + 1] = child_start[v] + c
             d += 1

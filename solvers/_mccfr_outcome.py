@@ -31,7 +31,7 @@ The kernel takes the game as :mod:`solvers._mccfr_kernel`'s kernels do (compiled
 import numpy as np
 from numba import njit
 
-from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _sample, lookup
+from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _sample, lookup, prefetch_slot
 
 
 @njit(inline="always")
@@ -89,6 +89,8 @@ def episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, eps, s,
         if d >= D:
             stats[3] = d
             return ERR_DEPTH
+        if pl != CHANCE:
+            prefetch_slot(table, h[pl, 0])  # its miss overlaps the move generation
         k = moves(P, s, acts, probs)
         who[d], my[d], opp[d], q[d] = pl, r_my, r_opp, r_q
         if pl == CHANCE:
