@@ -228,6 +228,26 @@ def _add_games_args(p, seed=True):
         p.add_argument("--seed", type=_seed, default=0, help="seed of those games")
 
 
+def _training_field(text):
+    """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
+    from .sampling_keys import field_scratch
+
+    field = {}
+    for part in filter(None, text.split(",")):
+        name, _, share = part.partition("=")
+        if name not in ("honest", "random") or name in field:
+            raise argparse.ArgumentTypeError(f"{part!r}: the bots are honest and random, each once")
+        try:
+            field[name] = float(share)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r}: the share must be a number") from None
+    try:
+        field_scratch(**field)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return field
+
+
 def _add_train_args(p):
     from solvers.mccfr import AVERAGES, REGRETS
 
@@ -242,6 +262,10 @@ def _add_train_args(p):
     p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
                         "imperfect recall, for long games: no equilibrium guarantee)")
+    p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
+                   help="features only: train against a field where each seat of each game is played by "
+                        "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
+                        "random; the rest is the strategy itself)")
     p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
     p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
                    help="the average strategy's weights: uniform, or linear in the iteration")

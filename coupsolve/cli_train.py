@@ -33,15 +33,18 @@ def _kind():
     return _KIND
 
 
-def make_game(rules, abstraction=ABSTRACTIONS[0]):
-    """``coupsolve.sampling_game(rules)``, with ``abstraction`` passed only when it is not the default
-    (so this runs with a ``sampling_game`` that has no abstraction yet)."""
+def make_game(rules, abstraction=ABSTRACTIONS[0], field=None):
+    """``coupsolve.sampling_game(rules)``, with ``abstraction`` (and the training ``field``) passed only
+    when it is not the default (so this runs with a ``sampling_game`` that has no abstraction yet)."""
     from .sampling import sampling_game
 
+    if field and abstraction != "features":
+        raise CliError("--field trains against bots in the features game only: add --abstraction "
+                       "features")
     if abstraction == ABSTRACTIONS[0]:
         return sampling_game(rules)
     try:
-        return sampling_game(rules, abstraction=abstraction)
+        return sampling_game(rules, abstraction=abstraction, **({"field": field} if field else {}))
     except (TypeError, NotImplementedError) as e:
         raise CliError(f"--abstraction {abstraction}: not available in this version ({e})") from None
 
@@ -88,13 +91,15 @@ def _solver(game, args):
                                   max_actions=args.max_infosets and actions)
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of these rules and options ({e})") from None
-    for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction)):
-        if meta.get(key, SAMPLINGS[0] if key == "sampling" else ABSTRACTIONS[0]) != value:
+    defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}}
+    for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction),
+                       ("field", args.field)):
+        if meta.get(key, defaults[key]) != value:
             raise CliError(f"--resume {args.resume}: a run with {key} {meta.get(key)}, not {value}")
     return solver
 
 
-def save_trained(solver, path, rules, abstraction, sampling, interrupted=False):
+def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, field=None):
     """Write ``solver`` to ``path`` as a strategy file (module docstring)."""
     from solvers import _npz
 
@@ -102,7 +107,7 @@ def save_trained(solver, path, rules, abstraction, sampling, interrupted=False):
     meta, arrays = _npz.load(path, _kind())
     meta.update({TRAINED: True, "rules": rules.to_dict(), "players": rules.players,
                  "abstraction": abstraction, "sampling": sampling, "interrupted": bool(interrupted),
-                 "infosets": solver.num_infosets})
+                 "infosets": solver.num_infosets, "field": dict(field or {})})
     _npz.save(path, _kind(), meta, arrays)
 
 
@@ -160,7 +165,8 @@ def describe(meta) -> str:
     return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets, "
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
-            f"{meta.get('infosets', 0):,} information sets")
+            f"{meta.get('infosets', 0):,} information sets"
+            + "".join(f", {share:g} of seats {bot}" for bot, share in meta.get("field", {}).items()))
 
 
 def present_sampled(rules, solver, meta, args, human=None):
@@ -216,11 +222,13 @@ def cmd_train(args) -> int:
         raise CliError("--sampling probe is bound to the features information sets: add --abstraction "
                        "features")
     human = sys.stderr if args.json == "-" else sys.stdout
-    game = make_game(rules, args.abstraction)
+    game = make_game(rules, args.abstraction, args.field)
     solver = _solver(game, args)
+    solver.notes["field"] = args.field  # checkpoints record it: --resume checks it
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
-          f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else ""),
+          f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
+          + "".join(f", {share:g} of seats {bot}" for bot, share in args.field.items()),
           file=human, flush=True)
     _warm_up(solver, human)
     checkpoint = args.checkpoint or args.resume
@@ -236,16 +244,18 @@ def cmd_train(args) -> int:
     print(f"{solver.iterations:,} iterations in {solver.seconds:.1f} s{status}; "
           f"{solver.num_infosets:,} information sets", file=human)
     if args.out:
-        save_trained(solver, args.out, rules, args.abstraction, args.sampling, interrupted)
+        save_trained(solver, args.out, rules, args.abstraction, args.sampling, interrupted, args.field)
         print(f"strategy saved to {args.out}", file=human)
         meta = _npz.load(args.out, _kind())[0]
     else:
         meta = {"game_id": game.game_id, "regret": solver.regret, "average": solver.average,
                 "seed": solver.seed, "iterations": solver.iterations, "seconds": solver.seconds,
                 "sampling": args.sampling, "abstraction": args.abstraction, "players": rules.players,
-                "interrupted": interrupted, "infosets": solver.num_infosets}
+                "interrupted": interrupted, "infosets": solver.num_infosets, "field": args.field}
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     args.seed = solver.seed
+    if args.field:  # the strategy plays OpenSpiel games: its keys are the plain game's (no draws)
+        solver.game = make_game(rules, args.abstraction)
     present_sampled(rules, solver, meta, args, human)
     return 130 if interrupted else 0

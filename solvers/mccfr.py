@@ -167,6 +167,7 @@ class MCCFRSolver:
         self.game, self.seed = game, int_arg("seed", seed, 0)
         self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
         self.sampling = _choice("sampling", sampling, SAMPLINGS)
+        self.notes = {}  # the caller's JSON-able facts about the run, written into every checkpoint
         if self.sampling == "probe" and len(game.kernels) < 5:
             raise ValueError(f"game {game.game_id!r} binds no probing kernel (its kernels: "
                              f"{len(game.kernels)}); sampling='probe' needs a fifth, run_probe")
@@ -276,7 +277,7 @@ class MCCFRSolver:
                 "regret": self.regret, "average": self.average,
                 "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
                 "max_infosets": self.max_infosets, "max_actions": self.max_actions,
-                "num_players": self.game.num_players}
+                "num_players": self.game.num_players, **self.notes}
         arrays = self.table()
         arrays["rng"] = self._rng
         _npz.save(path, _KIND, meta, arrays)

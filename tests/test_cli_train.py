@@ -111,3 +111,28 @@ def test_foreign_and_corrupt_files(capsys, tmp_path):
         for command in ("analyse", "play"):
             status, _, err = cli(capsys, command, bad)
             assert status == 2 and words in err and len(err.strip().splitlines()) == 1, (command, err)
+
+
+def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_path):
+    path, ck = tmp_path / "f.npz", tmp_path / "f_ck.npz"
+    field = ["--abstraction", "features", "--sampling", "probe", "--players", 3, "--turn-limit", 4]
+    status, out, err = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.5,random=0.1", "--iterations",
+                           30, "--out", path, "--checkpoint", ck, "--games", 20, "--json")
+    assert status == 0, err
+    meta, _ = _npz.load(path, _KIND)
+    assert meta["field"] == {"honest": 0.5, "random": 0.1} and meta["sampling"] == "probe"
+    assert _npz.load(ck, _KIND)[0]["field"] == meta["field"]  # the checkpoint records it too
+    assert "0.5 of seats honest" in err  # the strategy's description (human lines on stderr with --json)
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.2", "--iterations", 40,
+                         "--resume", ck)
+    assert status == 2 and "a run with field" in err, err
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.5,random=0.1", "--iterations", 40,
+                         "--resume", ck, "--games", 10)
+    assert status == 0 and "resumed at iteration 30" in err + _, err
+    # refused before any work: a field outside the features game, bad shares, probe with exact keys
+    for more, words in ((["--field", "honest=0.5"], "features game only"),
+                        (["--field", "honest=0.7,random=0.3"], "must be below 1"),
+                        (["--field", "dishonest=0.1"], "the bots are honest and random"),
+                        (["--sampling", "probe"], "--sampling probe is bound to the features")):
+        status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
+        assert status in (1, 2) and words in err, (more, err)
