@@ -12,8 +12,8 @@ player's key is instead hashed from what that player can act on now:
   the claimant. A challenge is the decision every claim meets, so it gets few keys, each seen often;
 * every other decision: the player's own face-down cards, its coins (in the buckets of
   ``COIN_BUCKET``: 0, 1-2, 3-6, 7-9, 10 or more) and the number of players still in, and
-* at the start of a turn: for every opponent in seat order after the player, its influence and, if
-  it is still in, its coins in the buckets of ``TURN_COINS`` (0-2, 3-6, 7 or more);
+* at the start of a turn: every opponent's influence, in seat order after the player, and the coins
+  of the richest opponent still in, in the buckets of ``TURN_COINS`` (0-2, 3-6, 7 or more);
 * in a block or loss round and at an Exchange's keep: the turn's actor (relative to the player), its
   declared action, whether the player is the target, the block's character, why a loss is taken
   (``S_AFTER``); the claimant of the open claim (the blocker, else the actor): its influence, coins
@@ -133,12 +133,15 @@ def _situation_key(P, s, p, ph, out):
         _mix2(out, s[E.S_HAND + NCH * p + c])
     _mix2(out, _coins(s, p))
     _mix2(out, E.num_living(P, s))
-    if ph == E.PH_TURN:  # every opponent, in seat order after p: influence and coarse coins
+    if ph == E.PH_TURN:  # every opponent's influence, in seat order after p; the richest one's coins
+        richest = 0
         for j in range(1, n):
             q = (p + j) % n
             infl = E.influence(s, q)
             _mix2(out, infl)
-            _mix2(out, TURN_COINS[min(s[E.S_COINS + q], TURN_COINS.shape[0] - 1)] if infl > 0 else -1)
+            if infl > 0:
+                richest = max(richest, s[E.S_COINS + q])
+        _mix2(out, TURN_COINS[min(richest, TURN_COINS.shape[0] - 1)])
     else:  # the turn's context and the claimant of the open claim
         actor = s[E.S_ACTOR]
         _mix2(out, (actor - p) % n)
