@@ -74,6 +74,7 @@ BAD = [
     (["train", "--checkpoint-minutes", "0"], "--checkpoint-minutes"),
     (["train", "--iterations", "5", "--resume", "missing.npz"], "--resume missing.npz: no such file"),
     (["train", "--games", "0"], "--games"),
+    (["train", "--iterations", "5", "--field", "honest=0.7,random=0.3"], "--field"),
     (["train", "--iterations", "5", "--plot", "rates.xyz"], "--plot rates.xyz"),
     (["train", "--iterations", "5", "--json", "no/such/folder/r.json"], "--json"),
     (["random", "--players", "1"], "--players"),
