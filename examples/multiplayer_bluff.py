@@ -1,14 +1,14 @@
 """How often should you bluff the Duke with 3, 4 or 6 players, in games played to the end?
 
-Trains a strategy for each number of players by Monte Carlo CFR over the engine (outcome sampling and
-the "features" information sets by default: external sampling and exact information sets do not reach
-a full-length game), then estimates its bluff and challenge table from seeded self-play, each rate
+Trains a strategy for each number of players by Monte Carlo CFR over the engine (probing and the
+"features" information sets by default: external sampling and exact information sets do not reach a
+full-length game, and outcome sampling's importance weights drown what it learns there), then estimates its bluff and challenge table from seeded self-play, each rate
 with its 95% interval (Wilson for the rates, normal for the claims per game). The features are an
 imperfect-recall abstraction: there is no equilibrium guarantee, and a strategy trained for minutes is
 far from converged, so these are the rates of that strategy, measured with their sampling error.
 
 Run: python examples/multiplayer_bluff.py [--players 3 4 6] [--minutes 2] [--seed 0] [--games 1000]
-                                          [--sampling outcome|external] [--abstraction features|exact]
+                                          [--sampling probe|outcome|external] [--abstraction features|exact]
                                           [--turn-limit 100] [--max-infosets N]
 """
 
@@ -43,7 +43,7 @@ def main(argv=None):
     parser.add_argument("--minutes", type=float, default=2.0, help="training per number of players")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=1000, help="self-play games behind each table")
-    parser.add_argument("--sampling", choices=["outcome", "external"], default="outcome")
+    parser.add_argument("--sampling", choices=["probe", "outcome", "external"], default="probe")
     parser.add_argument("--abstraction", choices=["features", "exact"], default="features")
     parser.add_argument("--turn-limit", type=int, default=100, help="100: played to the end")
     parser.add_argument("--max-infosets", type=int, default=1 << 22,
