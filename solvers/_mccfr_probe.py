@@ -9,14 +9,18 @@ rollout from the action's child in which every player, ``i`` included, and chanc
 strategies, so no importance weight is taken after the node. One iteration is one episode per player
 ``i``:
 
-* the path is sampled on-policy: chance by its probabilities, every player by ``sigma`` (regret
-  matching), ``i`` too;
+* the path: chance by its probabilities, every other player by ``sigma`` (regret matching), and
+  ``i`` *uniformly*. A fixed sampling policy for ``i`` gives every history of an information set of
+  ``i`` the same own sampling probability (under perfect recall), so the importance weight
+  ``1 / q_i`` would scale all of the set's regret updates alike, in every iteration, and regret
+  matching is blind to such a scale: no weight is taken (as ESCHER does; McAleer et al., ICLR 2023).
+  Sampling ``i`` by ``sigma`` instead would need the weight ``1 / pi_i``, which in a long game made
+  single updates of 1e12;
 * at each node of ``i`` on the path, each action ``a`` gets one probe, ``v[a]``; the regret of ``a``
-  gains ``(v[a] - sum_b sigma[b] v[b]) / pi_i``, ``pi_i`` the product of ``i``'s own ``sigma`` on the
-  path before the node (the path's probability is ``pi_i`` times the others' and chance's reach, and
-  the counterfactual regret weighs by the latter, so this is unbiased);
-* the average strategy adds ``weight * sigma`` at each node of ``i`` on the path (the simple averaging
-  of :mod:`solvers._mccfr_kernel`, on ``i``'s own sampled nodes).
+  gains ``v[a] - sum_b sigma[b] v[b]`` (floored at 0 with RM+);
+* the average strategy adds ``weight * sigma`` at each node of ``i`` on the path (simple averaging on
+  ``i``'s own sampled nodes; a heuristic: it weighs a node by how often the uniform path reaches it,
+  not by ``i``'s reach under ``sigma``). On Kuhn poker it converges all the same (the tests).
 
 A probe looks information sets up without making them (an unseen one plays uniformly). The cost is one
 rollout per action of each of ``i``'s nodes on the path. The table and its layout are those of
