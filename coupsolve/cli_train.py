@@ -91,12 +91,26 @@ def _solver(game, args):
                                   max_actions=args.max_infosets and actions)
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of these rules and options ({e})") from None
+    _check_key(args.resume, meta)
     defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}}
     for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction),
                        ("field", args.field)):
         if meta.get(key, defaults[key]) != value:
             raise CliError(f"--resume {args.resume}: a run with {key} {meta.get(key)}, not {value}")
     return solver
+
+
+def _key_version():
+    from .sampling_keys import KEY_VERSION
+
+    return KEY_VERSION
+
+
+def _check_key(path, meta):
+    """Refuse a features run whose keys are not this version's (``sampling_keys.KEY_VERSION``)."""
+    if meta.get("abstraction") == "features" and meta.get("features_key", 1) != _key_version():
+        raise CliError(f"{path} was trained with version {meta.get('features_key', 1)} of the features "
+                       f"key, this version keys by version {_key_version()}; train it again")
 
 
 def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, field=None):
@@ -150,6 +164,7 @@ def load_trained(path):
     if rules_game_id(rules) != meta["game_id"] or rules.to_dict() != meta.get("rules"):
         raise CliError(f"{path} records the game {meta['game_id']}, which this version reads as other "
                        "rules; train it again")
+    _check_key(path, meta)
     game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]))
     try:
         solver = MCCFRSolver.load(path, game, max_infosets=max(1, int(arrays["key"].shape[0])),
@@ -225,6 +240,8 @@ def cmd_train(args) -> int:
     game = make_game(rules, args.abstraction, args.field)
     solver = _solver(game, args)
     solver.notes["field"] = args.field  # checkpoints record it: --resume checks it
+    if args.abstraction == "features":
+        solver.notes["features_key"] = _key_version()
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")

@@ -66,6 +66,9 @@ X_MODEL = X_DUKE + MAXP  # + p: who plays seat p in this game of the training fi
 X_CURSOR = X_MODEL + MAXP  # the next seat whose player the field draws (players: all drawn)
 X_FIELD = X_CURSOR + 1  # + m: the field's probability of FIELD_* m, in millionths
 X_SIZE = X_FIELD + 3
+#: The version of :func:`feature_key`; strategy files record it, and a file of another is refused (its
+#: keys would look up other information sets). 2: the seat mixed in, the coarse challenge and turn keys.
+KEY_VERSION = 2
 FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, HonestBot, RandomBot
 _MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)

@@ -122,6 +122,11 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
     meta, _ = _npz.load(path, _KIND)
     assert meta["field"] == {"honest": 0.5, "random": 0.1} and meta["sampling"] == "probe"
     assert _npz.load(ck, _KIND)[0]["field"] == meta["field"]  # the checkpoint records it too
+    assert meta["features_key"] == 2  # and the version of the features key
+    old_meta, arrays = dict(meta, features_key=1), _npz.load(path, _KIND)[1]
+    _npz.save(tmp_path / "old.npz", _KIND, old_meta, arrays)
+    status, _, refused = cli(capsys, "analyse", tmp_path / "old.npz", "--games", 10)
+    assert status == 2 and "version 1 of the features key" in refused, refused
     assert "0.5 of seats honest" in err  # the strategy's description (human lines on stderr with --json)
     status, _, err = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.2", "--iterations", 40,
                          "--resume", ck)
