@@ -14,7 +14,7 @@ from numba import njit
 
 from . import engine as E
 
-__all__ = ["honest_choice", "KEEP_ORDER"]
+__all__ = ["honest_choice", "KEEP_ORDER", "claimed_character", "face_up_copies", "seen_copies"]
 
 #: The bot's preference among its cards, most wanted first: it loses the last and keeps the first.
 KEEP_ORDER = (E.DUKE, E.CAPTAIN, E.ASSASSIN, E.CONTESSA, E.AMBASSADOR)
@@ -40,13 +40,28 @@ def _index(acts, k, a):
 
 
 @njit(cache=True)
-def _claimed(s, ph):
+def face_up_copies(P, s, c):
+    """The face-up copies of character ``c`` on the whole table."""
+    up = 0
+    for q in range(P[E.P_PLAYERS]):
+        up += s[E.S_FACEUP + E.NCH * q + c]
+    return up
+
+
+@njit(cache=True)
+def claimed_character(s, ph):
     """The character claimed by the claim a challenge round is about (-1 if none)."""
     if ph == E.PH_BLOCK_CHALLENGE:
         return s[E.S_BLOCK_CHAR]
     kind = s[E.S_ACTION]
     claim = E.ACTION_CLAIM[kind] if kind >= 0 else -1
     return E.CLAIM_CHAR[claim] if claim >= 0 else -1
+
+
+@njit(cache=True)
+def seen_copies(P, s, p, c):
+    """The copies of character ``c`` seat ``p`` sees: its own face-down ones and every face-up one."""
+    return s[E.S_HAND + E.NCH * p + c] + face_up_copies(P, s, c)
 
 
 @njit(cache=True)
@@ -78,20 +93,27 @@ def _turn(P, s, me, acts, k):
                 i -= 1
             order[i] = q
             m += 1
-    for step in range(4):
-        if step == 1:
-            j = _index(acts, k, E.ACT_TAX)
-            if j >= 0 and _backed(s, me, E.ACT_TAX):
-                return j
-            continue
-        base = E.ACT_COUP if step == 0 else (E.ACT_ASSASSINATE if step == 2 else E.ACT_STEAL)
-        for t in range(m):
-            q = order[t]
-            j = _index(acts, k, base + q)
-            if j >= 0 and _backed(s, me, base + q) and (base != E.ACT_STEAL or s[E.S_COINS + q] > 0):
-                return j
-    j = _index(acts, k, E.ACT_INCOME)
-    return j if j >= 0 else _first_honest(s, me, acts, k)
+    tax = _index(acts, k, E.ACT_TAX)
+    for j in (_first_target(s, me, acts, k, order, m, E.ACT_COUP),
+              tax if tax >= 0 and _backed(s, me, E.ACT_TAX) else -1,
+              _first_target(s, me, acts, k, order, m, E.ACT_ASSASSINATE),
+              _first_target(s, me, acts, k, order, m, E.ACT_STEAL),
+              _index(acts, k, E.ACT_INCOME)):
+        if j >= 0:
+            return j
+    return _first_honest(s, me, acts, k)
+
+
+@njit(cache=True)
+def _first_target(s, me, acts, k, order, m, base):
+    """The position of ``base`` aimed at the first of the targets ``order[:m]`` for which it is legal
+    and honest (Steal: at an opponent with coins), or -1."""
+    for t in range(m):
+        q = order[t]
+        j = _index(acts, k, base + q)
+        if j >= 0 and _backed(s, me, base + q) and (base != E.ACT_STEAL or s[E.S_COINS + q] > 0):
+            return j
+    return -1
 
 
 @njit(cache=True)
@@ -124,13 +146,10 @@ def honest_choice(P, s, acts, k):
     if ph == E.PH_TURN:
         return _turn(P, s, me, acts, k)
     if ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
-        c = _claimed(s, ph)
-        if c >= 0:
-            seen = s[E.S_HAND + E.NCH * me + c]
-            for q in range(P[E.P_PLAYERS]):
-                seen += s[E.S_FACEUP + E.NCH * q + c]
-            if P[E.P_COPIES + c] - seen <= 0 and _index(acts, k, E.ACT_CHALLENGE) >= 0:
-                return _index(acts, k, E.ACT_CHALLENGE)
+        c = claimed_character(s, ph)
+        j = _index(acts, k, E.ACT_CHALLENGE)
+        if c >= 0 and j >= 0 and P[E.P_COPIES + c] - seen_copies(P, s, me, c) <= 0:
+            return j
         j = _index(acts, k, E.ACT_PASS)
         return j if j >= 0 else 0
     if ph == E.PH_BLOCK:

@@ -230,13 +230,13 @@ def _add_games_args(p, seed=True):
 
 def _training_field(text):
     """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
-    from .sampling_keys import field_scratch
+    from .sampling_keys import FIELD_BOTS, field_scratch
 
     field = {}
     for part in filter(None, text.split(",")):
         name, _, share = part.partition("=")
-        if name not in ("honest", "random") or name in field:
-            raise argparse.ArgumentTypeError(f"{part!r}: the bots are honest and random, each once")
+        if name not in FIELD_BOTS or name in field:
+            raise argparse.ArgumentTypeError(f"{part!r}: the bots are {' and '.join(FIELD_BOTS)}, each once")
         try:
             field[name] = float(share)
         except ValueError:

@@ -34,17 +34,16 @@ def _kind():
 
 
 def make_game(rules, abstraction=ABSTRACTIONS[0], field=None):
-    """``coupsolve.sampling_game(rules)``, with ``abstraction`` (and the training ``field``) passed only
-    when it is not the default (so this runs with a ``sampling_game`` that has no abstraction yet)."""
+    """``coupsolve.sampling_game(rules)``, with ``abstraction`` and the training ``field`` passed only
+    when they are not the defaults (so this runs with a ``sampling_game`` that has neither yet); a
+    field outside the features game is refused by ``sampling_game`` (a one-line error)."""
     from .sampling import sampling_game
 
-    if field and abstraction != "features":
-        raise CliError("--field trains against bots in the features game only: add --abstraction "
-                       "features")
-    if abstraction == ABSTRACTIONS[0]:
-        return sampling_game(rules)
+    options = {} if abstraction == ABSTRACTIONS[0] else {"abstraction": abstraction}
+    if field:
+        options["field"] = field
     try:
-        return sampling_game(rules, abstraction=abstraction, **({"field": field} if field else {}))
+        return sampling_game(rules, **options)
     except (TypeError, NotImplementedError) as e:
         raise CliError(f"--abstraction {abstraction}: not available in this version ({e})") from None
 
@@ -174,14 +173,18 @@ def load_trained(path):
     return rules, solver, meta
 
 
+def _field_words(field) -> str:
+    """``", 0.4 of seats honest, 0.1 of seats random"`` for a training field ("" for none)."""
+    return "".join(f", {share:g} of seats {bot}" for bot, share in (field or {}).items())
+
+
 def describe(meta) -> str:
     """One line on where a strategy comes from."""
     stopped = " (interrupted)" if meta.get("interrupted") else ""
     return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets, "
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
-            f"{meta.get('infosets', 0):,} information sets"
-            + "".join(f", {share:g} of seats {bot}" for bot, share in meta.get("field", {}).items()))
+            f"{meta.get('infosets', 0):,} information sets{_field_words(meta.get('field'))}")
 
 
 def present_sampled(rules, solver, meta, args, human=None):
@@ -214,8 +217,7 @@ def present_sampled(rules, solver, meta, args, human=None):
 def _warm_up(solver, out):
     """Compile (or load from numba's cache) the solver's kernel with a step of no iterations, so that
     neither ``--minutes`` nor the recorded seconds count the compilation; say so when it compiles."""
-    kernels = solver.game.kernels
-    kernel = kernels[{"external": 0, "outcome": 3, "probe": 4}[solver.sampling]]
+    kernel = solver.kernel
     cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
     if not getattr(kernel, "signatures", True) and not (
             cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
@@ -245,7 +247,7 @@ def cmd_train(args) -> int:
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
-          + "".join(f", {share:g} of seats {bot}" for bot, share in args.field.items()),
+          + _field_words(args.field),
           file=human, flush=True)
     _warm_up(solver, human)
     checkpoint = args.checkpoint or args.resume

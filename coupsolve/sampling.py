@@ -138,7 +138,8 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> Sampl
         raise ValueError(f"abstraction must be one of {', '.join(map(repr, ABSTRACTIONS))}, got "
                          f"{abstraction!r}")
     if field and abstraction != "features":
-        raise ValueError(f"a training field needs abstraction='features', not {abstraction!r}")
+        raise ValueError(f"a training field needs abstraction='features' (it seats bots in the features "
+                         f"game only), not {abstraction!r}")
     P = rules.params()
     kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome), E.S_SIZE
     max_depth, extra = E.game_bounds(P)[0], ()

@@ -53,12 +53,12 @@ from solvers import _mccfr_outcome as O
 from solvers import _mccfr_probe as R
 
 from . import engine as E
-from .botrule import _claimed, honest_choice
+from .botrule import claimed_character, face_up_copies, honest_choice, seen_copies
 from .builder import HASH_MUL, HASH_SEED, _mix
 from .sampling import coup_moves, coup_returns
 from .tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
-__all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key", "field_scratch"]
+__all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
 
 X_LAST = E.S_SIZE  # + p: the character seat p claimed most recently + 1 (0: none yet)
 X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block Foreign Aid)
@@ -70,6 +70,7 @@ X_SIZE = X_FIELD + 3
 #: keys would look up other information sets). 2: the seat mixed in, the coarse challenge and turn keys.
 KEY_VERSION = 2
 FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, HonestBot, RandomBot
+FIELD_BOTS = ("honest", "random")  # field_scratch's keywords, FIELD_HONEST and FIELD_RANDOM
 _MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)
 COIN_BUCKET = np.array([0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 4], dtype=np.int32)
@@ -86,15 +87,6 @@ def _mix2(a, tok):
 @njit(cache=True)
 def _coins(s, q):
     return COIN_BUCKET[min(s[E.S_COINS + q], COIN_BUCKET.shape[0] - 1)]
-
-
-@njit(cache=True)
-def _face_up(P, s, c):
-    """The face-up copies of character ``c`` on the whole table."""
-    up = 0
-    for q in range(P[E.P_PLAYERS]):
-        up += s[E.S_FACEUP + NCH * q + c]
-    return up
 
 
 @njit(cache=True)
@@ -120,10 +112,10 @@ def feature_key(P, s, p, acts, k, out):
 def _challenge_key(P, s, p, ph, out):
     """A challenge round's features: the claimed character, the copies of it the player sees (own
     face-down and every face-up), the player's influence and the claimant's."""
-    claim = _claimed(s, ph)
+    claim = claimed_character(s, ph)
     who = s[E.S_BLOCKER] if ph == E.PH_BLOCK_CHALLENGE else s[E.S_ACTOR]
     _mix2(out, claim)
-    _mix2(out, (s[E.S_HAND + NCH * p + claim] + _face_up(P, s, claim)) if claim >= 0 else -1)
+    _mix2(out, seen_copies(P, s, p, claim) if claim >= 0 else -1)
     _mix2(out, E.influence(s, p))
     _mix2(out, E.influence(s, who) if who >= 0 else -1)
 
@@ -161,7 +153,7 @@ def _situation_key(P, s, p, ph, out):
             _mix2(out, _coins(s, who))
             _mix2(out, s[X_LAST + who])
             _mix2(out, s[X_DUKE + who])
-        _mix2(out, _face_up(P, s, claim) if claim >= 0 else -1)  # card counting
+        _mix2(out, face_up_copies(P, s, claim) if claim >= 0 else -1)  # card counting
         if ph == E.PH_KEEP and actor == p:
             for c in range(NCH):
                 _mix2(out, s[E.S_POOL + c])

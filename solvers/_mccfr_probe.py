@@ -31,13 +31,13 @@ a game's cached entry point).
 import numpy as np
 from numba import njit
 
-from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _sample, lookup
+from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _sample, _update, lookup
 
 
 @njit(inline="always")
 def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret, D):
     """Play from ``s``/``h`` (overwritten) to the end, everyone by ``sigma``; ``i``'s payoff."""
-    init, player, moves, step, returns = game
+    _, player, moves, step, returns = game
     for _ in range(D):
         pl = player(P, s)
         if pl == TERMINAL:
@@ -52,9 +52,15 @@ def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret
                 _match(regret, o, k, sig)
                 j = _sample(sig, k, rng)
             else:
-                j = min(int(_next(rng) * k), k - 1)
+                j = _uniform(rng, k)
         step(P, s, h, acts[j], W)
     return np.nan
+
+
+@njit(inline="always")
+def _uniform(rng, k):
+    """An index in ``range(k)``, each with probability ``1 / k``."""
+    return min(int(_next(rng) * k), k - 1)
 
 
 @njit(inline="always")
@@ -76,28 +82,24 @@ def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s
                 stats[3] = d
                 return -1 - o
             _match(regret, o, k, own)
-            if pl == i:
+            if pl != i:
+                j = _sample(own, k, rng)
+            else:
                 for a in range(k):
-                    own_a = acts[a]
                     s2[:] = s
                     h2[:] = h
-                    step(P, s2, h2, own_a, W)
+                    step(P, s2, h2, acts[a], W)
                     vals[a] = _probe(game, P, W, table, regret, rng, stats, i, s2, h2, acts[k:],
                                      probs[k:], sig, ret, D - d)
                     if np.isnan(vals[a]):
                         stats[3] = d
                         return ERR_DEPTH
-                mean = 0.0
+                _update(regret, o, k, own, vals, plus)
                 for a in range(k):
-                    mean += own[a] * vals[a]
-                for a in range(k):
-                    r = regret[o + a] + vals[a] - mean
-                    regret[o + a] = 0.0 if (plus and r < 0.0) else r
                     avg[o + a] += weight * own[a]
-            if pl == i:  # a fixed sampling policy (uniform): its reach is the same at every
-                j = min(int(_next(rng) * k), k - 1)  # history of an information set, no weight
-            else:
-                j = _sample(own, k, rng)
+                # a fixed sampling policy (uniform): the same reach at every history of an
+                # information set, so no weight
+                j = _uniform(rng, k)
         step(P, s, h, acts[j], W)
     stats[3] = D
     return ERR_DEPTH

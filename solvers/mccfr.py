@@ -53,6 +53,9 @@ __all__ = ["SamplingGame", "MCCFRSolver", "TableFull", "bind", "estimate_bytes",
 REGRETS = ("rm", "rm+")
 AVERAGES = ("uniform", "linear")
 SAMPLINGS = ("external", "outcome", "probe")
+#: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
+_KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
+              "probe": (4, "probing")}
 _KIND = "coupsolve.solvers.MCCFRCheckpoint"
 _CHUNK_SECONDS = 0.1
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
@@ -168,9 +171,10 @@ class MCCFRSolver:
         self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
         self.sampling = _choice("sampling", sampling, SAMPLINGS)
         self.notes = {}  # the caller's JSON-able facts about the run, written into every checkpoint
-        if self.sampling == "probe" and len(game.kernels) < 5:
-            raise ValueError(f"game {game.game_id!r} binds no probing kernel (its kernels: "
-                             f"{len(game.kernels)}); sampling='probe' needs a fifth, run_probe")
+        at, name = _KERNEL_OF[self.sampling]
+        if at >= len(game.kernels):
+            raise ValueError(f"game {game.game_id!r} binds no {name} kernel (its kernels: "
+                             f"{len(game.kernels)}); sampling={self.sampling!r} needs kernels[{at}]")
         if not 0.0 < float(epsilon) <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
                              f"{epsilon!r}")
@@ -189,6 +193,20 @@ class MCCFRSolver:
         self.max_infosets, self.max_actions = max_infosets, max_actions
         self.seconds = 0.0
         self._broken = None
+
+    @property
+    def kernel(self):
+        """The game's kernel that runs this solver's sampling (``SamplingGame.kernels``)."""
+        return self.game.kernels[_KERNEL_OF[self.sampling][0]]
+
+    def touch_pages(self):
+        """Write every page of the preallocated table once (the same bytes back), so that no iteration
+        pays a page's first fault; the seconds it took (a one-off cost of the table's size)."""
+        began = time.perf_counter()
+        for a in (*self._table, self._regret, self._avg):
+            b = a.view(np.uint8)
+            b[::4096] = b[::4096].copy()
+        return time.perf_counter() - began
 
     @property
     def iterations(self):
@@ -219,13 +237,8 @@ class MCCFRSolver:
         t0 = time.perf_counter()
         args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
                 count, self.regret == "rm+", self.average == "linear")
-        if self.sampling == "outcome":
-            status = call_kernel(g.kernels[3], *args, self.epsilon, g.max_depth, g.state_size,
-                                 g.max_moves)
-        elif self.sampling == "probe":
-            status = call_kernel(g.kernels[4], *args, g.max_depth, g.state_size, g.max_moves)
-        else:
-            status = call_kernel(g.kernels[0], *args, g.max_depth, g.state_size, g.max_moves)
+        eps = (self.epsilon,) if self.sampling == "outcome" else ()
+        status = call_kernel(self.kernel, *args, *eps, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0
         self.seconds += elapsed
         if status != K.OK:
