@@ -23,14 +23,16 @@ from test_public_coup import history_public_pair
 from test_solvers_public import ALGORITHMS, TIE
 
 
-def _pair(turn_limit):
+def _pair(turn_limit, builder="walk"):
     return history_public_pair(
-        coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence"))
+        coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence"), builder)
 
 
-@pytest.fixture(scope="module", params=[1, 2], ids=["tl1", "tl2"])
+# the class walk's tree (coupsolve.classbuild) at turn limit 2: other public nodes, the same iterates
+@pytest.fixture(scope="module", params=[(1, "walk"), (2, "walk"), (2, "class")],
+                ids=["tl1", "tl2", "tl2-class"])
 def pair(request):
-    return _pair(request.param)
+    return _pair(*request.param)
 
 
 @pytest.mark.parametrize("updates", ["alternating", "simultaneous"])

@@ -1,0 +1,290 @@
+"""Two-player Coup's public tree by the class walk (:mod:`coupsolve.classwalk`): no history is
+stepped, stored or counted one by one.
+
+:func:`count_class_tree` walks the levels storing only the current and the next one (and the anchor
+matrices, which the walk reads); :func:`build_class_tree` walks them again writing the tree, after
+:func:`solvers.memory.check_fits` has accepted the counted size. Both take Ctrl-C between chunks of
+public nodes and report ``progress(stage, nodes_done, nodes_of_level)``. The tree is a
+:class:`coupsolve.publicbuild.CoupPublicTree` like the history-stepping builder's, with the same
+information sets (the same keys, action lists and history counts) and the same values; its public
+nodes differ where a move is forced (here a node of its own, whose entries have no information set).
+
+Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`, plus 12 bytes per information set
+and 2 per entry); while walking, two levels (about 40 bytes per entry, 70 per bucket and 330 per public
+node), the anchor matrices' history counts (8 bytes per cell) and one node's work arrays.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solvers.memory import check_fits, format_bytes
+from solvers.public import PublicTree, PublicFlat, estimate_public_tree_bytes
+
+from . import classwalk as W
+from . import classwalk_children as CC
+from . import engine as E
+from .builder import HASH_SEED, _absorb
+from .classwalk_emit import Level, walk_level
+from .classwalk_state import NCL, TOKW, initial_classes, public_part, supported
+from .couptree import rules_game_id
+from .publicbuild import CoupPublicTree, _OUT_DTYPES
+from .rules import Rules
+
+__all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
+
+_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64)
+ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
+_NODE_ARRAYS = ("node_kind", "node_player", "child_start", "num_children", "entry_start",
+                "num_entries0", "term_matrix", "term_scale")
+_ENTRY_ARRAYS = ("entry_parent", "entry_slot", "entry_row", "entry_infoset", "entry_hand")
+_INFOSET_ARRAYS = ("infoset_player", "infoset_num_actions", "infoset_offset", "infoset_count",
+                   "infoset_node", "infoset_context")
+_GROW_OUT = {W.NEED_ONODE: _NODE_ARRAYS, W.NEED_OENT: _ENTRY_ARRAYS,
+             W.NEED_OINF: _INFOSET_ARRAYS + ("infoset_hash",), W.NEED_OACT: ("infoset_actions",),
+             W.NEED_MAT: ("matrix_start", "matrix_cols"), W.NEED_CELL: ("matrix_data", "matrix_cnt")}
+_GROW_LEVEL = {W.NEED_LNODE: ("pub", "amat", "elo", "ne0", "blo", "nb0"),
+               W.NEED_LENT: ("e_h", "e_bk", "e_par", "e_slot"),
+               W.NEED_LBUCK: ("b_cls", "b_row", "b_cnt")}
+_GROW_SCRATCH = {W.NEED_RES: ("r_b", "r_c", "r_k", "r_w", "r_n"),
+                 W.NEED_PRE: ("k_c", "k_q", "k_par", "k_slot", "k_ntok", "k_tok", "k_cls", "k_idx",
+                              "k_fin", "plist", "grp"),
+                 W.NEED_CHILD: ("c_key", "c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
+                 W.NEED_TABLE: ("t_k1", "t_k2", "t_val", "t_stamp"),
+                 W.NEED_DENSE: ("dB", "dC"),
+                 W.NEED_ACTS: ("a_lo", "a_k", "acts"),
+                 W.NEED_ORD: ("ord", "ent", "o_lo")}
+_ERRORS = {
+    W.ERR_MIXED: "its histories are not all of one kind and actor",
+    W.ERR_SPLIT: "a state does not split into public part and the players' classes",
+    W.ERR_PUBLIC: "two histories with the same public events have different public states",
+    W.ERR_ACTIONS: "two histories of one information set have different legal actions",
+    W.ERR_PAYOFF: "its histories pay player 0 differently (the payoffs are not public)",
+    W.ERR_EVENTS: "one engine step emitted more events than the walk holds",
+}
+
+
+class ClassSize(NamedTuple):
+    """The size of a public tree from :func:`count_class_tree`."""
+
+    rules: Rules
+    nodes: int
+    entries: int
+    infosets: int
+    actions: int
+    matrices: int
+    cells: int
+    decision_histories: int  # histories at decision nodes, forced moves (no information set) included
+    pairs: int  # bucket pairs stepped (the walk's unit of engine work)
+    level_nodes: np.ndarray
+    level_entries: np.ndarray
+    work_bytes: int  # the walk's two largest consecutive levels and its matrix counts
+    seconds: float
+
+    def tree_bytes(self) -> int:
+        return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
+                                           self.infosets, self.actions)
+                + 12 * self.infosets + 2 * self.entries)
+
+    def describe(self) -> str:
+        return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
+                f"{self.infosets:,} information sets, {self.actions:,} actions, {self.cells:,} "
+                f"matrix cells in {self.matrices:,} matrices; {format_bytes(self.tree_bytes())} "
+                f"(+{format_bytes(self.work_bytes)} to walk); {self.pairs:,} bucket pairs stepped "
+                f"for {self.decision_histories:,} histories at decision nodes; count {self.seconds:.1f} s")
+
+
+def _zeros(spec, n):
+    """Arrays ``{name: (dtype, row shape)}`` with ``n`` rows."""
+    return {k: np.zeros((n,) + shape, dt) for k, (dt, shape) in spec.items()}
+
+
+_LEVEL = dict(pub=(np.int32, (E.S_SIZE,)), amat=(np.int64, ()), elo=(np.int64, ()),
+              ne0=(np.int32, ()), blo=(np.int64, ()), nb0=(np.int32, ()), e_h=(np.uint64, (2,)),
+              e_bk=(np.int32, ()), e_par=(np.int32, ()), e_slot=(np.int16, ()),
+              b_cls=(np.int32, (NCL,)), b_row=(np.int32, ()), b_cnt=(np.int64, ()))
+_SCRATCH = dict(
+    r_b=(np.int32, (2,)), r_c=(np.int32, ()), r_k=(np.int32, (2,)), r_w=(np.float64, ()),
+    r_n=(np.int64, ()), k_c=(np.int32, ()), k_q=(np.int8, ()), k_par=(np.int32, ()),
+    k_slot=(np.int16, ()), k_ntok=(np.int32, ()), k_tok=(np.int32, (TOKW,)),
+    k_cls=(np.int32, (NCL,)), k_idx=(np.int32, ()), k_fin=(np.int32, ()), plist=(np.int32, ()),
+    grp=(np.int32, ()), c_key=(np.uint64, (2,)), c_pub=(np.int32, (E.S_SIZE,)),
+    c_npre=(np.int32, (2,)), c_plo=(np.int64, (2,)), c_nb=(np.int32, (2,)), c_mat=(np.int64, ()),
+    c_nres=(np.int64, ()), t_k1=(np.uint64, ()), t_k2=(np.uint64, ()), t_val=(np.int32, ()),
+    t_stamp=(np.int64, ()), a_lo=(np.int32, ()), a_k=(np.int32, ()), acts=(np.int32, ()),
+    dB=(np.float64, ()), dC=(np.int64, ()), ord=(np.int32, ()), ent=(np.int32, ()),
+    o_lo=(np.int64, ()))
+_FIRST = dict(r_b=1 << 12, k_c=1 << 12, c_key=64, t_k1=1 << 14, a_lo=256, dB=1 << 12, ord=1 << 12)
+
+
+def _level(nodes, entries, buckets):
+    a = _zeros({k: v for k, v in _LEVEL.items() if k in _GROW_LEVEL[W.NEED_LNODE]}, nodes + 1)
+    a.update(_zeros({k: v for k, v in _LEVEL.items() if k in _GROW_LEVEL[W.NEED_LENT]}, entries))
+    a.update(_zeros({k: v for k, v in _LEVEL.items() if k in _GROW_LEVEL[W.NEED_LBUCK]}, buckets))
+    return Level(**a)
+
+
+def _scratch():
+    arrays = {}
+    for code, names in _GROW_SCRATCH.items():
+        n = next((_FIRST[k] for k in names if k in _FIRST), 1 << 12)
+        arrays.update(_zeros({k: _SCRATCH[k] for k in names}, n))
+    arrays["acts"] = np.zeros(1 << 14, np.int32)
+    arrays["o_lo"] = np.zeros(arrays["ord"].shape[0] + 1, np.int64)
+    arrays["info"] = np.zeros(16, np.int64)
+    arrays["payoff"] = np.zeros(1, np.float64)
+    arrays.update(s=np.zeros(E.S_SIZE, np.int32), s2=np.zeros(E.S_SIZE, np.int32),
+                  pub2=np.zeros(E.S_SIZE, np.int32), ev=np.zeros((4 * TOKW, 3), np.int32),
+                  buf=np.zeros(E.MAX_MOVES, np.int32), prob=np.zeros(E.MAX_MOVES, np.float64),
+                  cls=np.zeros((2, NCL), np.int32), cls2=np.zeros((2, NCL), np.int32),
+                  vals=np.zeros(8 + TOKW + NCL, np.int64), toks=np.zeros(TOKW, np.int32),
+                  ret=np.zeros(E.MAXP, np.float64))
+    arrays["dBi"] = arrays["dB"].view(np.int64)
+    return W.Scratch(**arrays)
+
+
+def _grown(nt, names, need, rows=None):
+    """``nt`` with arrays ``names`` grown to at least ``need`` rows (and at least doubled)."""
+    new = {}
+    for k in names:
+        a = getattr(nt, k)
+        cap = max(2 * a.shape[0], int(need) + 1, 16)
+        check_fits(a.nbytes // max(a.shape[0], 1) * (cap - a.shape[0]),
+                   f"the class walk's array {k} ({cap:,} rows)")
+        b = np.zeros((cap,) + a.shape[1:], a.dtype)
+        b[:a.shape[0]] = a
+        new[k] = b
+    return nt._replace(**new)
+
+
+def _grow(status, need, S, nxt, O):
+    """Grow what ``status`` asks for (``need``: the rows it named, 0 for a scratch array); returns
+    ``(S, nxt, O)``."""
+    if status in _GROW_SCRATCH:
+        if status != W.NEED_TABLE:
+            S = _grown(S, _GROW_SCRATCH[status], need)
+        t = S.t_k1.shape[0] * (2 if status == W.NEED_TABLE else 1)
+        t = max(t, 1 << int(np.ceil(np.log2(4 * (S.k_c.shape[0] + S.c_key.shape[0])))))
+        if t != S.t_k1.shape[0]:
+            S = S._replace(**_zeros({k: _SCRATCH[k] for k in _GROW_SCRATCH[W.NEED_TABLE]}, t))
+        return S._replace(dBi=S.dB.view(np.int64)), nxt, O
+    if status in _GROW_LEVEL:
+        return S, _grown(nxt, _GROW_LEVEL[status], need + (status == W.NEED_LNODE)), O
+    return S, nxt, _grown(O, _GROW_OUT[status], need + (status in (W.NEED_ONODE, W.NEED_MAT)))
+
+
+@njit(cache=True)
+def _root(P, L, O):
+    """Level 0: the initial state (after its forced steps), one entry and one bucket per player, and
+    anchor matrix 0 (one pair, weight 1, one history). False when the state does not split."""
+    s = np.zeros(E.S_SIZE, np.int32)
+    ev = np.zeros((4 * TOKW, 3), np.int32)
+    h = np.zeros((1, 2, 2), np.uint64)
+    for p in range(2):
+        h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
+        h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
+    ne = E.initial_state(P, s, ev, np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64))
+    _absorb(h, 0, 0, ev, ne)
+    cls = np.zeros((2, NCL), np.int32)
+    ok = initial_classes(s, cls)
+    public_part(s, L.pub[0])
+    L.amat[0], L.elo[0], L.elo[1], L.ne0[0], L.blo[0], L.blo[1], L.nb0[0] = 0, 0, 2, 1, 0, 2, 1
+    for p in range(2):
+        L.e_h[p, 0], L.e_h[p, 1] = h[0, p, 0], h[0, p, 1]
+        L.e_bk[p], L.e_par[p], L.e_slot[p] = 0, -1, -1
+        L.b_cls[p] = cls[p]
+        L.b_row[p], L.b_cnt[p] = 0, 1
+    O.matrix_start[0], O.matrix_start[1], O.matrix_cols[0] = 0, 1, 1
+    O.matrix_data[0], O.matrix_cnt[0] = 1.0, 1
+    return ok
+
+
+def _new_out(fill):
+    sizes = dict.fromkeys(_OUT, 1 << 12 if fill else 0)
+    sizes.update(infoset_hash=1 << 12, matrix_start=1 << 10, matrix_cols=1 << 10,
+                 matrix_data=1 << 14, matrix_cnt=1 << 14)
+    return ClassOut(**{k: np.zeros(sizes[k], dt) for k, dt in _OUT.items()})
+
+
+def _walk(rules, fill, progress):
+    """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
+    why = supported(rules)
+    if why:
+        raise ValueError(f"the class walk cannot build these rules: {why}")
+    P = rules.params()
+    t0 = time.perf_counter()
+    O, S, G = _new_out(fill), _scratch(), np.zeros(CC.NG, np.int64)
+    cur = _level(1, 2, 2)
+    if not _root(P, cur, O):
+        raise ValueError("the class walk cannot build these rules: the initial state holds cards "
+                         "that are nobody's")
+    n_cur, level_nodes, level_entries, work = 1, [], [], 0
+    G[CC.G_MATRICES], G[CC.G_CELLS] = 1, 1
+    while n_cur:
+        level_nodes.append(n_cur)
+        level_entries.append(int(cur.elo[n_cur]))
+        nxt = _level(2 * n_cur, 2 * int(cur.elo[n_cur]), 2 * int(cur.blo[n_cur]))
+        LC = np.zeros(3, np.int64)
+        base, i, chunk = int(G[CC.G_NODES]) + n_cur, 0, 64
+        while i < n_cur:
+            hi = min(n_cur, i + chunk)
+            t = time.perf_counter()
+            st, i = walk_level(P, cur, nxt, LC, O, S, G, fill, base, i, hi)
+            if st == W.DONE:
+                chunk = max(16, min(chunk * 2, int(chunk * 0.25 / max(time.perf_counter() - t, 1e-4))))
+                if progress is not None:
+                    progress("level %d" % (len(level_nodes) - 1), i, n_cur)
+            elif st >= W.ERR_MIXED:
+                raise ValueError(f"the class walk cannot build these rules: public node {i} of level "
+                                 f"{len(level_nodes) - 1}: {_ERRORS[st]}")
+            else:
+                S, nxt, O = _grow(st, int(G[CC.G_NEED]), S, nxt, O)
+        work = max(work, sum(a.nbytes for a in cur) + sum(a.nbytes for a in nxt))
+        cur, n_cur = nxt, int(LC[0])
+    work += O.matrix_cnt.nbytes
+    return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
+
+
+def _check_keys(O, G):
+    """Refuse two information sets with one key (a hash collision, or one set in two public nodes)."""
+    h = O.infoset_hash[:G[CC.G_INFOSETS]]
+    if np.unique(h).shape[0] != h.shape[0]:
+        raise ValueError("the class walk found one information-set key twice (a hash collision, or "
+                         "an information set in two public nodes): these rules need the history "
+                         "tree")
+
+
+def count_class_tree(rules: Rules, progress=None) -> ClassSize:
+    """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
+    its anchor matrices)."""
+    O, G, ln, le, work, sec = _walk(rules, False, progress)
+    _check_keys(O, G)
+    return ClassSize(rules, int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS]),
+                     int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]),
+                     int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), ln, le, work, sec)
+
+
+def build_class_tree(rules: Rules, progress=None) -> CoupPublicTree:
+    """The public tree of two-player ``rules`` by the class walk (see the module docstring)."""
+    O, G, ln, le, work, sec = _walk(rules, True, progress)
+    _check_keys(O, G)
+    n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
+    na, nm, nc = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS])
+    size = dict.fromkeys(_NODE_ARRAYS, n)
+    size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
+    size.update(infoset_hash=ni, infoset_actions=na, matrix_start=nm + 1, matrix_cols=nm,
+                matrix_data=nc)
+    arrays = {k: getattr(O, k)[:size[k]] for k in size}
+    arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
+    level_start = np.concatenate(([0], np.cumsum(ln)))
+    flat = {k: arrays[k] for k in PublicFlat._fields if k in arrays}
+    tree = PublicTree(rules_game_id(rules), infoset_actions=arrays["infoset_actions"],
+                      level_start=level_start, **flat)
+    info = dict(count_seconds=0.0, fill_seconds=sec, bytes=tree.nbytes, work_bytes=work,
+                pairs=int(G[CC.G_PAIRS]), level_entries=le.tolist())
+    return CoupPublicTree(tree, arrays["infoset_hash"], arrays["infoset_context"],
+                          arrays["entry_hand"], rules, info)

@@ -1,0 +1,275 @@
+"""Two-player Coup's public tree, walked level by level over private *classes*, never over histories.
+
+A history is a public node together with one entry of each player (their own token sequence). The
+class walk keeps, per public node, each player's entries and their *buckets*: groups of entries with
+the same private class (:mod:`coupsolve.classwalk_state`: the engine's private part of the state) and
+the same row of chance weights against the other player's buckets. Every entry of a bucket moves
+alike, so one engine step per pair of buckets and move (:func:`step_pairs`) tells every entry of both
+buckets where it goes; the entries themselves are only copied with their new tokens
+(:mod:`coupsolve.classwalk_emit`). The weights of a bucket pair are read from the node's *anchor*
+matrix (rows player 0's buckets, columns player 1's, chance probability and number of histories per
+pair of entries), stored once where chance moved last: the root, every child of a chance node, and a
+child whose pairs are not all of its anchor's (the public outcome depended on both players).
+
+Steps are the engine's unsettled steps: a forced move (one legal action, one chance outcome) is a
+node of its own, where the entries have no information set, so no history is ever in transit between
+public nodes and the public node is the sequence of every step's public tokens. The information sets
+are the history tree's: an entry acts at a decision node with several actions (or at a turn).
+
+The per-node work arrays (:class:`Scratch`) are sized by the driver (:mod:`coupsolve.classbuild`);
+every step checks them first and returns a ``NEED_*`` code, so a node is redone whole after a growth.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solvers import CHANCE, DECISION, TERMINAL
+
+from . import engine as E
+from .classwalk_state import NCL, TOKW, compose, decompose, moves, public_part, view_token
+from .classwalk_table import EMPTY, mix_ints2, table_slot
+
+DONE = 0
+(NEED_RES, NEED_PRE, NEED_CHILD, NEED_TABLE, NEED_DENSE, NEED_ACTS, NEED_LNODE, NEED_LENT,
+ NEED_LBUCK, NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 17)
+(ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS) = range(20, 26)
+# per-node facts in Scratch.info
+(I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS) = range(9)
+SEED_CHILD, SEED_PRE = np.uint64(0x7A5B3C1D2E4F6071), np.uint64(0x1F2E3D4C5B6A7988)
+
+
+class Scratch(NamedTuple):
+    """One node's work arrays (capacities: R results, K pre-buckets, CH children, T table slots)."""
+
+    s: np.ndarray  # int32 (S_SIZE,) the composed state
+    s2: np.ndarray  # int32 (S_SIZE,) after a move
+    pub2: np.ndarray  # int32 (S_SIZE,) its public part
+    ev: np.ndarray  # int32 (4 TOKW, 3) events
+    buf: np.ndarray  # int32 (MAX_MOVES,) moves
+    prob: np.ndarray  # float64 (MAX_MOVES,)
+    cls: np.ndarray  # int32 (2, NCL) the pair's classes
+    cls2: np.ndarray  # int32 (2, NCL) after a move
+    vals: np.ndarray  # int64 (2 + TOKW + NCL + 4,) a key being hashed
+    toks: np.ndarray  # int32 (TOKW,) tokens of one view
+    ret: np.ndarray  # float64 (MAXP,) payoffs
+    info: np.ndarray  # int64 (16,) I_*
+    payoff: np.ndarray  # float64 (1,) the terminal's payoff to player 0
+    r_b: np.ndarray  # int32 (R, 2) result: the pair's buckets (local to each player)
+    r_c: np.ndarray  # int32 (R,) its child
+    r_k: np.ndarray  # int32 (R, 2) its pre-buckets
+    r_w: np.ndarray  # float64 (R,) chance weight of the pair times the move's probability
+    r_n: np.ndarray  # int64 (R,) histories per pair of entries
+    k_c: np.ndarray  # int32 (K,) pre-bucket: child
+    k_q: np.ndarray  # int8 (K,) player
+    k_par: np.ndarray  # int32 (K,) the parent bucket (local to the player)
+    k_slot: np.ndarray  # int16 (K,) the action's slot (actor with an information set) or -1
+    k_ntok: np.ndarray  # int32 (K,) own tokens of the step
+    k_tok: np.ndarray  # int32 (K, TOKW)
+    k_cls: np.ndarray  # int32 (K, NCL) class after the step
+    k_idx: np.ndarray  # int32 (K,) position among its child's pre-buckets of its player
+    k_fin: np.ndarray  # int32 (K,) its bucket at the child (local to the player)
+    c_key: np.ndarray  # uint64 (CH, 2)
+    c_pub: np.ndarray  # int32 (CH, S_SIZE)
+    c_npre: np.ndarray  # int32 (CH, 2)
+    c_plo: np.ndarray  # int64 (CH, 2) first of its pre-buckets of a player in ``plist``
+    c_nb: np.ndarray  # int32 (CH, 2) buckets at the child
+    c_mat: np.ndarray  # int64 (CH,) the child's anchor matrix
+    c_nres: np.ndarray  # int64 (CH,) results reaching it
+    plist: np.ndarray  # int32 (K,) pre-buckets by child, player and position
+    t_k1: np.ndarray  # uint64 (T,) the table
+    t_k2: np.ndarray
+    t_val: np.ndarray  # int32 (T,)
+    t_stamp: np.ndarray  # int64 (T,)
+    a_lo: np.ndarray  # int32 (NB,) actor bucket's legal list in ``acts`` (-1: not yet)
+    a_k: np.ndarray  # int32 (NB,)
+    acts: np.ndarray  # int32 (A,)
+    dB: np.ndarray  # float64 (D,) a child's dense weights, pre-buckets x pre-buckets
+    dBi: np.ndarray  # the same memory as int64 (row hashes read the bits)
+    dC: np.ndarray  # int64 (D,) its history counts
+    grp: np.ndarray  # int32 (K,) representative pre-bucket of each bucket being formed
+    ord: np.ndarray  # int32 (ENODE,) the node's entries sorted by player and bucket
+    ent: np.ndarray  # int32 (ENODE,) the information set of each of the node's entries (-1 none)
+    o_lo: np.ndarray  # int64 (NB + 1,) start of each bucket in ``ord``
+
+
+@njit(cache=True, inline="always")
+def pair_cell(O, m, r0, r1):
+    """Index of the cell of anchor matrix ``m`` at rows ``r0`` and ``r1``."""
+    return O.matrix_start[m] + r0 * O.matrix_cols[m] + r1
+
+
+@njit(cache=True)
+def _kind_of(s):
+    if s[E.S_PHASE] == E.PH_TERMINAL:
+        return TERMINAL, -1
+    if E.is_chance(s):
+        return CHANCE, -1
+    return DECISION, E.current_player(s)
+
+
+@njit(cache=True)
+def _actor_list(S, j, k):
+    """Record (or check) the legal list ``S.buf[:k]`` of actor bucket ``j``: a status code."""
+    lo = S.a_lo[j]
+    if lo < 0:
+        lo = S.info[I_ACTS]
+        if lo + k > S.acts.shape[0]:
+            return NEED_ACTS
+        S.a_lo[j], S.a_k[j] = lo, k
+        S.acts[lo:lo + k] = S.buf[:k]
+        S.info[I_ACTS] = lo + k
+        return DONE
+    if S.a_k[j] != k:
+        return ERR_ACTIONS
+    for a in range(k):
+        if S.acts[lo + a] != S.buf[a]:
+            return ERR_ACTIONS
+    return DONE
+
+
+@njit(cache=True)
+def _child(S, mask, stamp, ntok):
+    """The child of the public tokens ``S.toks[:ntok]`` and public part ``S.pub2``: its index, or
+    ``-1 - status``."""
+    S.vals[0] = ntok
+    for t in range(ntok):
+        S.vals[1 + t] = S.toks[t]
+    k1, k2 = mix_ints2(SEED_CHILD, S.vals, 1 + ntok)
+    slot = table_slot(S.t_k1, S.t_k2, S.t_val, S.t_stamp, stamp, k1, k2, mask)
+    c = S.t_val[slot]
+    if c == EMPTY:
+        c = S.info[I_NCH]
+        if c >= S.c_pub.shape[0]:
+            return -1 - NEED_CHILD
+        S.t_val[slot] = c
+        S.info[I_NCH] = c + 1
+        S.c_key[c, 0], S.c_key[c, 1] = k1, k2
+        S.c_pub[c] = S.pub2
+        S.c_npre[c, 0], S.c_npre[c, 1], S.c_nres[c] = 0, 0, 0
+        return c
+    for f in range(S.pub2.shape[0]):
+        if S.c_pub[c, f] != S.pub2[f]:
+            return -1 - ERR_PUBLIC
+    return c
+
+
+@njit(cache=True)
+def _pre(S, mask, stamp, c, q, j, slot, ntok):
+    """The pre-bucket of player ``q`` at child ``c`` from bucket ``j`` with own tokens ``S.toks[:ntok]``,
+    action slot ``slot`` and class ``S.cls2[q]``: its index, or ``-1 - status``."""
+    v = S.vals
+    v[0], v[1], v[2], v[3], v[4] = c, q, j, slot, ntok
+    for t in range(ntok):
+        v[5 + t] = S.toks[t]
+    for f in range(NCL):
+        v[5 + ntok + f] = S.cls2[q, f]
+    k1, k2 = mix_ints2(SEED_PRE, v, 5 + ntok + NCL)
+    sl = table_slot(S.t_k1, S.t_k2, S.t_val, S.t_stamp, stamp, k1, k2, mask)
+    k = S.t_val[sl]
+    if k != EMPTY:
+        return k
+    k = S.info[I_NPRE]
+    if k >= S.k_c.shape[0]:
+        return -1 - NEED_PRE
+    S.t_val[sl] = k
+    S.info[I_NPRE] = k + 1
+    S.k_c[k], S.k_q[k], S.k_par[k], S.k_slot[k], S.k_ntok[k] = c, q, j, slot, ntok
+    S.k_tok[k, :ntok] = S.toks[:ntok]
+    S.k_cls[k] = S.cls2[q]
+    S.k_idx[k] = S.c_npre[c, q]
+    S.c_npre[c, q] += 1
+    return k
+
+
+@njit(cache=True)
+def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing):
+    """Step every move of the composed pair (``S.s``, classes ``S.cls``, buckets ``j0``, ``j1``);
+    record a result per move. Returns a status."""
+    k = moves(P, S.s, S.buf, S.prob)
+    for mv in range(k):
+        S.s2[:] = S.s
+        ne = E._step(P, S.s2, S.buf[mv], S.ev, 0)
+        if ne > TOKW:
+            return ERR_EVENTS
+        if not decompose(P, S.s2, S.cls, actor, S.cls2):
+            return ERR_SPLIT
+        public_part(S.s2, S.pub2)
+        for t in range(ne):
+            S.toks[t] = view_token(S.ev, t, -1)
+        c = _child(S, mask, stamp, ne)
+        if c < 0:
+            return -1 - c
+        r = S.info[I_NRES]
+        if r >= S.r_c.shape[0]:
+            return NEED_RES
+        for q in range(2):
+            for t in range(ne):
+                S.toks[t] = view_token(S.ev, t, q)
+            slot = mv if (kind == DECISION and q == actor and bearing) else -1
+            pk = _pre(S, mask, stamp, c, q, j0 if q == 0 else j1, slot, ne)
+            if pk < 0:
+                return -1 - pk
+            S.r_k[r, q] = pk
+        S.r_b[r, 0], S.r_b[r, 1], S.r_c[r] = j0, j1, c
+        S.r_w[r], S.r_n[r] = w * S.prob[mv], n
+        S.c_nres[c] += 1
+        S.info[I_NRES] = r + 1
+    return DONE
+
+
+@njit(cache=True)
+def step_pairs(P, cur, i, O, S, stamp, mask):
+    """Step every pair of buckets of node ``i`` of level ``cur`` with histories (count > 0 in its
+    anchor matrix): the node's kind and actor, its terminal payoff, the actor buckets' legal lists, and
+    per move a result (child, pre-buckets, weight). ``stamp``: a table stamp not used before; ``mask``:
+    the table's slots in use minus one. Returns a status code."""
+    b_lo, nb0 = cur.blo[i], cur.nb0[i]
+    nb1 = cur.blo[i + 1] - b_lo - nb0
+    m = cur.amat[i]
+    info = S.info
+    info[:] = 0
+    info[I_KIND], info[I_ACTOR] = -1, -1
+    if max(nb0, nb1) > S.a_lo.shape[0]:
+        return NEED_ACTS
+    S.a_lo[:max(nb0, nb1)] = -1
+    for j0 in range(nb0):
+        for j1 in range(nb1):
+            cell = pair_cell(O, m, cur.b_row[b_lo + j0], cur.b_row[b_lo + nb0 + j1])
+            n = O.matrix_cnt[cell]
+            if n == 0:
+                continue
+            S.cls[0] = cur.b_cls[b_lo + j0]
+            S.cls[1] = cur.b_cls[b_lo + nb0 + j1]
+            compose(P, cur.pub[i], S.cls, S.s)
+            kind, actor = _kind_of(S.s)
+            if info[I_KIND] < 0:
+                info[I_KIND], info[I_ACTOR], info[I_PHASE] = kind, actor, S.s[E.S_PHASE]
+            elif kind != info[I_KIND] or actor != info[I_ACTOR]:
+                return ERR_MIXED
+            info[I_PAIRS] += 1
+            if kind == TERMINAL:
+                E.returns(P, S.s, S.ret)
+                if info[I_PAIRS] == 1:
+                    S.payoff[0] = S.ret[0]
+                elif S.ret[0] != S.payoff[0]:
+                    return ERR_PAYOFF
+                continue
+            bearing = False
+            if kind == DECISION:
+                info[I_DECHIST] += n
+                k = E.legal_actions(P, S.s, S.buf)
+                st = _actor_list(S, j0 if actor == 0 else j1, k)
+                if st != DONE:
+                    return st
+                bearing = k > 1 or S.s[E.S_PHASE] == E.PH_TURN
+            st = _moves_of_pair(P, S, mask, stamp, j0, j1, O.matrix_data[cell], n, kind, actor,
+                                bearing)
+            if st != DONE:
+                return st
+            if 2 * (info[I_NPRE] + info[I_NCH]) > mask + 1:
+                return NEED_TABLE
+    return DONE
