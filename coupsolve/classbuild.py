@@ -32,7 +32,7 @@ from .builder import HASH_SEED, _absorb
 from .classwalk_emit import Level, walk_level
 from .classwalk_state import NCL, TOKW, initial_classes, public_part, supported
 from .couptree import rules_game_id
-from .publicbuild import CoupPublicTree, _OUT_DTYPES
+from .publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET, _OUT_DTYPES, CoupPublicTree
 from .rules import Rules
 
 __all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
@@ -86,9 +86,11 @@ class ClassSize(NamedTuple):
     seconds: float
 
     def tree_bytes(self) -> int:
+        """Bytes of the :class:`CoupPublicTree` :func:`build_class_tree` makes (as the history-stepping
+        walk's :meth:`coupsolve.publicbuild.PublicSize.tree_bytes`)."""
         return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
                                            self.infosets, self.actions)
-                + 12 * self.infosets + 2 * self.entries)
+                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
