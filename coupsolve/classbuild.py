@@ -50,10 +50,10 @@ _GROW_OUT = {W.NEED_ONODE: _NODE_ARRAYS, W.NEED_OENT: _ENTRY_ARRAYS,
 _GROW_LEVEL = {W.NEED_LNODE: ("pub", "amat", "elo", "ne0", "blo", "nb0"),
                W.NEED_LENT: ("e_h", "e_bk", "e_par", "e_slot"),
                W.NEED_LBUCK: ("b_cls", "b_row", "b_cnt")}
-_GROW_SCRATCH = {W.NEED_RES: ("r_b", "r_c", "r_k", "r_w", "r_n"),
+_GROW_SCRATCH = {W.NEED_RES: ("r_c", "r_k", "r_w", "r_n"),
                  W.NEED_PRE: ("k_c", "k_q", "k_par", "k_slot", "k_ntok", "k_tok", "k_cls", "k_idx",
                               "k_fin", "plist", "grp"),
-                 W.NEED_CHILD: ("c_key", "c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
+                 W.NEED_CHILD: ("c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
                  W.NEED_TABLE: ("t_k1", "t_k2", "t_val", "t_stamp"),
                  W.NEED_DENSE: ("dB", "dC"),
                  W.NEED_ACTS: ("a_lo", "a_k", "acts"),
@@ -110,17 +110,17 @@ _LEVEL = dict(pub=(np.int32, (E.S_SIZE,)), amat=(np.int64, ()), elo=(np.int64, (
               e_bk=(np.int32, ()), e_par=(np.int32, ()), e_slot=(np.int16, ()),
               b_cls=(np.int32, (NCL,)), b_row=(np.int32, ()), b_cnt=(np.int64, ()))
 _SCRATCH = dict(
-    r_b=(np.int32, (2,)), r_c=(np.int32, ()), r_k=(np.int32, (2,)), r_w=(np.float64, ()),
+    r_c=(np.int32, ()), r_k=(np.int32, (2,)), r_w=(np.float64, ()),
     r_n=(np.int64, ()), k_c=(np.int32, ()), k_q=(np.int8, ()), k_par=(np.int32, ()),
     k_slot=(np.int16, ()), k_ntok=(np.int32, ()), k_tok=(np.int32, (TOKW,)),
     k_cls=(np.int32, (NCL,)), k_idx=(np.int32, ()), k_fin=(np.int32, ()), plist=(np.int32, ()),
-    grp=(np.int32, ()), c_key=(np.uint64, (2,)), c_pub=(np.int32, (E.S_SIZE,)),
+    grp=(np.int32, ()), c_pub=(np.int32, (E.S_SIZE,)),
     c_npre=(np.int32, (2,)), c_plo=(np.int64, (2,)), c_nb=(np.int32, (2,)), c_mat=(np.int64, ()),
     c_nres=(np.int64, ()), t_k1=(np.uint64, ()), t_k2=(np.uint64, ()), t_val=(np.int32, ()),
     t_stamp=(np.int64, ()), a_lo=(np.int32, ()), a_k=(np.int32, ()), acts=(np.int32, ()),
     dB=(np.float64, ()), dC=(np.int64, ()), ord=(np.int32, ()), ent=(np.int32, ()),
     o_lo=(np.int64, ()))
-_FIRST = dict(r_b=1 << 12, k_c=1 << 12, c_key=64, t_k1=1 << 14, a_lo=256, dB=1 << 12, ord=1 << 12)
+_FIRST = dict(r_c=1 << 12, k_c=1 << 12, c_pub=64, t_k1=1 << 14, a_lo=256, dB=1 << 12, ord=1 << 12)
 
 
 def _level(nodes, entries, buckets):
@@ -170,7 +170,7 @@ def _grow(status, need, S, nxt, O):
         if status != W.NEED_TABLE:
             S = _grown(S, _GROW_SCRATCH[status], need)
         t = S.t_k1.shape[0] * (2 if status == W.NEED_TABLE else 1)
-        t = max(t, 1 << int(np.ceil(np.log2(4 * (S.k_c.shape[0] + S.c_key.shape[0])))))
+        t = max(t, 1 << int(np.ceil(np.log2(4 * (S.k_c.shape[0] + S.c_pub.shape[0])))))
         if t != S.t_k1.shape[0]:
             S = S._replace(**_zeros({k: _SCRATCH[k] for k in _GROW_SCRATCH[W.NEED_TABLE]}, t))
         return S._replace(dBi=S.dB.view(np.int64)), nxt, O

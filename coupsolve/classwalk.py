@@ -38,7 +38,8 @@ DONE = 0
  NEED_LBUCK, NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 17)
 (ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS) = range(20, 26)
 # per-node facts in Scratch.info
-(I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS) = range(9)
+(I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS, I_NEWMAT,
+ I_NEWCELL) = range(11)  # I_NEWMAT, I_NEWCELL: matrices and cells settle_children wrote
 SEED_CHILD, SEED_PRE = np.uint64(0x7A5B3C1D2E4F6071), np.uint64(0x1F2E3D4C5B6A7988)
 
 
@@ -58,7 +59,6 @@ class Scratch(NamedTuple):
     ret: np.ndarray  # float64 (MAXP,) payoffs
     info: np.ndarray  # int64 (16,) I_*
     payoff: np.ndarray  # float64 (1,) the terminal's payoff to player 0
-    r_b: np.ndarray  # int32 (R, 2) result: the pair's buckets (local to each player)
     r_c: np.ndarray  # int32 (R,) its child
     r_k: np.ndarray  # int32 (R, 2) its pre-buckets
     r_w: np.ndarray  # float64 (R,) chance weight of the pair times the move's probability
@@ -72,7 +72,6 @@ class Scratch(NamedTuple):
     k_cls: np.ndarray  # int32 (K, NCL) class after the step
     k_idx: np.ndarray  # int32 (K,) position among its child's pre-buckets of its player
     k_fin: np.ndarray  # int32 (K,) its bucket at the child (local to the player)
-    c_key: np.ndarray  # uint64 (CH, 2)
     c_pub: np.ndarray  # int32 (CH, S_SIZE)
     c_npre: np.ndarray  # int32 (CH, 2)
     c_plo: np.ndarray  # int64 (CH, 2) first of its pre-buckets of a player in ``plist``
@@ -147,7 +146,6 @@ def _child(S, mask, stamp, ntok):
             return -1 - NEED_CHILD
         S.t_val[slot] = c
         S.info[I_NCH] = c + 1
-        S.c_key[c, 0], S.c_key[c, 1] = k1, k2
         S.c_pub[c] = S.pub2
         S.c_npre[c, 0], S.c_npre[c, 1], S.c_nres[c] = 0, 0, 0
         return c
@@ -214,7 +212,7 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing):
             if pk < 0:
                 return -1 - pk
             S.r_k[r, q] = pk
-        S.r_b[r, 0], S.r_b[r, 1], S.r_c[r] = j0, j1, c
+        S.r_c[r] = c
         S.r_w[r], S.r_n[r] = w * S.prob[mv], n
         S.c_nres[c] += 1
         S.info[I_NRES] = r + 1

@@ -21,8 +21,8 @@ from numba import njit
 from solvers import CHANCE
 
 from .builder import HASH_MUL, _mix
-from .classwalk import (DONE, I_KIND, I_NCH, I_NPRE, I_NRES, NEED_CELL, NEED_DENSE, NEED_MAT,
-                        pair_cell)
+from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_NPRE, I_NRES, NEED_CELL,
+                        NEED_DENSE, NEED_MAT, pair_cell)
 from .classwalk_state import NCL
 from .classwalk_table import EMPTY, table_slot
 
@@ -168,6 +168,6 @@ def settle_children(cur, i, O, S, G):
         S.c_mat[c] = mid
         cells += S.c_nb[c, 0] * S.c_nb[c, 1]
         mid += 1
-    S.info[11] = mid - G[G_MATRICES]  # I_NEWMAT
-    S.info[12] = cells - G[G_CELLS]  # I_NEWCELL
+    S.info[I_NEWMAT] = mid - G[G_MATRICES]
+    S.info[I_NEWCELL] = cells - G[G_CELLS]
     return DONE

@@ -17,16 +17,14 @@ from numba import njit
 from solvers import DECISION, TERMINAL
 
 from . import engine as E
-from .builder import HASH_MUL, _mix
-from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_PAIRS, I_PHASE, NEED_LBUCK,
-                        NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT, NEED_OINF, NEED_ONODE,
-                        NEED_ORD, NEED_TABLE, pair_cell, step_pairs)
+from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_PAIRS,
+                        I_PHASE, NEED_LBUCK, NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT,
+                        NEED_OINF, NEED_ONODE, NEED_ORD, pair_cell, step_pairs)
 from .classwalk_children import (G_ACTIONS, G_CELLS, G_DECHIST, G_ENTRIES, G_ERRNODE, G_INFOSETS,
                                  G_MATRICES, G_NEED, G_NODES, G_PAIRS, G_STAMP, G_TERMPAIRS,
                                  settle_children)
 from .classwalk_state import C_HAND, compose
-
-I_NEWMAT, I_NEWCELL = 11, 12  # Scratch.info: matrices and cells settle_children wrote
+from .classwalk_table import hash_tokens
 
 
 class Level(NamedTuple):
@@ -61,7 +59,7 @@ def _sort_entries(cur, i, S):
     """``S.ord``: the node's entries (global level indices) by player and bucket; ``S.o_lo`` the start
     of each bucket (player 0's buckets first). Returns False when the arrays are too small."""
     e_lo, e_hi, ne0 = cur.elo[i], cur.elo[i + 1], cur.ne0[i]
-    b_lo, nb = cur.blo[i], cur.blo[i + 1] - cur.blo[i]
+    nb = cur.blo[i + 1] - cur.blo[i]
     nb0 = cur.nb0[i]
     if e_hi - e_lo > S.ord.shape[0] or nb + 1 > S.o_lo.shape[0]:
         return False
@@ -75,7 +73,7 @@ def _sort_entries(cur, i, S):
         b = cur.e_bk[e] + (nb0 if e - e_lo >= ne0 else 0)
         S.ord[fill[b]] = e
         fill[b] += 1
-    return b_lo >= 0
+    return True
 
 
 @njit(cache=True)
@@ -189,11 +187,9 @@ def _emit_children(cur, i, nxt, LC, S, G):
                 nxt.b_row[boff + fb] = cur.b_row[cur.blo[i] + pb] if inherit else fb
                 for o in range(S.o_lo[pb], S.o_lo[pb + 1]):
                     e = S.ord[o]
-                    h1, h2 = cur.e_h[e, 0], cur.e_h[e, 1]
-                    for t in range(S.k_ntok[k]):
-                        h1 = _mix(h1, S.k_tok[k, t], HASH_MUL[0])
-                        h2 = _mix(h2, S.k_tok[k, t], HASH_MUL[1])
-                    nxt.e_h[eo, 0], nxt.e_h[eo, 1] = h1, h2
+                    for lane in range(2):
+                        nxt.e_h[eo, lane] = hash_tokens(cur.e_h[e, lane], S.k_tok[k], S.k_ntok[k],
+                                                        lane)
                     nxt.e_bk[eo] = fb
                     nxt.e_par[eo] = e - e_lo - (ne0 if q == 1 else 0)
                     nxt.e_slot[eo] = S.k_slot[k]
