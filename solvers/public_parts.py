@@ -94,7 +94,7 @@ class PieceRunner:
         information set of the piece)."""
         f, S = self.piece.flat, self.state
         numba.set_num_threads(self.threads)
-        sigma = self.average() if sigma is None else np.ascontiguousarray(sigma, np.float64)
+        sigma = self.average() if sigma is None else _kernel_array(sigma)
         reach, v = np.empty(S.reach.shape[0]), np.empty(S.reach.shape[0])
         reach[:self._roots] = root_reach
         forward_levels(f, sigma, reach, 0, self._last, self._prange)
@@ -108,7 +108,8 @@ class PieceRunner:
         f, S = self.piece.flat, self.state
         reach = S.reach if sigma is None else np.empty(S.reach.shape[0])
         reach[:int(f.entry_start[1])] = 1.0
-        forward_levels(f, S.sigma if sigma is None else sigma, reach, 0, self._last, self._prange)
+        sigma = S.sigma if sigma is None else _kernel_array(sigma)
+        forward_levels(f, sigma, reach, 0, self._last, self._prange)
         self._eval_reach = reach
         lo = int(f.entry_start[f.level_start[self._last]])
         return reach[lo:].copy()
@@ -132,6 +133,7 @@ class PieceRunner:
         v = np.empty(self._eval_reach.shape[0])
         v[lo:] = leaf_v
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
+        sigma = _kernel_array(sigma)
         values_levels(f, sigma, self._eval_reach, v, self.state.acc, p, best, choice, 0,
                       self._last, self._prange)
         root = int(f.entry_start[0]) + (0 if p == 0 else int(f.num_entries0[0]))
@@ -167,6 +169,14 @@ class PieceRunner:
 
     def iterations(self):
         return int(self.state.counter[0])
+
+
+def _kernel_array(a):
+    """``a`` as the kernels are compiled for: float64, contiguous and writable. A policy that came
+    through Ray is read-only, and numba would compile every kernel again for that type."""
+    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, np.float64, order="C")
 
 
 def local_parts(parts, params, precision, threads):
