@@ -24,6 +24,7 @@ from numba import njit
 
 from solvers.memory import check_fits, format_bytes
 from solvers.public import PublicTree, PublicFlat, estimate_public_tree_bytes
+from solvers.public_rep import estimate_public_solve_bytes
 
 from . import classwalk as W
 from . import classwalk_children as CC
@@ -91,6 +92,12 @@ class ClassSize(NamedTuple):
         return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
                                            self.infosets, self.actions)
                 + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
+
+    def peak_bytes(self, precision="float64", predictive=False) -> int:
+        """Peak bytes of a build and then a solve: the tree, plus the larger of the walk's levels
+        (freed after the build) and the solve's working memory."""
+        solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
+        return self.tree_bytes() + max(self.work_bytes, solve)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
@@ -205,26 +212,36 @@ def _root(P, L, O):
     return ok
 
 
-def _new_out(fill):
+def _new_out(fill, size=None):
+    """The tree's arrays: small ones that grow, or (``size``, a count of the same rules) their final
+    sizes, so that a large build never holds an array twice while growing it."""
     sizes = dict.fromkeys(_OUT, 1 << 12 if fill else 0)
     sizes.update(infoset_hash=1 << 12, matrix_start=1 << 10, matrix_cols=1 << 10,
                  matrix_data=1 << 14, matrix_cnt=1 << 14)
+    if size is not None:
+        sizes.update(dict.fromkeys(_NODE_ARRAYS, size.nodes + 1),
+                     **dict.fromkeys(_ENTRY_ARRAYS, size.entries + 1),
+                     **dict.fromkeys(_INFOSET_ARRAYS + ("infoset_hash",), size.infosets + 1),
+                     infoset_actions=size.actions + 1, matrix_start=size.matrices + 2,
+                     matrix_cols=size.matrices + 2, matrix_data=size.cells + 1,
+                     matrix_cnt=size.cells + 1)
     return ClassOut(**{k: np.zeros(sizes[k], dt) for k, dt in _OUT.items()})
 
 
-def _walk(rules, fill, progress):
+def _walk(rules, fill, progress, size=None):
     """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
     why = supported(rules)
     if why:
         raise ValueError(f"the class walk cannot build these rules: {why}")
     P = rules.params()
     t0 = time.perf_counter()
-    O, S, G = _new_out(fill), _scratch(), np.zeros(CC.NG, np.int64)
+    O, S, G = _new_out(fill, size), _scratch(), np.zeros(CC.NG, np.int64)
     cur = _level(1, 2, 2)
     if not _root(P, cur, O):
         raise ValueError("the class walk cannot build these rules: the initial state holds cards "
                          "that are nobody's")
     n_cur, level_nodes, level_entries, work = 1, [], [], 0
+    gone = np.zeros(2, np.int64)  # matrices and cells a count has dropped (no level reads them)
     G[CC.G_MATRICES], G[CC.G_CELLS] = 1, 1
     while n_cur:
         level_nodes.append(n_cur)
@@ -245,10 +262,34 @@ def _walk(rules, fill, progress):
                                  f"{len(level_nodes) - 1}: {_ERRORS[st]}")
             else:
                 S, nxt, O = _grow(st, int(G[CC.G_NEED]), S, nxt, O)
-        work = max(work, sum(a.nbytes for a in cur) + sum(a.nbytes for a in nxt))
+        live = O.matrix_data.nbytes + O.matrix_cnt.nbytes + O.infoset_hash.nbytes
+        work = max(work, sum(a.nbytes for a in cur) + sum(a.nbytes for a in nxt) + live)
         cur, n_cur = nxt, int(LC[0])
-    work += O.matrix_cnt.nbytes
+        if not fill:
+            gone += _keep_read_matrices(O, G, cur.amat[:n_cur])
+    G[CC.G_MATRICES] += gone[0]
+    G[CC.G_CELLS] += gone[1]
     return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
+
+
+def _keep_read_matrices(O, G, amat):
+    """Counting: keep only the anchor matrices the next level reads (``amat``, renumbered in place),
+    moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
+    matrices and cells dropped."""
+    used = np.unique(amat)
+    lo, hi = O.matrix_start[used], O.matrix_start[used + 1]
+    sizes = hi - lo
+    cells = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(sizes.sum())
+    n, c = used.shape[0], int(sizes.sum())
+    O.matrix_data[:c] = O.matrix_data[cells]
+    O.matrix_cnt[:c] = O.matrix_cnt[cells]
+    O.matrix_cols[:n] = O.matrix_cols[used]
+    O.matrix_start[0] = 0
+    np.cumsum(sizes, out=O.matrix_start[1:n + 1])
+    amat[:] = np.searchsorted(used, amat)
+    dropped = np.array([G[CC.G_MATRICES] - n, G[CC.G_CELLS] - c], np.int64)
+    G[CC.G_MATRICES], G[CC.G_CELLS] = n, c
+    return dropped
 
 
 def _check_keys(O, G):
@@ -270,9 +311,19 @@ def count_class_tree(rules: Rules, progress=None) -> ClassSize:
                      int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), ln, le, work, sec)
 
 
-def build_class_tree(rules: Rules, progress=None) -> CoupPublicTree:
-    """The public tree of two-player ``rules`` by the class walk (see the module docstring)."""
-    O, G, ln, le, work, sec = _walk(rules, True, progress)
+def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None) -> CoupPublicTree:
+    """The public tree of two-player ``rules`` by the class walk (see the module docstring).
+
+    With ``size`` (``count_class_tree(rules)``) the build is refused before it starts when the tree
+    and the walk do not fit (both figures named), and the tree's arrays are allocated once at their
+    final sizes; without it they grow as the walk goes (each growth checked)."""
+    if size is not None:
+        if not isinstance(size, ClassSize) or size.rules != rules:
+            raise ValueError("size must be count_class_tree(rules) of these very rules")
+        check_fits(size.tree_bytes() + size.work_bytes,
+                   f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
+                   f"information sets) and its walk")
+    O, G, ln, le, work, sec = _walk(rules, True, progress, size)
     _check_keys(O, G)
     n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
     na, nm, nc = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS])
