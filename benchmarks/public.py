@@ -1,7 +1,8 @@
 """The public-tree solver against the history solver on the same Coup trees, side by side.
 
-For Coup turn limits 1-3 (``--quick``: 1-2), both representations of the same game are built in this
-process and timed warm with :func:`benchmarks.iteration.time_blocks` (CFR+, float64, alternating
+For Coup turn limits 1-3 (``--quick``: 1-2), the history tree and the public tree of the same game (by
+both builders: stepping histories, and the class walk, whose tree has a public node per forced move) are
+built in this process and timed warm with :func:`benchmarks.iteration.time_blocks` (CFR+, float64, alternating
 updates, 1 and ``--threads`` threads). The table gives the build time, the bytes of each tree and of
 its solve buffers (the library's own estimates, which the tests check against measured peaks), bytes
 per information set, seconds per iteration and nanoseconds per history-equivalent per pass (the
@@ -28,11 +29,22 @@ def _history(rules):
 
 
 def _public(rules):
-    """(tree, build seconds, tree bytes with the builder's extras) of the public tree."""
+    """(tree, build seconds, tree bytes with the builder's extras) of the public tree stepped history
+    by history (:mod:`coupsolve.publicbuild`)."""
     from coupsolve.publicbuild import build_public_tree
 
     began = time.perf_counter()
     coup = build_public_tree(rules)
+    return coup.tree, time.perf_counter() - began, coup.build_info["bytes"]
+
+
+def _class(rules):
+    """The same for the public tree of the class walk (:mod:`coupsolve.classbuild`: counted, then
+    built; the build time is both)."""
+    from coupsolve.classbuild import build_class_tree, count_class_tree
+
+    began = time.perf_counter()
+    coup = build_class_tree(rules, size=count_class_tree(rules))
     return coup.tree, time.perf_counter() - began, coup.build_info["bytes"]
 
 
@@ -45,7 +57,7 @@ def run(turn_limits, options, info):
     for tl in turn_limits:
         rules = Rules.two_player_selection(turn_limit=tl)
         base = {}
-        for name, make in (("history", _history), ("public", _public)):
+        for name, make in (("history", _history), ("public", _public), ("class walk", _class)):
             tree, build_s, tree_bytes = make(rules)
             histories = base.get("histories") or tree.num_nodes
             for threads in sorted({1, options.threads}):
