@@ -167,7 +167,8 @@ def _add_rules_args(p):
     _add_rule_options(p)
     p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                    help="the tree to solve on: the history tree (every history stored; fastest per "
-                        "iteration), the public tree (public nodes x private states: less memory), or "
+                        "iteration), the public tree (public nodes x private states: less memory; built "
+                        "by the class walk when it takes the rules, else by stepping every history), or "
                         "auto, the history tree when it fits the memory, else the public tree; info "
                         "counts the public tree too unless history is given")
     p.add_argument("--no-cache", action="store_true",

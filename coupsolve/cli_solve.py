@@ -8,11 +8,14 @@ refuse it if its estimated peak does not fit, build it from that count, solve it
 then write the strategy, the analysis, the plot and the JSON report.
 
 Which tree (:func:`choose_tree`, the one place that chooses): ``--representation history`` the history
-tree; ``public`` the public tree (counted, with its memory, then built: :mod:`coupsolve.publicbuild`);
-``auto`` the history tree when it fits, else the public tree when the history tree is small enough
-for a public count to take minutes (:data:`AUTO_PUBLIC_MAX_HISTORIES`), else a refusal that says what
-a public count would cost. The strategy file records the tree it was solved on; ``analyse`` and
-``play`` rebuild that one (:mod:`coupsolve.cli_strategy`).
+tree; ``public`` the public tree (counted, with its memory, then built); ``auto`` the history tree when
+it fits, else the public tree when the history tree is small enough for a public count to take
+minutes (:data:`AUTO_PUBLIC_MAX_HISTORIES`), else a refusal that says what a public count would cost.
+The public tree is built by the class walk (:mod:`coupsolve.classbuild`, which steps no history)
+whenever it takes the rules, else by stepping every history (:mod:`coupsolve.publicbuild`: marked
+cards, the event mat); :func:`public_builder` chooses, and says which. The strategy file records the
+tree it was solved on and, for a public tree, its builder (the two trees have the same information
+sets in different layouts); ``analyse`` and ``play`` rebuild that one (:mod:`coupsolve.cli_strategy`).
 """
 
 from __future__ import annotations
@@ -153,30 +156,76 @@ def measure(rules, args, out, build=False):
     return size, need, budget
 
 
-#: ``--representation auto`` tries the public tree only for history trees up to this size (turn limit 3
-#: has 103 million histories and its public walk takes minutes and 2.8 GB of work pools); a larger
-#: one is refused with the time a public count would take, which ``--representation public`` spends.
+#: ``--representation auto`` tries the public tree only for history trees up to this size: turn limit 3
+#: of the card-selection setup (103 million histories) is counted by the class walk in about 3 minutes
+#: (a tree of 1.0 GiB, 2.0 GiB more to walk); turn limit 4 (3 billion) is refused, saying what a
+#: public count would take, which ``--representation public`` spends.
 AUTO_PUBLIC_MAX_HISTORIES = 200_000_000
-#: The public walk's measured pace (a count at turn limit 4 on this project's 2-core machine).
+#: The paces of a public count, in seconds per history of the history tree (measured on this
+#: project's 2-core machine): the history-stepping walk's (``publicbuild``, counting turn limit 4 of
+#: the card-selection setup) and the class walk's, which steps no history (counting turn limit 3).
 PUBLIC_WALK_SECONDS_PER_HISTORY = 1.7e-6
+CLASS_WALK_SECONDS_PER_HISTORY = 1.7e-6  # 174 s; it slows less than the histories grow (tl 2: 2.2e-6)
+
+
+def public_builder(rules):
+    """``(name, why)``: the builder of ``rules``' public tree (the one place that chooses it): the class
+    walk whenever :func:`coupsolve.classwalk_state.supported` takes the rules, else ``publicbuild``;
+    ``why`` is the class walk's refusal ('' when it builds)."""
+    from .classwalk_state import supported
+
+    why = supported(rules)
+    return ("publicbuild" if why else "classbuild"), why
+
+
+def builder_of(size):
+    """The name of the public builder a count is of, or None for the history tree's count."""
+    from .classbuild import ClassSize
+    from .publicbuild import PublicSize
+
+    return {ClassSize: "classbuild", PublicSize: "publicbuild"}.get(type(size))
+
+
+def _public_hint(rules, histories=None):
+    """What ``--representation public`` would do for ``rules`` (and, given the history tree's size
+    ``histories``, how long its count would take at the measured pace)."""
+    name, why = public_builder(rules)
+    pace = CLASS_WALK_SECONDS_PER_HISTORY if name == "classbuild" else PUBLIC_WALK_SECONDS_PER_HISTORY
+    when = "" if histories is None else (f" (about {histories * pace / 60:,.0f} minutes here at the pace "
+                                         f"measured at turn limit {3 if name == 'classbuild' else 4})")
+    if name == "classbuild":
+        return f"--representation public counts the public tree by the class walk{when}"
+    return (f"--representation public counts the public tree stepping every history, since the class "
+            f"walk does not take {why}{when}; that walk of the card-selection setup at turn limit 4 "
+            "was measured to need more than 14.5 GiB")
 
 
 def measure_public(rules, args, out):
-    """Count the public tree of ``rules`` (progress, Ctrl-C) and print its size and memory.
+    """Count the public tree of ``rules`` with its builder (:func:`public_builder`, said in one line;
+    progress, Ctrl-C) and print its size and memory.
 
     Returns
     -------
-    (PublicSize, peak bytes of a build and solve, budget in bytes or None)
+    (ClassSize or PublicSize, peak bytes of a build and solve, budget in bytes or None)
     """
-    from .publicbuild import count_public_tree
-
+    name, why = public_builder(rules)
     budget, what = _budget(args)
-    print("counting the public tree (the first run compiles its walk; Ctrl-C stops) ...", file=out,
-          flush=True)
-    report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
-                                                          flush=True))
+    if name == "classbuild":
+        from .classbuild import count_class_tree as count
+
+        print("counting the public tree by the class walk (no history is stepped; the first run "
+              "compiles it; Ctrl-C stops) ...", file=out, flush=True)
+        report = _every(5.0, lambda stage, done, total: print(
+            f"  {stage}: {done:,} of {total:,} public nodes", file=out, flush=True))
+    else:
+        from .publicbuild import count_public_tree as count
+
+        print(f"counting the public tree stepping every history (publicbuild; the class walk does not "
+              f"take {why}; the first run compiles its walk; Ctrl-C stops) ...", file=out, flush=True)
+        report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
+                                                              flush=True))
     try:
-        size = count_public_tree(rules, progress=report)
+        size = count(rules, progress=report)
     except MemoryError as e:
         raise CliError(f"the public tree cannot even be counted here: {e}") from None
     peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
@@ -190,7 +239,7 @@ def measure_public(rules, args, out):
 
 def cmd_info(args) -> int:
     """``coupsolve info``: the history tree's size, and the public tree's with ``--representation
-    public`` (counting it walks every history: minutes from turn limit 3 on)."""
+    public`` (counted by its builder, :func:`measure_public`: minutes from turn limit 3 on)."""
     rules = rules_of(args)
     if args.representation != "public":
         measure(rules, args, sys.stdout)
@@ -207,7 +256,8 @@ def cmd_info(args) -> int:
 def choose_tree(rules, args, out):
     """Size the tree a solve runs on, as ``--representation`` says (the one place that chooses it):
     the history tree when asked or, under ``auto``, when it fits; else the public tree. Refuses, with
-    the figures, what does not fit. Returns the count to build from (``TreeSize`` or ``PublicSize``)."""
+    the figures, what does not fit. Returns the count to build from (``TreeSize``, or the public
+    builder's ``ClassSize`` or ``PublicSize``: :func:`public_builder`)."""
     rep = args.representation
     if getattr(args, "ray", None):
         rep = "public"  # --representation history was refused by _ray_backend
@@ -217,16 +267,11 @@ def choose_tree(rules, args, out):
         try:
             size, need, budget = measure(rules, args, out, build=True)
         except CliError as e:  # more histories than the budget holds: not tried on the public tree
-            raise CliError(f"{e} (--representation public would count the public tree, which walks "
-                           "every history)") from None
+            raise CliError(f"{e} ({_public_hint(rules)})") from None
         if budget is None or need[2] <= budget:
             return size
         if rep == "history" or size.nodes > AUTO_PUBLIC_MAX_HISTORIES:
-            minutes = size.nodes * PUBLIC_WALK_SECONDS_PER_HISTORY / 60
-            hint = ("--representation public" if rep == "history" else
-                    f"--representation public counts the public tree, walking every history (about "
-                    f"{minutes:,.0f} minutes here; the walk of the card-selection setup at turn limit "
-                    "4 was measured to need more than 14.5 GiB)")
+            hint = "--representation public" if rep == "history" else _public_hint(rules, size.nodes)
             raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the "
                            f"{_fmt(budget)} of memory; try a lower --turn-limit or {hint}")
         print("the history tree does not fit: trying the public tree", file=out)
@@ -242,15 +287,20 @@ def pick_tree(rules, size, out):
 
     Returns ``(tree for the solver, CoupTree or CoupPublicTree for the analysis)``.
     """
-    from .couptree import build_coup_tree
-    from .publicbuild import PublicSize, build_public_tree
+    from .cli_strategy import PUBLIC_BUILDERS, public_build
 
-    public = isinstance(size, PublicSize)
-    if not public:
+    builder = builder_of(size)
+    if builder is None:
+        from .couptree import build_coup_tree as build
+
         say_compiling(out)
-    print(f"building the {'public ' if public else ''}tree (Ctrl-C stops) ...", file=out, flush=True)
-    report = _every(5.0, lambda *a: print(f"  {100 * a[-2] / a[-1]:.0f}% built", file=out, flush=True))
-    build = build_public_tree if public else build_coup_tree
+    else:
+        build = public_build(builder)
+    what = "tree" if builder is None else f"public tree by {PUBLIC_BUILDERS[builder]}"
+    print(f"building the {what} (Ctrl-C stops) ...", file=out, flush=True)
+    stage = "{}: " if builder == "classbuild" else ""  # the class walk's share is of a level's nodes
+    report = _every(5.0, lambda *a: print(f"  {stage.format(a[0])}{100 * a[-2] / a[-1]:.0f}% built",
+                                          file=out, flush=True))
     coup_tree = build(rules, size=size, progress=report)
     return coup_tree.tree, coup_tree
 
@@ -309,7 +359,6 @@ def cmd_solve(args) -> int:
 
     from .cli_report import present, title
     from .cli_strategy import analyse_any
-    from .publicbuild import PublicSize
 
     check_outputs(args)
     rules = rules_of(args)
@@ -322,17 +371,20 @@ def cmd_solve(args) -> int:
     t0 = time.perf_counter()
     tree, coup_tree = pick_tree(rules, size, human)
     build_s = time.perf_counter() - t0
-    public = isinstance(size, PublicSize)
-    histories = size.histories if public else size.nodes
-    print(f"built the {'public' if public else 'history'} tree in {build_s:.1f} s: "
-          f"{tree.num_infosets:,} information sets, {tree.nbytes / histories:.1f} bytes per history",
-          file=human)
+    builder = builder_of(size)  # the class walk counts no histories: bytes per information set
+    histories = size.nodes if builder is None else getattr(size, "histories", None)
+    per = (f"{tree.nbytes / size.nodes:.1f} bytes per history" if builder is None else
+           f"{tree.nbytes / tree.num_infosets:.1f} bytes per information set")
+    print(f"built the {'history tree' if builder is None else f'public tree ({builder})'} in "
+          f"{build_s:.1f} s: {tree.num_infosets:,} information sets, {per}", file=human)
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume
     with warnings.catch_warnings():  # the target's reach was told up front (stopping_rule)
         warnings.filterwarnings("ignore", message="target_exploitability=")
         result = _solve(solvers, tree, args, iterations, target, checkpoint, backend)
+    if builder is not None:  # which tree analyse and play rebuild (cli_strategy.load_strategy)
+        result.options = {**result.options, "tree_builder": builder}
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)

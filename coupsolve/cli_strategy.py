@@ -7,7 +7,8 @@ players.
 
 A strategy file is used only when it was written by this version of coupsolve, for a game string this
 version reads back to the same rules, and for the very tree those rules build (its game id, infoset
-layout and tree digest, checked by ``SolveResult.load``); ``play`` also checks the policy itself (one
+layout and tree digest, checked by ``SolveResult.load``; a public tree is rebuilt by the builder the
+file records, :data:`PUBLIC_BUILDERS`); ``play`` also checks the policy itself (one
 probability per action, each information set's summing to 1) before the first move.
 """
 
@@ -21,6 +22,23 @@ from open_spiel.python import policy as os_policy
 
 from .cli_args import CliError
 from .cli_checks import check_outputs
+
+
+#: The builders of a public tree, by the name a strategy file records (``options["tree_builder"]``,
+#: :func:`coupsolve.cli_solve.public_builder` chooses); a file that records none was written before
+#: the class walk, on ``publicbuild``'s tree. Their trees differ in layout and digest.
+PUBLIC_BUILDERS = {"classbuild": "the class walk", "publicbuild": "stepping every history"}
+
+
+def public_build(name):
+    """The build function of the public builder ``name`` (a key of :data:`PUBLIC_BUILDERS`)."""
+    if name == "classbuild":
+        from .classbuild import build_class_tree
+
+        return build_class_tree
+    from .publicbuild import build_public_tree
+
+    return build_public_tree
 
 
 def load_strategy(path):
@@ -51,10 +69,12 @@ def load_strategy(path):
         raise CliError(f"{path} records the game {result.game_id}, which this version writes as "
                        f"{rules_game_id(rules)}; solve it again")
     if result.tree_type == "PublicTree":  # solved on the public tree: no history is built
-        from .publicbuild import build_public_tree
-
-        print(f"building the public tree of {rules} ...", flush=True)
-        coup_tree = build_public_tree(rules)
+        builder = result.options.get("tree_builder", "publicbuild")
+        if builder not in PUBLIC_BUILDERS:
+            raise CliError(f"{path} was solved on a public tree built by {builder!r}, which this "
+                           "version does not know; solve it again")
+        print(f"building the public tree of {rules} by {PUBLIC_BUILDERS[builder]} ...", flush=True)
+        coup_tree = public_build(builder)(rules)
     else:
         print(f"building the tree of {rules} ...", flush=True)
         coup_tree = build_coup_tree(rules)

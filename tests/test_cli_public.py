@@ -1,10 +1,14 @@
 """Strategy files solved on the public tree: ``analyse`` and ``play`` read them on the public tree
-(no history is built) and report what the history tree's analysis of the same policy reports."""
+(no history is built) and report what the history tree's analysis of the same policy reports. The
+public tree is the class walk's when it takes the rules, else ``publicbuild``'s; the file records
+which, and a file that records none (written before the class walk) is read on ``publicbuild``'s."""
 
+import importlib
 import io
 import json
 import sys
 
+import numpy as np
 import pytest
 
 import coupsolve
@@ -25,8 +29,28 @@ def public_file(tmp_path_factory):
                  "public", "--iterations", "60", "--out", str(path), "--no-progress", "--json",
                  str(folder / "s.json")]) == 0
     result = solvers.SolveResult.load(path)
-    assert result.tree_type == "PublicTree"
+    assert result.tree_type == "PublicTree" and result.options["tree_builder"] == "classbuild"
+    assert json.loads((folder / "s.json").read_text())["tree_builder"] == "classbuild"
     return rules, path, result
+
+
+def _no_build(monkeypatch, *modules):
+    """Make the tree builders of ``modules`` fail if called."""
+    names = {"couptree": "build_coup_tree", "publicbuild": "build_public_tree",
+             "classbuild": "build_class_tree"}
+    for m in modules:
+        monkeypatch.setattr(importlib.import_module(f"coupsolve.{m}"), names[m],
+                            lambda *a, _m=m, **k: pytest.fail(f"{_m} built a tree"))
+
+
+def _rewrite_meta(src, dst, change):
+    """Copy the strategy file ``src`` to ``dst`` with ``change(meta)`` applied to its JSON metadata."""
+    with np.load(src, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["__metadata__"][()]))
+    change(meta)
+    arrays["__metadata__"] = np.array(json.dumps(meta, sort_keys=True))
+    np.savez(dst, **arrays)
 
 
 def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, monkeypatch):
@@ -42,31 +66,43 @@ def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, m
     monkeypatch.setattr(cli_solve, "measure", too_big)
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--no-progress"], capsys)
     assert code == 0, err
-    assert "trying the public tree" in out and "built the public tree" in out
+    assert "trying the public tree" in out and "built the public tree (classbuild)" in out
+    assert "bytes per information set" in out and "bytes per history" not in out
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--representation",
                            "history"], capsys)
     assert code == 2 and "more than the 16.00 GiB" in err and "--representation public" in err
     monkeypatch.setattr(cli_solve, "AUTO_PUBLIC_MAX_HISTORIES", 1000)  # too large to count here
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5"], capsys)
     assert code == 2 and "minutes here" in err and "built" not in out
+    assert "by the class walk" in err and "stepping every history" not in err
+
+
+def test_the_class_walk_is_chosen_when_it_takes_the_rules_and_publicbuild_otherwise(capsys):
+    code, out, err = _run(["info", "--turn-limit", "1", "--rule", "marked_cards=true",
+                           "--representation", "public"], capsys)
+    assert code == 0, err
+    assert "stepping every history (publicbuild; the class walk does not take marked cards" in out
+    assert "public tree: 556 public nodes" in out and "public tree (class walk)" not in out
 
 
 def test_info_shows_both_sizes(capsys):
     code, out, err = _run(["info", "--turn-limit", "1", "--representation", "public"], capsys)
     assert code == 0, err
-    assert "63,973 histories" in out and "public tree: 304 public nodes" in out
+    assert "63,973 histories" in out and "counting the public tree by the class walk" in out
+    assert "public tree (class walk): 314 public nodes" in out and "publicbuild" not in out
     assert "at the peak of a build and solve" in out
 
 
 def test_analyse_reads_a_public_strategy_on_the_public_tree(public_file, capsys, monkeypatch):
     rules, path, result = public_file
-    monkeypatch.setattr(coupsolve.couptree, "build_coup_tree",
-                        lambda *a, **k: pytest.fail("a history tree was built"))
+    _no_build(monkeypatch, "couptree", "publicbuild")  # rebuilt by the class walk, as recorded
     code, out, err = _run(["analyse", str(path), "--json"], capsys)
     assert code == 0, err
+    assert "building the public tree of" in out and "by the class walk" in out
     data = json.loads(out.strip().splitlines()[-1])
+    assert data["tree_builder"] == "classbuild"
     monkeypatch.undo()
-    history, public, perm = _pair(rules)
+    history, public, perm = _pair(rules, "class")
     theirs = analyse(history, result.average_policy[perm]).to_dict()
     _close(data["analysis"]["claims"], theirs["claims"])
     _close(data["analysis"]["choice_best_response"], theirs["choice_best_response"])
@@ -104,3 +140,46 @@ def test_solve_on_a_local_ray_cluster_gives_the_same_strategy(public_file, tmp_p
                            "history", "--iterations", "5"], capsys)
     assert code == 2 and "--ray solves the public tree" in err
     assert not ray.is_initialized()  # refused before connecting
+
+
+def test_a_file_without_its_builder_is_read_on_publicbuilds_tree(public_file, tmp_path, capsys,
+                                                                 monkeypatch):
+    """A file written before the class walk (a public tree, no builder recorded) loads with
+    ``publicbuild``; the class walk's tree, of another digest, would refuse it."""
+    from coupsolve.publicbuild import build_public_tree
+
+    rules, path, _ = public_file
+    old = tmp_path / "old.npz"
+    result = solvers.solve(build_public_tree(rules).tree, algorithm="cfr+", iterations=20,
+                           progress=False)
+    assert "tree_builder" not in result.options
+    result.save(old)
+    _no_build(monkeypatch, "couptree", "classbuild")
+    code, out, err = _run(["analyse", str(old)], capsys)
+    assert code == 0, err
+    assert "by stepping every history" in out and "cfr+, 20 iterations" in out
+    monkeypatch.undo()
+    unrecorded = tmp_path / "unrecorded.npz"  # a class-walk file with its record removed
+    _rewrite_meta(path, unrecorded, lambda meta: meta["options"].pop("tree_builder"))
+    code, out, err = _run(["analyse", str(unrecorded)], capsys)
+    assert code == 2 and "does not fit the tree of the rules it records" in err
+    unknown = tmp_path / "unknown.npz"
+    _rewrite_meta(path, unknown, lambda meta: meta["options"].update(tree_builder="elsewhere"))
+    code, out, err = _run(["analyse", str(unknown)], capsys)
+    assert code == 2 and "'elsewhere'" in err
+
+
+def test_solve_on_publicbuilds_tree_when_the_class_walk_refuses(tmp_path, capsys, monkeypatch):
+    """Marked cards: counted, built and recorded by ``publicbuild``, and loaded back on its tree (the
+    analysis of the public tree does not cover marked cards, so only the load is checked)."""
+    from coupsolve.cli_strategy import load_strategy
+
+    path = tmp_path / "marked.npz"
+    _no_build(monkeypatch, "classbuild")
+    _, out, _ = _run(["solve", "--turn-limit", "1", "--rule", "marked_cards=true", "--representation",
+                      "public", "--iterations", "20", "--no-progress", "--out", str(path)], capsys)
+    assert "built the public tree (publicbuild)" in out and "bytes per information set" in out
+    rules, coup_tree, result = load_strategy(path)
+    assert rules.marked_cards and result.options["tree_builder"] == "publicbuild"
+    assert "by stepping every history" in capsys.readouterr().out
+    assert coup_tree.tree.num_infosets == 3_299 == result.infoset_num_actions.shape[0]
