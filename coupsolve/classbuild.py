@@ -57,7 +57,7 @@ _GROW_SCRATCH = {W.NEED_RES: ("r_c", "r_k", "r_w", "r_n"),
                  W.NEED_CHILD: ("c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
                  W.NEED_TABLE: ("t_k1", "t_k2", "t_val", "t_stamp"),
                  W.NEED_DENSE: ("dB", "dC"),
-                 W.NEED_ACTS: ("a_lo", "a_k", "acts"),
+                 W.NEED_ACTS: ("a_lo", "a_k", "acts", "rep_lo", "rep_hi", "rep_ja"),
                  W.NEED_ORD: ("ord", "ent", "o_lo")}
 _ERRORS = {
     W.ERR_MIXED: "its histories are not all of one kind and actor",
@@ -66,6 +66,8 @@ _ERRORS = {
     W.ERR_ACTIONS: "two histories of one information set have different legal actions",
     W.ERR_PAYOFF: "its histories pay player 0 differently (the payoffs are not public)",
     W.ERR_EVENTS: "one engine step emitted more events than the walk holds",
+    W.ERR_READS: "a step changed or told something private to a seat whose cards "
+                 "coupsolve.engine.step_reads says it does not read",
 }
 
 
@@ -125,6 +127,7 @@ _SCRATCH = dict(
     c_npre=(np.int32, (2,)), c_plo=(np.int64, (2,)), c_nb=(np.int32, (2,)), c_mat=(np.int64, ()),
     c_nres=(np.int64, ()), t_k1=(np.uint64, ()), t_k2=(np.uint64, ()), t_val=(np.int32, ()),
     t_stamp=(np.int64, ()), a_lo=(np.int32, ()), a_k=(np.int32, ()), acts=(np.int32, ()),
+    rep_lo=(np.int64, ()), rep_hi=(np.int64, ()), rep_ja=(np.int32, ()),
     dB=(np.float64, ()), dC=(np.int64, ()), ord=(np.int32, ()), ent=(np.int32, ()),
     o_lo=(np.int64, ()))
 _FIRST = dict(r_c=1 << 12, k_c=1 << 12, c_pub=64, t_k1=1 << 14, a_lo=256, dB=1 << 12, ord=1 << 12)
@@ -137,7 +140,7 @@ def _level(nodes, entries, buckets):
     return Level(**a)
 
 
-def _scratch():
+def _scratch(every_pair=False):
     arrays = {}
     for code, names in _GROW_SCRATCH.items():
         n = next((_FIRST[k] for k in names if k in _FIRST), 1 << 12)
@@ -146,6 +149,7 @@ def _scratch():
     arrays["o_lo"] = np.zeros(arrays["ord"].shape[0] + 1, np.int64)
     arrays["info"] = np.zeros(16, np.int64)
     arrays["payoff"] = np.zeros(1, np.float64)
+    arrays["full"] = np.array([1 if every_pair else 0], np.int64)
     arrays.update(s=np.zeros(E.S_SIZE, np.int32), s2=np.zeros(E.S_SIZE, np.int32),
                   pub2=np.zeros(E.S_SIZE, np.int32), ev=np.zeros((4 * TOKW, 3), np.int32),
                   buf=np.zeros(E.MAX_MOVES, np.int32), prob=np.zeros(E.MAX_MOVES, np.float64),
@@ -228,14 +232,14 @@ def _new_out(fill, size=None):
     return ClassOut(**{k: np.zeros(sizes[k], dt) for k, dt in _OUT.items()})
 
 
-def _walk(rules, fill, progress, size=None):
+def _walk(rules, fill, progress, size=None, every_pair=False):
     """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
     why = supported(rules)
     if why:
         raise ValueError(f"the class walk cannot build these rules: {why}")
     P = rules.params()
     t0 = time.perf_counter()
-    O, S, G = _new_out(fill, size), _scratch(), np.zeros(CC.NG, np.int64)
+    O, S, G = _new_out(fill, size), _scratch(every_pair), np.zeros(CC.NG, np.int64)
     cur = _level(1, 2, 2)
     if not _root(P, cur, O):
         raise ValueError("the class walk cannot build these rules: the initial state holds cards "
@@ -311,19 +315,22 @@ def count_class_tree(rules: Rules, progress=None) -> ClassSize:
                      int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), ln, le, work, sec)
 
 
-def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None) -> CoupPublicTree:
+def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None, *,
+                     every_pair: bool = False) -> CoupPublicTree:
     """The public tree of two-player ``rules`` by the class walk (see the module docstring).
 
     With ``size`` (``count_class_tree(rules)``) the build is refused before it starts when the tree
     and the walk do not fit (both figures named), and the tree's arrays are allocated once at their
-    final sizes; without it they grow as the walk goes (each growth checked)."""
+    final sizes; without it they grow as the walk goes (each growth checked). ``every_pair`` steps
+    every pair of buckets at a decision instead of one per bucket of the seat the step reads
+    (:func:`coupsolve.engine.step_reads`): the same tree, slower (the tests' check of the reuse)."""
     if size is not None:
         if not isinstance(size, ClassSize) or size.rules != rules:
             raise ValueError("size must be count_class_tree(rules) of these very rules")
         check_fits(size.tree_bytes() + size.work_bytes,
                    f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                    f"information sets) and its walk")
-    O, G, ln, le, work, sec = _walk(rules, True, progress, size)
+    O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
     _check_keys(O, G)
     n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
     na, nm, nc = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS])

@@ -36,7 +36,7 @@ from .classwalk_table import EMPTY, mix_ints2, table_slot
 DONE = 0
 (NEED_RES, NEED_PRE, NEED_CHILD, NEED_TABLE, NEED_DENSE, NEED_ACTS, NEED_LNODE, NEED_LENT,
  NEED_LBUCK, NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 17)
-(ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS) = range(20, 26)
+(ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS, ERR_READS) = range(20, 27)
 # per-node facts in Scratch.info
 (I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS, I_NEWMAT,
  I_NEWCELL) = range(11)  # I_NEWMAT, I_NEWCELL: matrices and cells settle_children wrote
@@ -86,6 +86,10 @@ class Scratch(NamedTuple):
     a_lo: np.ndarray  # int32 (NB,) actor bucket's legal list in ``acts`` (-1: not yet)
     a_k: np.ndarray  # int32 (NB,)
     acts: np.ndarray  # int32 (A,)
+    rep_lo: np.ndarray  # int64 (NB,) results of the pair stepped for a bucket of the seat the step
+    rep_hi: np.ndarray  # int64 (NB,) reads (-1: none yet), reused by its other pairs
+    rep_ja: np.ndarray  # int32 (NB,) the actor's bucket in that pair (its legal list)
+    full: np.ndarray  # int64 (1,) 1: step every pair (the check of the reuse, in the tests)
     dB: np.ndarray  # float64 (D,) a child's dense weights, pre-buckets x pre-buckets
     dBi: np.ndarray  # the same memory as int64 (row hashes read the bits)
     dC: np.ndarray  # int64 (D,) its history counts
@@ -184,9 +188,10 @@ def _pre(S, mask, stamp, c, q, j, slot, ntok):
 
 
 @njit(cache=True)
-def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing):
+def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing, reads):
     """Step every move of the composed pair (``S.s``, classes ``S.cls``, buckets ``j0``, ``j1``);
-    record a result per move. Returns a status."""
+    record a result per move. ``reads``: :func:`coupsolve.engine.step_reads` at a decision (checked:
+    a seat it does not read keeps its class and is told nothing of its own). Returns a status."""
     k = moves(P, S.s, S.buf, S.prob)
     for mv in range(k):
         S.s2[:] = S.s
@@ -195,6 +200,16 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing):
             return ERR_EVENTS
         if not decompose(P, S.s2, S.cls, actor, S.cls2):
             return ERR_SPLIT
+        if kind == DECISION and reads != E.READS_ALL:
+            for q in range(2):
+                if q == reads:
+                    continue
+                for f in range(NCL):
+                    if S.cls2[q, f] != S.cls[q, f]:
+                        return ERR_READS
+                for t in range(ne):
+                    if S.ev[t, 0] == q and S.ev[t, 1] != S.ev[t, 2]:
+                        return ERR_READS
         public_part(S.s2, S.pub2)
         for t in range(ne):
             S.toks[t] = view_token(S.ev, t, -1)
@@ -220,6 +235,36 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing):
 
 
 @njit(cache=True)
+def _reuse(S, mask, stamp, lo, hi, j0, j1, w, n, reads):
+    """Record the results of pair (``j0``, ``j1``) from those of the stepped pair with the same bucket
+    of the seat ``reads`` (results ``lo .. hi - 1``): the same children and, for that seat, the same
+    pre-buckets; a seat the step does not read keeps its class and gets the stepped pair's own tokens
+    and action slot. A decision: weights are the pair's. Returns a status."""
+    for r0 in range(lo, hi):
+        r = S.info[I_NRES]
+        if r >= S.r_c.shape[0]:
+            return NEED_RES
+        c = S.r_c[r0]
+        for q in range(2):
+            if q == reads:
+                S.r_k[r, q] = S.r_k[r0, q]
+                continue
+            k0 = S.r_k[r0, q]
+            ntok = S.k_ntok[k0]
+            S.toks[:ntok] = S.k_tok[k0, :ntok]
+            S.cls2[q] = S.cls[q]
+            pk = _pre(S, mask, stamp, c, q, j0 if q == 0 else j1, S.k_slot[k0], ntok)
+            if pk < 0:
+                return -1 - pk
+            S.r_k[r, q] = pk
+        S.r_c[r] = c
+        S.r_w[r], S.r_n[r] = w, n
+        S.c_nres[c] += 1
+        S.info[I_NRES] = r + 1
+    return DONE
+
+
+@njit(cache=True)
 def step_pairs(P, cur, i, O, S, stamp, mask):
     """Step every pair of buckets of node ``i`` of level ``cur`` with histories (count > 0 in its
     anchor matrix): the node's kind and actor, its terminal payoff, the actor buckets' legal lists, and
@@ -234,6 +279,8 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
     if max(nb0, nb1) > S.a_lo.shape[0]:
         return NEED_ACTS
     S.a_lo[:max(nb0, nb1)] = -1
+    S.rep_lo[:max(nb0, nb1)] = -1
+    reads = E.READS_ALL
     for j0 in range(nb0):
         for j1 in range(nb1):
             cell = pair_cell(O, m, cur.b_row[b_lo + j0], cur.b_row[b_lo + nb0 + j1])
@@ -242,10 +289,27 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
                 continue
             S.cls[0] = cur.b_cls[b_lo + j0]
             S.cls[1] = cur.b_cls[b_lo + nb0 + j1]
+            jr = 0 if reads == E.READS_NONE else (j0 if reads == 0 else j1)
+            if reads != E.READS_ALL and S.rep_lo[jr] >= 0:  # the step of a pair already stepped
+                info[I_PAIRS] += 1
+                info[I_DECHIST] += n
+                ja = j0 if info[I_ACTOR] == 0 else j1
+                if S.a_lo[ja] < 0:  # the legal list does not read the actor's cards: the same
+                    S.a_lo[ja], S.a_k[ja] = S.a_lo[S.rep_ja[jr]], S.a_k[S.rep_ja[jr]]
+                st = _reuse(S, mask, stamp, S.rep_lo[jr], S.rep_hi[jr], j0, j1,
+                            O.matrix_data[cell], n, reads)
+                if st != DONE:
+                    return st
+                if 2 * (info[I_NPRE] + info[I_NCH]) > mask + 1:
+                    return NEED_TABLE
+                continue
             compose(P, cur.pub[i], S.cls, S.s)
             kind, actor = _kind_of(S.s)
             if info[I_KIND] < 0:
                 info[I_KIND], info[I_ACTOR], info[I_PHASE] = kind, actor, S.s[E.S_PHASE]
+                if kind == DECISION and S.full[0] == 0:
+                    reads = E.step_reads(P, S.s)
+                    jr = 0 if reads == E.READS_NONE else (j0 if reads == 0 else j1)
             elif kind != info[I_KIND] or actor != info[I_ACTOR]:
                 return ERR_MIXED
             info[I_PAIRS] += 1
@@ -264,10 +328,14 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
                 if st != DONE:
                     return st
                 bearing = k > 1 or S.s[E.S_PHASE] == E.PH_TURN
+            r_lo = info[I_NRES]
             st = _moves_of_pair(P, S, mask, stamp, j0, j1, O.matrix_data[cell], n, kind, actor,
-                                bearing)
+                                bearing, reads if S.full[0] == 0 else E.step_reads(P, S.s))
             if st != DONE:
                 return st
+            if reads != E.READS_ALL:
+                S.rep_lo[jr], S.rep_hi[jr] = r_lo, info[I_NRES]
+                S.rep_ja[jr] = j0 if actor == 0 else j1
             if 2 * (info[I_NPRE] + info[I_NCH]) > mask + 1:
                 return NEED_TABLE
     return DONE

@@ -140,6 +140,53 @@ def chance_outcomes(P, s, out, prob):
     return 0
 
 
+#: :func:`step_reads`: no player's cards, or possibly both players' (and chance's).
+READS_NONE, READS_ALL = -1, -2
+
+
+@njit(cache=True)
+def step_reads(P, s):
+    """Whose private cards (face-down hand, Exchange pool, own set out of the game) the legal actions
+    and the steps of decision node ``s`` read: a seat, ``READS_NONE`` or ``READS_ALL``.
+
+    A fact about the phase functions this module dispatches to, kept beside the dispatch: a step that
+    reads no cards of a seat leaves that seat's cards alone and tells it nothing private, so the class
+    walk (:mod:`coupsolve.classwalk`) steps one history per class of the seat it reads and reuses the
+    result for every partner. Reading the *number* of a seat's face-down cards (its influence) is
+    reading public state. Changing a phase function's reads means changing this table;
+    ``tests/test_public_coup.py`` steps every pair as well and compares the trees.
+
+    - Turn: the declaration and its costs read coins and influence only; Selective Coup's hit or
+      miss reads the target's hand (``READS_ALL`` then).
+    - Challenge: the claimant's hand (the turn's actor): is the claim true?
+    - Block: none (a block is a claim, challenged in the next phase).
+    - Block challenge: the blocker's hand.
+    - Lose, Keep, Choose, Prove: the deciding seat's own cards (its choices list them); but a loss
+      to a claimant proven right is followed, in the same step, by that claimant's card going back
+      to the Court deck (``READS_ALL`` then).
+    - Anything else (Factions, Vengeance, chance), and every phase under marked cards (their places
+      are hidden state) or the event mat: ``READS_ALL``.
+    """
+    ph = s[S_PHASE]
+    if P[P_MARKED] or P[P_EVENT_MAT]:
+        return READS_ALL
+    if ph == PH_TURN:
+        return READS_ALL if P[P_SELECTIVE_COUP] else READS_NONE
+    if ph == PH_CHALLENGE:
+        return s[S_ACTOR]
+    if ph == PH_BLOCK:
+        return READS_NONE
+    if ph == PH_BLOCK_CHALLENGE:
+        return s[S_BLOCKER]
+    if ph == PH_LOSE:
+        a = s[S_AFTER]
+        proven = a == AFTER_ACTION_PROVEN or a == AFTER_BLOCK_PROVEN or a == AFTER_TREATY_PROVEN
+        return READS_ALL if proven else s[S_LOSER]
+    if ph == PH_KEEP or ph == PH_CHOOSE or ph == PH_PROVE:
+        return current_player(s)
+    return READS_ALL
+
+
 @njit(cache=True)
 def _step(P, s, action, ev, ne):
     """Apply one action or chance outcome at the current node (no forced-step handling); return the new

@@ -252,3 +252,30 @@ def test_class_walk_counts_what_it_builds_and_refuses_hidden_cards():
     # the marked cards' places are hidden from both players: no class holds them
     with pytest.raises(ValueError, match="marked cards"):
         build_class_tree(Rules.standard(players=2, turn_limit=1, marked_cards=True))
+
+
+@pytest.mark.parametrize("rules", [r for r in SMALL_RULES if not (r.marked_cards or r.event_mat)],
+                         ids=str)
+def test_class_walk_steps_one_pair_per_bucket_of_the_seat_a_step_reads(rules):
+    """At a decision the class walk steps one pair per bucket of the seat whose cards the step reads
+    (coupsolve.engine.step_reads) and reuses it for the other pairs; stepping every pair (which also
+    checks, per pair, that a seat not read keeps its class and learns nothing private) gives the
+    same tree to the bit, for the variants too."""
+    fast, full = build_class_tree(rules), build_class_tree(rules, every_pair=True)
+    assert fast.build_info["pairs"] == full.build_info["pairs"] > 0
+    for name, a, b in zip(fast.tree.flat._fields, fast.tree.flat, full.tree.flat):
+        assert np.array_equal(a, b), name
+    assert np.array_equal(fast.infoset_hash, full.infoset_hash)
+    assert np.array_equal(fast.infoset_context, full.infoset_context)
+    assert np.array_equal(fast.entry_hand, full.entry_hand)
+
+
+@pytest.mark.parametrize("rules", SMALL_RULES[4:7], ids=str)
+def test_class_walk_on_the_variants_is_the_history_tree(rules):
+    """The variants' extra phases and events (Blocking Contessa, bounty, declined proofs, Selective
+    Coup, buyouts, Factions, the halved steal) through the class walk: the same information sets,
+    sizes and uniform-play value as the history tree."""
+    case = (rules, history_tree(rules), build_class_tree(rules), 0.0)
+    test_sizes_match_the_history_tree(case)
+    test_information_sets_are_the_history_trees(case)
+    test_uniform_play_value_matches(case)
