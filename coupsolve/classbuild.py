@@ -82,7 +82,9 @@ class ClassSize(NamedTuple):
     matrices: int
     cells: int
     decision_histories: int  # histories at decision nodes, forced moves (no information set) included
-    pairs: int  # bucket pairs stepped (the walk's unit of engine work)
+    pairs: int  # bucket pairs with histories at the public nodes (decision, chance and terminal)
+    pairs_by_kind: tuple  # of them at decision, chance and terminal nodes
+    stepped: int  # of them composed and stepped through the engine (the others reuse a stepped one)
     level_nodes: np.ndarray
     level_entries: np.ndarray
     work_bytes: int  # the walk's two largest consecutive levels and its matrix counts
@@ -105,8 +107,9 @@ class ClassSize(NamedTuple):
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
                 f"{self.infosets:,} information sets, {self.actions:,} actions, {self.cells:,} "
                 f"matrix cells in {self.matrices:,} matrices; {format_bytes(self.tree_bytes())} "
-                f"(+{format_bytes(self.work_bytes)} to walk); {self.pairs:,} bucket pairs stepped "
-                f"for {self.decision_histories:,} histories at decision nodes; count {self.seconds:.1f} s")
+                f"(+{format_bytes(self.work_bytes)} to walk); {self.pairs:,} pairs of buckets "
+                f"({self.stepped:,} stepped) for {self.decision_histories:,} histories at decision "
+                f"nodes; count {self.seconds:.1f} s")
 
 
 def _zeros(spec, n):
@@ -312,7 +315,13 @@ def count_class_tree(rules: Rules, progress=None) -> ClassSize:
     _check_keys(O, G)
     return ClassSize(rules, int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS]),
                      int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]),
-                     int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), ln, le, work, sec)
+                     int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), _pair_kinds(G),
+                     int(G[CC.G_STEPPED]), ln, le, work, sec)
+
+
+def _pair_kinds(G):
+    term, chance = int(G[CC.G_TERMPAIRS]), int(G[CC.G_CHPAIRS])
+    return (int(G[CC.G_PAIRS]) - term - chance, chance, term)
 
 
 def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None, *,
@@ -345,6 +354,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     tree = PublicTree(rules_game_id(rules), infoset_actions=arrays["infoset_actions"],
                       level_start=level_start, **flat)
     info = dict(count_seconds=0.0, fill_seconds=sec, bytes=tree.nbytes, work_bytes=work,
-                pairs=int(G[CC.G_PAIRS]), level_entries=le.tolist())
+                pairs=int(G[CC.G_PAIRS]), pairs_by_kind=_pair_kinds(G),
+                stepped=int(G[CC.G_STEPPED]), level_entries=le.tolist())
     return CoupPublicTree(tree, arrays["infoset_hash"], arrays["infoset_context"],
                           arrays["entry_hand"], rules, info)

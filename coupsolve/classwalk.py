@@ -6,7 +6,11 @@ the same private class (:mod:`coupsolve.classwalk_state`: the engine's private p
 the same row of chance weights against the other player's buckets. Every entry of a bucket moves
 alike, so one engine step per pair of buckets and move (:func:`step_pairs`) tells every entry of both
 buckets where it goes; the entries themselves are only copied with their new tokens
-(:mod:`coupsolve.classwalk_emit`). The weights of a bucket pair are read from the node's *anchor*
+(:mod:`coupsolve.classwalk_emit`). Fewer pairs are stepped still: at a decision, one pair per bucket of
+the seat whose cards the step reads (:func:`coupsolve.engine.step_reads`; one pair in all when it reads
+nobody's), its results reused for the other pairs (:func:`_reuse`); at a terminal, the payoff is read
+once per bucket of each player (it must be public). With ``Scratch.full`` every pair is stepped, which
+the tests use to check that the reuse changes nothing. The weights of a bucket pair are read from the node's *anchor*
 matrix (rows player 0's buckets, columns player 1's, chance probability and number of histories per
 pair of entries), stored once where chance moved last: the root, every child of a chance node, and a
 child whose pairs are not all of its anchor's (the public outcome depended on both players).
@@ -39,7 +43,8 @@ DONE = 0
 (ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS, ERR_READS) = range(20, 27)
 # per-node facts in Scratch.info
 (I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS, I_NEWMAT,
- I_NEWCELL) = range(11)  # I_NEWMAT, I_NEWCELL: matrices and cells settle_children wrote
+ I_NEWCELL, I_STEPPED) = range(12)  # I_NEWMAT, I_NEWCELL: matrices and cells settle_children wrote;
+# I_STEPPED: pairs stepped through the engine (the others reuse a stepped pair's results)
 SEED_CHILD, SEED_PRE = np.uint64(0x7A5B3C1D2E4F6071), np.uint64(0x1F2E3D4C5B6A7988)
 
 
@@ -280,6 +285,7 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
         return NEED_ACTS
     S.a_lo[:max(nb0, nb1)] = -1
     S.rep_lo[:max(nb0, nb1)] = -1
+    S.rep_hi[:max(nb0, nb1)] = -1  # at a terminal: whether a pair of player 1's bucket was read
     reads = E.READS_ALL
     for j0 in range(nb0):
         for j1 in range(nb1):
@@ -287,6 +293,12 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
             n = O.matrix_cnt[cell]
             if n == 0:
                 continue
+            if info[I_KIND] == TERMINAL and S.full[0] == 0:
+                # a public payoff: read once per bucket of each player (every pair with ``full``)
+                if S.rep_lo[j0] >= 0 and S.rep_hi[j1] >= 0:
+                    info[I_PAIRS] += 1
+                    continue
+                S.rep_lo[j0], S.rep_hi[j1] = 0, 0
             S.cls[0] = cur.b_cls[b_lo + j0]
             S.cls[1] = cur.b_cls[b_lo + nb0 + j1]
             jr = 0 if reads == E.READS_NONE else (j0 if reads == 0 else j1)
@@ -313,6 +325,7 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
             elif kind != info[I_KIND] or actor != info[I_ACTOR]:
                 return ERR_MIXED
             info[I_PAIRS] += 1
+            info[I_STEPPED] += 1
             if kind == TERMINAL:
                 E.returns(P, S.s, S.ret)
                 if info[I_PAIRS] == 1:

@@ -29,7 +29,7 @@ from .classwalk_table import EMPTY, table_slot
 SEED_GROUP = np.uint64(0x3C6EF372FE94F82B)
 # G counters shared with the emit step and the driver
 (G_NODES, G_ENTRIES, G_INFOSETS, G_ACTIONS, G_MATRICES, G_CELLS, G_STAMP, G_NEED, G_DECHIST,
- G_PAIRS, G_TERMPAIRS, G_ANCHORS, G_ERRNODE) = range(13)
+ G_PAIRS, G_TERMPAIRS, G_STEPPED, G_ERRNODE, G_CHPAIRS) = range(14)
 NG = 16
 
 

@@ -14,14 +14,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solvers import DECISION, TERMINAL
+from solvers import CHANCE, DECISION, TERMINAL
 
 from . import engine as E
 from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_PAIRS,
-                        I_PHASE, NEED_LBUCK, NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT,
+                        I_PHASE, I_STEPPED, NEED_LBUCK, NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT,
                         NEED_OINF, NEED_ONODE, NEED_ORD, pair_cell, step_pairs)
-from .classwalk_children import (G_ACTIONS, G_CELLS, G_DECHIST, G_ENTRIES, G_ERRNODE, G_INFOSETS,
-                                 G_MATRICES, G_NEED, G_NODES, G_PAIRS, G_STAMP, G_TERMPAIRS,
+from .classwalk_children import (G_ACTIONS, G_CELLS, G_CHPAIRS, G_DECHIST, G_ENTRIES, G_ERRNODE,
+                                 G_INFOSETS, G_MATRICES, G_NEED, G_NODES, G_PAIRS, G_STAMP,
+                                 G_STEPPED, G_TERMPAIRS,
                                  settle_children)
 from .classwalk_state import C_HAND, compose
 from .classwalk_table import hash_tokens
@@ -249,8 +250,11 @@ def _node(P, cur, i, nxt, LC, O, S, G, fill, next_base):
     G[G_ENTRIES] += n_ent
     G[G_DECHIST] += S.info[I_DECHIST]
     G[G_PAIRS] += S.info[I_PAIRS]
+    G[G_STEPPED] += S.info[I_STEPPED]
     if kind == TERMINAL:
         G[G_TERMPAIRS] += S.info[I_PAIRS]
+    elif kind == CHANCE:
+        G[G_CHPAIRS] += S.info[I_PAIRS]
     return DONE
 
 
