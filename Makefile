@@ -15,11 +15,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/coupsolve demo
 
+# Two pytest-xdist workers (the tests that start a Ray cluster share one, see tests/test_distributed.py).
+XDIST := -n 2 --dist loadgroup
+
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q -m slow $(XDIST)
 
 # Benchmarks against OpenSpiel and LiteEFG (about 50 minutes; BENCH_ARGS=--quick for a few minutes;
 # BENCH_ARGS=--readme also writes the summary into README.md).

@@ -31,6 +31,10 @@ from test_solvers_public import ALGORITHMS, UPDATES, random_public_game
 ray = pytest.importorskip("ray")
 from solvers.distributed import RayBackend, _place  # noqa: E402 (needs ray)
 
+# Under pytest-xdist (`make test`) every test that starts a local Ray cluster runs in one worker, one
+# after the other: a cold cache's Ray actors compile the parts kernels once, not in two clusters at once.
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 def _public(name):
     game = pyspiel.load_game(name)
