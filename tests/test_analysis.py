@@ -11,6 +11,9 @@ from coupsolve import engine as E
 from coupsolve.analysis import CLAIMS, analyse
 from coup_helpers import histories
 
+# Under pytest-xdist (`make test`) the module runs in one worker: its solved fixtures are made once.
+pytestmark = pytest.mark.xdist_group("analysis")
+
 
 @pytest.fixture(scope="module")
 def coup_tree():

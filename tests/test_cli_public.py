@@ -18,6 +18,11 @@ from coupsolve.cli import main
 from test_cli_reports import _run
 from test_public_analysis import _close, _pair
 
+# Under pytest-xdist (`make test`) this module runs in one worker with test_distributed's Ray clusters:
+# its local cluster never runs beside theirs, and a cold run compiles the class walk and the public
+# kernels of its solves once, not once per worker.
+pytestmark = pytest.mark.xdist_group("ray")
+
 
 @pytest.fixture(scope="module")
 def public_file(tmp_path_factory):
@@ -118,7 +123,6 @@ def test_play_against_a_public_strategy(public_file, capsys, monkeypatch):
     assert any(w in out for w in ("You win.", "You lose.", "A draw"))
 
 
-@pytest.mark.xdist_group("ray")  # with test_distributed's clusters (see there)
 def test_solve_on_a_local_ray_cluster_gives_the_same_strategy(public_file, tmp_path, capsys):
     """``--ray local`` solves the same public tree in two Ray actors: the same average policy."""
     pytest.importorskip("ray")
