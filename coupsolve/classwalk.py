@@ -200,7 +200,7 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing, reads)
     k = moves(P, S.s, S.buf, S.prob)
     for mv in range(k):
         S.s2[:] = S.s
-        ne = E._step(P, S.s2, S.buf[mv], S.ev, 0)
+        ne = E._step(P, S.s2, np.int64(S.buf[mv]), S.ev, np.int64(0))
         if ne > TOKW:
             return ERR_EVENTS
         if not decompose(P, S.s2, S.cls, actor, S.cls2):

@@ -46,6 +46,7 @@ Each phase group offers, per phase, ``<phase>_actions(P, s, out)`` (decisions) o
 announces a public decision (``PUBLIC_DECISION``) before the phase's step adds what follows it.
 """
 
+import numpy as np
 from numba import njit
 
 from .chance import draw_outcomes  # noqa: F401 (re-exported)
@@ -190,7 +191,8 @@ def step_reads(P, s):
 @njit(cache=True)
 def _step(P, s, action, ev, ne):
     """Apply one action or chance outcome at the current node (no forced-step handling); return the new
-    event count. The order of a turn: turn -> challenge -> block -> block challenge -> resolve."""
+    event count. Callers pass ``action`` and ``ne`` as int64 (``np.int64(...)``): numba compiles the
+    whole engine again for every other combination of argument types (an int32 action, a literal 0). The order of a turn: turn -> challenge -> block -> block challenge -> resolve."""
     ph = s[S_PHASE]
     if PUBLIC_DECISION[ph]:
         ne = emit_action(ev, ne, s, action)  # everyone sees the decision; the step adds what follows
@@ -248,7 +250,7 @@ def _settle(P, s, ev, ne, buf, prob):
             k = legal_actions(P, s, buf)
         if k != 1:
             return ne
-        ne = _step(P, s, buf[0], ev, ne)
+        ne = _step(P, s, np.int64(buf[0]), ev, np.int64(ne))
 
 
 @njit(cache=True)
@@ -271,7 +273,7 @@ def initial_state(P, s, ev, buf, prob):
         The number of events written to ``ev``.
     """
     reset(P, s)
-    return _settle(P, s, ev, 0, buf, prob)
+    return _settle(P, s, ev, np.int64(0), buf, prob)
 
 
 @njit(cache=True)
@@ -298,5 +300,5 @@ def apply(P, s, action, ev, ne, buf, prob):
     int
         The new number of rows of ``ev`` in use.
     """
-    ne = _step(P, s, action, ev, ne)
+    ne = _step(P, s, np.int64(action), ev, np.int64(ne))
     return _settle(P, s, ev, ne, buf, prob)
