@@ -10,8 +10,9 @@ information sets (the same keys, action lists and history counts) and the same v
 nodes differ where a move is forced (here a node of its own, whose entries have no information set).
 
 Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`, plus 12 bytes per information set
-and 2 per entry); while walking, two levels (about 40 bytes per entry, 70 per bucket and 330 per public
-node), the anchor matrices' history counts (8 bytes per cell) and one node's work arrays.
+and 2 per entry); while walking, two levels (26 bytes per entry, 23 per bucket and 490 per public
+node, at up to twice the level's size while it grows), the anchor matrices the next level reads (16
+bytes per cell), the information sets' keys (8 bytes each) and one node's work arrays.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def _zeros(spec, n):
 _LEVEL = dict(pub=(np.int32, (E.S_SIZE,)), amat=(np.int64, ()), elo=(np.int64, ()),
               ne0=(np.int32, ()), blo=(np.int64, ()), nb0=(np.int32, ()), e_h=(np.uint64, (2,)),
               e_bk=(np.int32, ()), e_par=(np.int32, ()), e_slot=(np.int16, ()),
-              b_cls=(np.int32, (NCL,)), b_row=(np.int32, ()), b_cnt=(np.int64, ()))
+              b_cls=(np.int8, (NCL,)), b_row=(np.int32, ()), b_cnt=(np.int32, ()))
 _SCRATCH = dict(
     r_c=(np.int32, ()), r_k=(np.int32, (2,)), r_w=(np.float64, ()),
     r_n=(np.int64, ()), k_c=(np.int32, ()), k_q=(np.int8, ()), k_par=(np.int32, ()),

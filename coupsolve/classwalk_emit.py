@@ -41,9 +41,9 @@ class Level(NamedTuple):
     e_bk: np.ndarray  # int32 (E,) its bucket, local to its player at its node
     e_par: np.ndarray  # int32 (E,) its parent entry, local to its player at the parent node
     e_slot: np.ndarray  # int16 (E,)
-    b_cls: np.ndarray  # int32 (B, NCL)
+    b_cls: np.ndarray  # int8 (B, NCL) (a count of cards; a bucket is about one entry, so its bytes count)
     b_row: np.ndarray  # int32 (B,) row (player 0) or column (player 1) in the anchor matrix
-    b_cnt: np.ndarray  # int64 (B,) entries in the bucket
+    b_cnt: np.ndarray  # int32 (B,) entries in the bucket
 
 
 @njit(cache=True, inline="always")
@@ -51,7 +51,7 @@ def pack_hand(cls):
     """A class's face-down cards as :func:`coupsolve.publicbuild_walk.pack_hand` packs them."""
     code = 0
     for c in range(E.NCH):
-        code |= cls[C_HAND + c] << (3 * c)
+        code |= np.int64(cls[C_HAND + c]) << (3 * c)
     return code
 
 
