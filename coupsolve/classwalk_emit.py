@@ -87,15 +87,20 @@ def _infosets(P, cur, i, O, S, G, fill, v, ent_inf):
     p = S.info[I_ACTOR]
     lo, n = (e_lo, ne0) if p == 0 else (e_lo + ne0, cur.elo[i + 1] - e_lo - ne0)
     ni, na = G[G_INFOSETS], G[G_ACTIONS]
-    if ni + n > O.infoset_hash.shape[0]:
-        G[G_NEED] = ni + n
+    bearing = S.info[I_PHASE] == E.PH_TURN
+    need = 0  # the entries that get an information set (exactly: a build sized by its count grows nothing)
+    for e in range(lo, lo + n):
+        if bearing or S.a_k[cur.e_bk[e]] > 1:
+            need += 1
+    if ni + need > O.infoset_hash.shape[0]:
+        G[G_NEED] = ni + need
         return NEED_OINF
     m = cur.amat[i]
     for e in range(lo, lo + n):
         j = cur.e_bk[e]
         k = S.a_k[j]
         ent_inf[e - e_lo] = -1
-        if not (k > 1 or S.info[I_PHASE] == E.PH_TURN):
+        if not (k > 1 or bearing):
             continue
         ent_inf[e - e_lo] = ni
         O.infoset_hash[ni] = cur.e_h[e, 0]
