@@ -165,10 +165,13 @@ def _scratch(every_pair=False):
 
 
 def _grown(nt, names, need, rows=None):
-    """``nt`` with arrays ``names`` grown to at least ``need`` rows (and at least doubled)."""
+    """``nt`` with arrays ``names`` grown to at least ``need`` rows (and at least doubled); an empty
+    array stays empty (a count allocates none of the tree's arrays but the keys and the matrices)."""
     new = {}
     for k in names:
         a = getattr(nt, k)
+        if a.shape[0] == 0:
+            continue
         cap = max(2 * a.shape[0], int(need) + 1, 16)
         check_fits(a.nbytes // max(a.shape[0], 1) * (cap - a.shape[0]),
                    f"the class walk's array {k} ({cap:,} rows)")
