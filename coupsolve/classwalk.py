@@ -240,12 +240,18 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing, reads)
 
 
 @njit(cache=True)
-def _reuse(S, mask, stamp, lo, hi, j0, j1, w, n, reads):
-    """Record the results of pair (``j0``, ``j1``) from those of the stepped pair with the same bucket
-    of the seat ``reads`` (results ``lo .. hi - 1``): the same children and, for that seat, the same
-    pre-buckets; a seat the step does not read keeps its class and gets the stepped pair's own tokens
-    and action slot. A decision: weights are the pair's. Returns a status."""
-    for r0 in range(lo, hi):
+def _reuse(S, mask, stamp, jr, j0, j1, w, n, reads):
+    """Record the results of pair (``j0``, ``j1``) from those of the pair stepped for bucket ``jr`` of
+    the seat ``reads``: the same children and, for that seat, the same pre-buckets; a seat the step
+    does not read keeps its class and gets the stepped pair's own tokens and action slot; the actor's
+    legal list is the stepped pair's (it reads no cards the step does not). A decision: weights are
+    the pair's. Returns a status."""
+    S.info[I_PAIRS] += 1
+    S.info[I_DECHIST] += n
+    ja = j0 if S.info[I_ACTOR] == 0 else j1
+    if S.a_lo[ja] < 0:
+        S.a_lo[ja], S.a_k[ja] = S.a_lo[S.rep_ja[jr]], S.a_k[S.rep_ja[jr]]
+    for r0 in range(S.rep_lo[jr], S.rep_hi[jr]):
         r = S.info[I_NRES]
         if r >= S.r_c.shape[0]:
             return NEED_RES
@@ -303,13 +309,7 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
             S.cls[1] = cur.b_cls[b_lo + nb0 + j1]
             jr = 0 if reads == E.READS_NONE else (j0 if reads == 0 else j1)
             if reads != E.READS_ALL and S.rep_lo[jr] >= 0:  # the step of a pair already stepped
-                info[I_PAIRS] += 1
-                info[I_DECHIST] += n
-                ja = j0 if info[I_ACTOR] == 0 else j1
-                if S.a_lo[ja] < 0:  # the legal list does not read the actor's cards: the same
-                    S.a_lo[ja], S.a_k[ja] = S.a_lo[S.rep_ja[jr]], S.a_k[S.rep_ja[jr]]
-                st = _reuse(S, mask, stamp, S.rep_lo[jr], S.rep_hi[jr], j0, j1,
-                            O.matrix_data[cell], n, reads)
+                st = _reuse(S, mask, stamp, jr, j0, j1, O.matrix_data[cell], n, reads)
                 if st != DONE:
                     return st
                 if 2 * (info[I_NPRE] + info[I_NCH]) > mask + 1:
