@@ -24,8 +24,8 @@ import numpy as np
 from numba import njit
 
 from solvers.memory import check_fits, format_bytes
-from solvers.public import PublicTree, PublicFlat, estimate_public_tree_bytes
-from solvers.public_rep import estimate_public_solve_bytes
+from solvers.public import PublicTree, PublicFlat
+from solvers.public_split import pack_matrices
 
 from . import classwalk as W
 from . import classwalk_children as CC
@@ -34,7 +34,7 @@ from .builder import HASH_SEED, _absorb
 from .classwalk_emit import Level, walk_level
 from .classwalk_state import NCL, TOKW, initial_classes, public_part, supported
 from .couptree import rules_game_id
-from .publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET, _OUT_DTYPES, CoupPublicTree
+from .publicbuild import _OUT_DTYPES, CoupPublicTree, PublicSize
 from .rules import Rules
 
 __all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
@@ -91,18 +91,9 @@ class ClassSize(NamedTuple):
     work_bytes: int  # the walk's two largest consecutive levels and its matrix counts
     seconds: float
 
-    def tree_bytes(self) -> int:
-        """Bytes of the :class:`CoupPublicTree` :func:`build_class_tree` makes (as the history-stepping
-        walk's :meth:`coupsolve.publicbuild.PublicSize.tree_bytes`)."""
-        return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
-                                           self.infosets, self.actions)
-                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
-
-    def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """Peak bytes of a build and then a solve: the tree, plus the larger of the walk's levels
-        (freed after the build) and the solve's working memory."""
-        solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
-        return self.tree_bytes() + max(self.work_bytes, solve)
+    # the same trees' bytes from the same figures as the history-stepping walk's count
+    tree_bytes = PublicSize.tree_bytes
+    peak_bytes = PublicSize.peak_bytes
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
@@ -288,15 +279,12 @@ def _keep_read_matrices(O, G, amat):
     moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
     matrices and cells dropped."""
     used = np.unique(amat)
-    lo, hi = O.matrix_start[used], O.matrix_start[used + 1]
-    sizes = hi - lo
-    cells = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(sizes.sum())
-    n, c = used.shape[0], int(sizes.sum())
+    start, cells = pack_matrices(O.matrix_start, used)
+    n, c = used.shape[0], int(start[-1])
     O.matrix_data[:c] = O.matrix_data[cells]
     O.matrix_cnt[:c] = O.matrix_cnt[cells]
     O.matrix_cols[:n] = O.matrix_cols[used]
-    O.matrix_start[0] = 0
-    np.cumsum(sizes, out=O.matrix_start[1:n + 1])
+    O.matrix_start[:n + 1] = start
     amat[:] = np.searchsorted(used, amat)
     dropped = np.array([G[CC.G_MATRICES] - n, G[CC.G_CELLS] - c], np.int64)
     G[CC.G_MATRICES], G[CC.G_CELLS] = n, c

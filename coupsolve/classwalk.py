@@ -193,6 +193,16 @@ def _pre(S, mask, stamp, c, q, j, slot, ntok):
 
 
 @njit(cache=True)
+def _record(S, r, c, w, n):
+    """Close result ``r`` (its pre-buckets written): child ``c``, weight ``w``, ``n`` histories per
+    pair of entries."""
+    S.r_c[r] = c
+    S.r_w[r], S.r_n[r] = w, n
+    S.c_nres[c] += 1
+    S.info[I_NRES] = r + 1
+
+
+@njit(cache=True)
 def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing, reads):
     """Step every move of the composed pair (``S.s``, classes ``S.cls``, buckets ``j0``, ``j1``);
     record a result per move. ``reads``: :func:`coupsolve.engine.step_reads` at a decision (checked:
@@ -232,10 +242,7 @@ def _moves_of_pair(P, S, mask, stamp, j0, j1, w, n, kind, actor, bearing, reads)
             if pk < 0:
                 return -1 - pk
             S.r_k[r, q] = pk
-        S.r_c[r] = c
-        S.r_w[r], S.r_n[r] = w * S.prob[mv], n
-        S.c_nres[c] += 1
-        S.info[I_NRES] = r + 1
+        _record(S, r, c, w * S.prob[mv], n)
     return DONE
 
 
@@ -268,10 +275,7 @@ def _reuse(S, mask, stamp, jr, j0, j1, w, n, reads):
             if pk < 0:
                 return -1 - pk
             S.r_k[r, q] = pk
-        S.r_c[r] = c
-        S.r_w[r], S.r_n[r] = w, n
-        S.c_nres[c] += 1
-        S.info[I_NRES] = r + 1
+        _record(S, r, c, w, n)
     return DONE
 
 

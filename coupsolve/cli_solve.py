@@ -208,18 +208,17 @@ def measure_public(rules, args, out):
     -------
     (ClassSize or PublicSize, peak bytes of a build and solve, budget in bytes or None)
     """
+    from .cli_strategy import public_functions
+
     name, why = public_builder(rules)
+    count = public_functions(name)[0]
     budget, what = _budget(args)
     if name == "classbuild":
-        from .classbuild import count_class_tree as count
-
         print("counting the public tree by the class walk (no history is stepped; the first run "
               "compiles it; Ctrl-C stops) ...", file=out, flush=True)
         report = _every(5.0, lambda stage, done, total: print(
             f"  {stage}: {done:,} of {total:,} public nodes", file=out, flush=True))
     else:
-        from .publicbuild import count_public_tree as count
-
         print(f"counting the public tree stepping every history (publicbuild; the class walk does not "
               f"take {why}; the first run compiles its walk; Ctrl-C stops) ...", file=out, flush=True)
         report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
@@ -287,7 +286,7 @@ def pick_tree(rules, size, out):
 
     Returns ``(tree for the solver, CoupTree or CoupPublicTree for the analysis)``.
     """
-    from .cli_strategy import PUBLIC_BUILDERS, public_build
+    from .cli_strategy import PUBLIC_BUILDERS, public_functions
 
     builder = builder_of(size)
     if builder is None:
@@ -295,7 +294,7 @@ def pick_tree(rules, size, out):
 
         say_compiling(out)
     else:
-        build = public_build(builder)
+        build = public_functions(builder)[1]
     what = "tree" if builder is None else f"public tree by {PUBLIC_BUILDERS[builder]}"
     print(f"building the {what} (Ctrl-C stops) ...", file=out, flush=True)
     stage = "{}: " if builder == "classbuild" else ""  # the class walk's share is of a level's nodes

@@ -30,15 +30,16 @@ from .cli_checks import check_outputs
 PUBLIC_BUILDERS = {"classbuild": "the class walk", "publicbuild": "stepping every history"}
 
 
-def public_build(name):
-    """The build function of the public builder ``name`` (a key of :data:`PUBLIC_BUILDERS`)."""
+def public_functions(name):
+    """``(count, build)``: the functions of the public builder ``name`` (a key of
+    :data:`PUBLIC_BUILDERS`)."""
     if name == "classbuild":
-        from .classbuild import build_class_tree
+        from .classbuild import build_class_tree, count_class_tree
 
-        return build_class_tree
-    from .publicbuild import build_public_tree
+        return count_class_tree, build_class_tree
+    from .publicbuild import build_public_tree, count_public_tree
 
-    return build_public_tree
+    return count_public_tree, build_public_tree
 
 
 def load_strategy(path):
@@ -74,7 +75,7 @@ def load_strategy(path):
             raise CliError(f"{path} was solved on a public tree built by {builder!r}, which this "
                            "version does not know; solve it again")
         print(f"building the public tree of {rules} by {PUBLIC_BUILDERS[builder]} ...", flush=True)
-        coup_tree = public_build(builder)(rules)
+        coup_tree = public_functions(builder)[1](rules)
     else:
         print(f"building the tree of {rules} ...", flush=True)
         coup_tree = build_coup_tree(rules)

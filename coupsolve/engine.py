@@ -191,8 +191,10 @@ def step_reads(P, s):
 @njit(cache=True)
 def _step(P, s, action, ev, ne):
     """Apply one action or chance outcome at the current node (no forced-step handling); return the new
-    event count. Callers pass ``action`` and ``ne`` as int64 (``np.int64(...)``): numba compiles the
-    whole engine again for every other combination of argument types (an int32 action, a literal 0). The order of a turn: turn -> challenge -> block -> block challenge -> resolve."""
+    event count. The order of a turn: turn -> challenge -> block -> block challenge -> resolve.
+
+    Callers pass ``action`` and ``ne`` as int64 (``np.int64(...)``): numba compiles the whole engine
+    again for every other combination of argument types (an int32 action, a literal 0)."""
     ph = s[S_PHASE]
     if PUBLIC_DECISION[ph]:
         ne = emit_action(ev, ne, s, action)  # everyone sees the decision; the step adds what follows

@@ -50,15 +50,8 @@ def _ray():
 
 
 class _Runner(PieceRunner):
-    """A :class:`PieceRunner` as a Ray actor: it also saves and restores its state, and says its pid.
-
-    Ray hands an actor the piece's arrays read-only (zero-copy from its object store). Numba types a
-    read-only array apart from a writable one, so the kernels would be compiled a second time for
-    them (minutes, and a second cache); the actor takes writable copies instead (a piece's bytes,
-    once per actor)."""
-
-    def __init__(self, piece, *args, **kwargs):
-        super().__init__(_writable(piece), *args, **kwargs)
+    """A :class:`PieceRunner` as a Ray actor: it also saves and restores its state, and says its pid
+    (the runner copies the read-only arrays Ray hands it, once per actor)."""
 
     def pid(self):
         return os.getpid()
@@ -72,14 +65,8 @@ class _Runner(PieceRunner):
         return self.set_state(arrays, int(meta["iterations"]))
 
 
-def _writable(piece):
-    """The piece with every read-only array copied (the others as they are)."""
-    def own(a):
-        return a if a.flags.writeable else a.copy()
-    return piece._replace(flat=type(piece.flat)(*(own(a) for a in piece.flat)),
-                          infosets=own(piece.infosets), actions=own(piece.actions))
-
-
+    """A :class:`PieceRunner` as a Ray actor: it also saves and restores its state, and says its pid
+    (the runner copies the read-only arrays Ray hands it, once per actor)."""
 class RayBackend:
     """Where and how to run a public-tree solve on Ray.
 

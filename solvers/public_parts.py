@@ -58,6 +58,8 @@ class PieceRunner:
     """
 
     def __init__(self, piece, params, precision="float64", threads=1):
+        piece = piece._replace(flat=type(piece.flat)(*map(_writable, piece.flat)),
+                               infosets=_writable(piece.infosets), actions=_writable(piece.actions))
         self.piece = piece
         self.params = params
         self.threads = int(threads)
@@ -171,12 +173,16 @@ class PieceRunner:
         return int(self.state.counter[0])
 
 
+def _writable(a):
+    """``a``, copied when read-only. Ray hands an actor its piece and the policies it is sent
+    read-only (zero-copy from its object store); numba types a read-only array apart from a writable
+    one and would compile every kernel a second time for them (minutes, and a second cache)."""
+    return a if a.flags.writeable else a.copy()
+
+
 def _kernel_array(a):
-    """``a`` as the kernels are compiled for: float64, contiguous and writable. A policy that came
-    through Ray is read-only, and numba would compile every kernel again for that type."""
-    if a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable:
-        return a
-    return np.array(a, np.float64, order="C")
+    """``a`` as the kernels are compiled for: float64, contiguous and writable."""
+    return _writable(np.ascontiguousarray(a, np.float64))
 
 
 def local_parts(parts, params, precision, threads):

@@ -34,7 +34,7 @@ import numpy as np
 from .kinds import TERMINAL
 from .public import PublicFlat, _DTYPES
 
-__all__ = ["Piece", "split", "choose_depth", "subtree_entries", "piece_bytes"]
+__all__ = ["Piece", "split", "choose_depth", "subtree_entries", "piece_bytes", "pack_matrices"]
 
 
 class Piece(NamedTuple):
@@ -144,18 +144,24 @@ def _first_level(f, ranges):
     return int(np.searchsorted(f.level_start, ranges[0][0], side="right") - 1)
 
 
+def pack_matrices(matrix_start, used):
+    """Matrices ``used`` (ids, ascending) of a tree's ``matrix_start``, packed one after the other in
+    that order: ``(start, cells)``, their new starts (``len(used) + 1``) and, per packed cell, the
+    index of its cell in the tree's matrix arrays."""
+    length = matrix_start[used + 1] - matrix_start[used]
+    start = np.zeros(used.shape[0] + 1, np.int64)
+    np.cumsum(length, out=start[1:])
+    return start, np.repeat(matrix_start[used] - start[:-1], length) + np.arange(int(start[-1]))
+
+
 def _matrices(f, a, term):
     """The matrices of the piece's terminals ``term`` (bool per node), copied and renumbered (into
     ``a``)."""
     used = np.unique(a["term_matrix"][term]).astype(np.int64)
     a["term_matrix"] = np.where(term, np.searchsorted(used, np.maximum(a["term_matrix"], 0)), -1)
-    length = f.matrix_start[used + 1] - f.matrix_start[used]
-    start = np.zeros(used.shape[0] + 1, np.int64)
-    np.cumsum(length, out=start[1:])
-    a["matrix_start"] = start
+    a["matrix_start"], cells = pack_matrices(f.matrix_start, used)
     a["matrix_cols"] = f.matrix_cols[used]
-    a["matrix_data"] = f.matrix_data[np.repeat(f.matrix_start[used] - start[:-1], length)
-                                     + np.arange(int(start[-1]))]
+    a["matrix_data"] = f.matrix_data[cells]
 
 
 def split(tree, depth, parts):
