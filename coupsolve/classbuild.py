@@ -90,6 +90,7 @@ class ClassSize(NamedTuple):
     level_entries: np.ndarray
     work_bytes: int  # the walk's two largest consecutive levels and its matrix counts
     seconds: float
+    parts: tuple = ()  # a count by parts: each part's coupsolve.classcount.PartSize
 
     # the same trees' bytes from the same figures as the history-stepping walk's count
     tree_bytes = PublicSize.tree_bytes
@@ -232,6 +233,15 @@ def _new_out(fill, size=None):
 
 def _walk(rules, fill, progress, size=None, every_pair=False):
     """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
+    P, cur, O, S, G, t0 = _start(rules, fill, size, every_pair)
+    _, _, S, O, level_nodes, level_entries, work, gone = _levels(P, cur, 1, O, S, G, fill, progress)
+    G[CC.G_MATRICES] += gone[0]
+    G[CC.G_CELLS] += gone[1]
+    return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
+
+
+def _start(rules, fill, size=None, every_pair=False):
+    """The walk's start: ``(P, level 0, O, S, G, start time)``."""
     why = supported(rules)
     if why:
         raise ValueError(f"the class walk cannot build these rules: {why}")
@@ -242,15 +252,24 @@ def _walk(rules, fill, progress, size=None, every_pair=False):
     if not _root(P, cur, O):
         raise ValueError("the class walk cannot build these rules: the initial state holds cards "
                          "that are nobody's")
-    n_cur, level_nodes, level_entries, work = 1, [], [], 0
-    gone = np.zeros(2, np.int64)  # matrices and cells a count has dropped (no level reads them)
     G[CC.G_MATRICES], G[CC.G_CELLS] = 1, 1
-    while n_cur:
+    return P, cur, O, S, G, t0
+
+
+def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0):
+    """Walk the levels from ``cur`` (its ``n_cur`` nodes, level ``first`` of the tree) to the end, or
+    ``depth`` of them. Returns ``(cur, n_cur, S, O, level_nodes, level_entries, work_bytes, gone)``:
+    the level reached (no nodes at the end), the nodes and entries of the levels walked, and (a count)
+    the matrices and cells dropped because no later level reads them."""
+    level_nodes, level_entries, work = [], [], 0
+    gone = np.zeros(2, np.int64)
+    while n_cur and (depth is None or len(level_nodes) < depth):
         level_nodes.append(n_cur)
         level_entries.append(int(cur.elo[n_cur]))
         nxt = _level(2 * n_cur, 2 * int(cur.elo[n_cur]), 2 * int(cur.blo[n_cur]))
         LC = np.zeros(3, np.int64)
         base, i, chunk = int(G[CC.G_NODES]) + n_cur, 0, 64
+        d = first + len(level_nodes) - 1
         while i < n_cur:
             hi = min(n_cur, i + chunk)
             t = time.perf_counter()
@@ -258,10 +277,10 @@ def _walk(rules, fill, progress, size=None, every_pair=False):
             if st == W.DONE:
                 chunk = max(16, min(chunk * 2, int(chunk * 0.25 / max(time.perf_counter() - t, 1e-4))))
                 if progress is not None:
-                    progress("level %d" % (len(level_nodes) - 1), i, n_cur)
+                    progress("level %d" % d, i, n_cur)
             elif st >= W.ERR_MIXED:
                 raise ValueError(f"the class walk cannot build these rules: public node {i} of level "
-                                 f"{len(level_nodes) - 1}: {_ERRORS[st]}")
+                                 f"{d}: {_ERRORS[st]}")
             else:
                 S, nxt, O = _grow(st, int(G[CC.G_NEED]), S, nxt, O)
         live = O.matrix_data.nbytes + O.matrix_cnt.nbytes + O.infoset_hash.nbytes
@@ -269,9 +288,7 @@ def _walk(rules, fill, progress, size=None, every_pair=False):
         cur, n_cur = nxt, int(LC[0])
         if not fill:
             gone += _keep_read_matrices(O, G, cur.amat[:n_cur])
-    G[CC.G_MATRICES] += gone[0]
-    G[CC.G_CELLS] += gone[1]
-    return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
+    return cur, n_cur, S, O, level_nodes, level_entries, work, gone
 
 
 def _keep_read_matrices(O, G, amat):
@@ -291,24 +308,35 @@ def _keep_read_matrices(O, G, amat):
     return dropped
 
 
-def _check_keys(O, G):
-    """Refuse two information sets with one key (a hash collision, or one set in two public nodes)."""
-    h = O.infoset_hash[:G[CC.G_INFOSETS]]
+def _check_keys(h):
+    """Refuse two information sets with one key ``h`` (a hash collision, or one set in two public
+    nodes)."""
     if np.unique(h).shape[0] != h.shape[0]:
         raise ValueError("the class walk found one information-set key twice (a hash collision, or "
                          "an information set in two public nodes): these rules need the history "
                          "tree")
 
 
-def count_class_tree(rules: Rules, progress=None) -> ClassSize:
+def count_class_tree(rules: Rules, progress=None, *, split_depth: int | None = None,
+                     parts: int = 64, workers: int = 1, on_part=None) -> ClassSize:
     """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
-    its anchor matrices)."""
+    its anchor matrices). With ``split_depth`` the levels below it are walked by parts, ``workers`` at
+    a time (:func:`coupsolve.classcount.count_by_parts`: the same figures in far less memory, and each
+    part's own in ``ClassSize.parts``)."""
+    if split_depth is not None:
+        from .classcount import count_by_parts
+
+        return count_by_parts(rules, split_depth, parts, workers, progress, on_part)
     O, G, ln, le, work, sec = _walk(rules, False, progress)
-    _check_keys(O, G)
+    _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
+    return _size(rules, G, ln, le, work, sec)
+
+
+def _size(rules, G, ln, le, work, sec, parts=()):
     return ClassSize(rules, int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS]),
                      int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]),
                      int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), _pair_kinds(G),
-                     int(G[CC.G_STEPPED]), ln, le, work, sec)
+                     int(G[CC.G_STEPPED]), ln, le, work, sec, parts)
 
 
 def _pair_kinds(G):
@@ -332,7 +360,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
                    f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                    f"information sets) and its walk")
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
-    _check_keys(O, G)
+    _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
     n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
     na, nm, nc = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS])
     size = dict.fromkeys(_NODE_ARRAYS, n)

@@ -263,7 +263,7 @@ def _node(P, cur, i, nxt, LC, O, S, G, fill, next_base):
     return DONE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def walk_level(P, cur, nxt, LC, O, S, G, fill, next_base, lo, hi):
     """Walk nodes ``lo`` .. ``hi - 1`` of ``cur`` in order. Returns ``(status, node)``: ``DONE`` and
     ``hi``, or the status of the node where it stopped (``G[G_ERRNODE]`` is that node)."""

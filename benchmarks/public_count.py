@@ -1,0 +1,76 @@
+"""Count a two-player Coup public tree by parts (:mod:`coupsolve.classcount`) and keep every figure.
+
+The count of a tree too large to walk level by level (turn limit 4 of the card-selection setup): the
+levels above ``--split-depth`` whole, then ``--parts`` parts below it, ``--workers`` at a time. One line
+per finished part goes to standard output (its roots, nodes, entries, information sets, actions,
+matrix cells, seconds, and the process's maximum resident memory so far), and the whole count (totals,
+nodes and entries per level, every part's figures, the tree's bytes in the public tree's layout) is
+written as JSON to ``--out``: the measured per-part figures that the plan of a distributed solve is
+computed from. Run alone: ``python -m benchmarks.public_count --turn-limit 4 --out count.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+
+
+def _max_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _record(size):
+    """The JSON record of a :class:`coupsolve.classbuild.ClassSize`."""
+    return dict(
+        rules=size.rules.to_dict(), nodes=size.nodes, entries=size.entries, infosets=size.infosets,
+        actions=size.actions, matrices=size.matrices, cells=size.cells,
+        decision_histories=size.decision_histories, pairs=size.pairs,
+        pairs_by_kind=list(size.pairs_by_kind), stepped=size.stepped,
+        level_nodes=[int(x) for x in size.level_nodes],
+        level_entries=[int(x) for x in size.level_entries], work_bytes=size.work_bytes,
+        tree_bytes=size.tree_bytes(), seconds=size.seconds,
+        parts=[p._asdict() for p in size.parts])
+
+
+def main(argv=None):
+    from coupsolve.classbuild import count_class_tree
+    from coupsolve.rules import Rules
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--turn-limit", type=int, default=3)
+    ap.add_argument("--limit-payoff", default="influence", choices=("influence", "draw"))
+    ap.add_argument("--split-depth", type=int, default=12)
+    ap.add_argument("--parts", type=int, default=200)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", required=True, help="the JSON file to write")
+    a = ap.parse_args(argv)
+    rules = Rules.two_player_selection(turn_limit=a.turn_limit, limit_payoff=a.limit_payoff)
+    began, last = time.perf_counter(), [0.0]
+
+    def progress(stage, done, total):
+        if time.perf_counter() - last[0] >= 30 or done == total:
+            last[0] = time.perf_counter()
+            print(f"{last[0] - began:8.0f} s  {stage}: {done:,}/{total:,}  max RSS "
+                  f"{_max_rss() / 2**30:.2f} GiB", flush=True)
+
+    def on_part(p):
+        print(f"{time.perf_counter() - began:8.0f} s  part at root {p.first:,} ({p.roots} roots): "
+              f"{p.nodes:,} nodes, {p.entries:,} entries, {p.infosets:,} infosets, {p.actions:,} "
+              f"actions, {p.cells:,} cells, {p.seconds:.1f} s, work {p.work_bytes / 2**20:.0f} MiB; "
+              f"max RSS {_max_rss() / 2**30:.2f} GiB", flush=True)
+
+    size = count_class_tree(rules, progress, split_depth=a.split_depth, parts=a.parts,
+                            workers=a.workers, on_part=on_part)
+    rec = _record(size)
+    rec.update(split_depth=a.split_depth, workers=a.workers, max_rss_bytes=_max_rss())
+    with open(a.out, "w") as f:
+        json.dump(rec, f, indent=1)
+    print(size.describe())
+    print(f"tree {size.tree_bytes() / 2**30:.2f} GiB, max RSS {_max_rss() / 2**30:.2f} GiB; "
+          f"written {a.out}")
+
+
+if __name__ == "__main__":
+    main()

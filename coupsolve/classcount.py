@@ -1,0 +1,189 @@
+"""Counting a public tree by subtrees: the class walk cut at a public level (:mod:`coupsolve.classbuild`).
+
+The level-by-level count holds two whole levels at a time, and the deep levels of two-player Coup at
+turn limit 4 hold more than this machine (it was killed at the start of level 19 of the selection
+setup at 23 GB). Every node of a level is walked from that node's own entries, buckets and anchor
+matrix, so the levels below a level ``d`` fall into independent *parts*: contiguous runs of level
+``d``'s nodes with everything below them, the same parts :func:`solvers.public_split.split` cuts a
+built tree into. :func:`count_by_parts` walks the *trunk* (levels ``0 .. d - 1``) as the plain count
+does, then walks each part to its end on its own, carrying only the part's nodes, entries, buckets and
+the anchor matrices its roots read (copied into the part, so a matrix read by two parts is counted once
+by the trunk and copied into both). The figures add up to the plain count's exactly (a test checks every
+field), and each part's own figures (:class:`PartSize`) are what a machine holding that part would hold:
+the measure :mod:`solvers.distributed` places parts by.
+
+Parts are balanced by the entries of their roots (the deeper sizes are not known before walking);
+``workers`` threads walk parts at once (the walk's kernel releases the GIL). The only figure shared
+by all parts is the information sets' keys (8 bytes each), kept to check that no key comes twice.
+Progress is reported per finished part, from the calling thread; Ctrl-C stops the workers at their
+next chunk of nodes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.public_split import pack_matrices
+
+from . import classwalk_children as CC
+from .classwalk_emit import Level
+
+__all__ = ["PartSize", "count_by_parts"]
+
+_SUMMED = (CC.G_NODES, CC.G_ENTRIES, CC.G_INFOSETS, CC.G_ACTIONS, CC.G_DECHIST, CC.G_PAIRS,
+           CC.G_TERMPAIRS, CC.G_STEPPED, CC.G_CHPAIRS)
+
+
+class PartSize(NamedTuple):
+    """One part of a count by parts: roots ``first .. first + roots - 1`` of the cut level."""
+
+    first: int
+    roots: int
+    nodes: int
+    entries: int
+    infosets: int
+    actions: int
+    matrices: int  # the part's own: those its roots read (copies) and those below them
+    cells: int
+    pairs: int
+    stepped: int
+    levels: int
+    work_bytes: int  # the part's walk: its two largest consecutive levels, matrices and keys
+    seconds: float
+
+
+def _bounds(cur, n, parts):
+    """Start of each part among ``n`` nodes: contiguous runs with about equal root entries."""
+    parts = max(1, min(int(parts), n))
+    weight = np.diff(cur.elo[:n + 1]).astype(np.float64) + 1.0
+    cum = np.cumsum(weight)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, parts) / parts, side="right")
+    return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
+
+
+def _part_level(cur, a, b):
+    """Nodes ``a .. b - 1`` of level ``cur`` as a level of their own (copies)."""
+    e0, e1, b0, b1 = int(cur.elo[a]), int(cur.elo[b]), int(cur.blo[a]), int(cur.blo[b])
+    return Level(pub=cur.pub[a:b].copy(), amat=cur.amat[a:b].copy(),
+                 elo=cur.elo[a:b + 1] - e0, ne0=cur.ne0[a:b].copy(),
+                 blo=cur.blo[a:b + 1] - b0, nb0=cur.nb0[a:b].copy(),
+                 e_h=cur.e_h[e0:e1].copy(), e_bk=cur.e_bk[e0:e1].copy(),
+                 e_par=cur.e_par[e0:e1].copy(), e_slot=cur.e_slot[e0:e1].copy(),
+                 b_cls=cur.b_cls[b0:b1].copy(), b_row=cur.b_row[b0:b1].copy(),
+                 b_cnt=cur.b_cnt[b0:b1].copy())
+
+
+def _part_out(O, level, new_out):
+    """A count's output arrays holding the anchor matrices ``level`` reads (renumbered in
+    ``level.amat``); returns ``(O, matrices, cells)``."""
+    used = np.unique(level.amat)
+    start, cells = pack_matrices(O.matrix_start, used)
+    n, c = used.shape[0], int(start[-1])
+    P = new_out(False)
+    grow = dict(matrix_start=np.zeros(n + 2 + (1 << 10), np.int64),
+                matrix_cols=np.zeros(n + 2 + (1 << 10), np.int32),
+                matrix_data=np.zeros(c + (1 << 14), np.float64),
+                matrix_cnt=np.zeros(c + (1 << 14), np.int64))
+    grow["matrix_start"][:n + 1] = start
+    grow["matrix_cols"][:n] = O.matrix_cols[used]
+    grow["matrix_data"][:c] = O.matrix_data[cells]
+    grow["matrix_cnt"][:c] = O.matrix_cnt[cells]
+    level.amat[:] = np.searchsorted(used, level.amat)
+    return P._replace(**grow), n, c
+
+
+class _Worker:
+    """One thread's walk of parts (its own scratch arrays, and table stamps that only grow)."""
+
+    def __init__(self, B, P, O, cur, stop, every_pair=False):
+        self.B, self.P, self.O, self.cur, self.stop = B, P, O, cur, stop
+        self.S, self.stamp = B._scratch(every_pair), 0
+
+    def _check(self, *_):
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+
+    def walk(self, a, b, first):
+        t0 = time.perf_counter()
+        level = _part_level(self.cur, a, b)
+        O, n0, c0 = _part_out(self.O, level, self.B._new_out)
+        G = np.zeros(CC.NG, np.int64)
+        G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_STAMP] = n0, c0, self.stamp
+        _, _, self.S, O, ln, le, work, gone = self.B._levels(
+            self.P, level, b - a, O, self.S, G, False, self._check, first=first)
+        self.stamp = int(G[CC.G_STAMP])
+        keys = O.infoset_hash[:G[CC.G_INFOSETS]].copy()
+        mats, cells = int(G[CC.G_MATRICES] + gone[0]), int(G[CC.G_CELLS] + gone[1])
+        size = PartSize(int(a), int(b - a), int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]),
+                        int(G[CC.G_INFOSETS]), int(G[CC.G_ACTIONS]), mats, cells,
+                        int(G[CC.G_PAIRS]), int(G[CC.G_STEPPED]), len(ln), int(work),
+                        time.perf_counter() - t0)
+        return size, G, (mats - n0, cells - c0), ln, le, keys
+
+
+def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None):
+    """The count of :func:`coupsolve.classbuild.count_class_tree`, walking levels ``0 .. depth - 1``
+    whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
+    time. ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log
+    it. Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
+    from . import classbuild as B
+
+    if int(depth) < 1 or int(parts) < 1 or int(workers) < 1:
+        raise ValueError(f"depth, parts and workers must be at least 1, got {depth}, {parts} and "
+                         f"{workers}")
+    P, cur, O, S, G, t0 = B._start(rules, False)
+    cur, n, S, O, ln, le, work, gone = B._levels(P, cur, 1, O, S, G, False, progress, depth=depth)
+    G[CC.G_MATRICES] += gone[0]
+    G[CC.G_CELLS] += gone[1]
+    level_nodes, level_entries = ln, le
+    keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
+    if n:
+        bounds = _bounds(cur, n, parts)
+        stop = threading.Event()
+        local = threading.local()
+
+        def run(a, b):
+            if not hasattr(local, "w"):
+                local.w = _Worker(B, P, O, cur, stop)
+            return local.w.walk(a, b, len(ln))
+
+        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+            todo = {pool.submit(run, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])}
+            try:
+                while todo:
+                    done, todo = wait(todo, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        size, g, new, pln, ple, k = f.result()
+                        G[list(_SUMMED)] += g[list(_SUMMED)]
+                        G[CC.G_MATRICES] += new[0]
+                        G[CC.G_CELLS] += new[1]
+                        level_nodes = _add(level_nodes, pln, len(ln))
+                        level_entries = _add(level_entries, ple, len(ln))
+                        keys.append(k)
+                        sizes.append(size)
+                        work = max(work, int(workers) * max(s.work_bytes for s in sizes))
+                        if on_part is not None:
+                            on_part(size)
+                        if progress is not None:
+                            progress("parts below level %d" % len(ln), len(sizes), len(bounds) - 1)
+            except BaseException:
+                stop.set()
+                raise
+    keys = np.concatenate(keys)
+    B._check_keys(keys)
+    return B._size(rules, G, np.array(level_nodes), np.array(level_entries),
+                   work + keys.nbytes, time.perf_counter() - t0,
+                   tuple(sorted(sizes, key=lambda s: s.first)))
+
+
+def _add(totals, more, offset):
+    """Per-level figures ``totals`` plus ``more``, whose level 0 is level ``offset``."""
+    out = list(totals) + [0] * max(0, offset + len(more) - len(totals))
+    for k, v in enumerate(more):
+        out[offset + k] += v
+    return out

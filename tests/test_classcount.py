@@ -1,0 +1,74 @@
+"""The count by parts (coupsolve.classcount) is the level-by-level count, split below a public level."""
+
+import numpy as np
+import pytest
+
+from coupsolve.classbuild import count_class_tree
+from coupsolve.rules import Rules
+
+from coup_helpers import SMALL_RULES
+
+TL1 = Rules.two_player_selection(turn_limit=1)
+_SKIP = ("seconds", "work_bytes", "parts")
+
+
+def _same(a, b):
+    for name in a._fields:
+        if name in _SKIP:
+            continue
+        x, y = getattr(a, name), getattr(b, name)
+        assert (np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y), name
+
+
+def _check_parts(whole, size, depth):
+    """The parts cover the level they are cut at, once each, and hold everything below it."""
+    parts = size.parts
+    assert [p.first for p in parts] == sorted(p.first for p in parts)
+    assert parts[0].first == 0
+    assert all(a.first + a.roots == b.first for a, b in zip(parts, parts[1:]))
+    assert parts[-1].first + parts[-1].roots == whole.level_nodes[depth]
+    assert sum(p.nodes for p in parts) == whole.level_nodes[depth:].sum()
+    assert sum(p.entries for p in parts) == whole.level_entries[depth:].sum()
+    assert sum(p.infosets for p in parts) <= whole.infosets
+    assert max(p.levels for p in parts) == len(whole.level_nodes) - depth
+    assert all(p.matrices >= 1 and p.cells >= p.matrices for p in parts)
+
+
+@pytest.mark.parametrize("rules", [TL1, SMALL_RULES[3], SMALL_RULES[4], SMALL_RULES[5]], ids=str)
+def test_count_by_parts_is_the_count(rules):
+    whole = count_class_tree(rules)
+    for depth, parts, workers in [(2, 1, 1), (5, 9, 2), (len(whole.level_nodes) - 1, 4, 2)]:
+        seen, stages = [], []
+        size = count_class_tree(rules, lambda *a: stages.append(a), split_depth=depth, parts=parts,
+                                workers=workers, on_part=seen.append)
+        _same(whole, size)
+        assert 1 <= len(size.parts) <= parts and sorted(seen) == sorted(size.parts)
+        _check_parts(whole, size, depth)
+        assert stages[-1] == (f"parts below level {depth}", len(seen), len(seen))
+
+
+def test_a_cut_below_the_tree_walks_it_whole_and_bad_figures_are_refused():
+    whole = count_class_tree(TL1)
+    deep = count_class_tree(TL1, split_depth=len(whole.level_nodes), parts=3)
+    _same(whole, deep)
+    assert deep.parts == ()
+    for bad in (dict(split_depth=0), dict(split_depth=2, parts=0), dict(split_depth=2, workers=0)):
+        with pytest.raises(ValueError, match="at least 1"):
+            count_class_tree(TL1, **bad)
+
+
+def test_an_interrupt_stops_the_count():
+    def stop(_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        count_class_tree(TL1, split_depth=3, parts=6, workers=2, on_part=stop)
+
+
+@pytest.mark.slow
+def test_count_by_parts_at_turn_limit_2():
+    rules = Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
+    whole = count_class_tree(rules)
+    size = count_class_tree(rules, split_depth=9, parts=40, workers=2)
+    _same(whole, size)
+    _check_parts(whole, size, 9)
