@@ -57,7 +57,6 @@ _GROW_SCRATCH = {W.NEED_RES: ("r_c", "r_k", "r_w", "r_n"),
                               "k_fin", "plist", "grp"),
                  W.NEED_CHILD: ("c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
                  W.NEED_TABLE: ("t_k1", "t_k2", "t_val", "t_stamp"),
-                 W.NEED_DENSE: ("dB", "dC"),
                  W.NEED_ACTS: ("a_lo", "a_k", "acts", "rep_lo", "rep_hi", "rep_ja"),
                  W.NEED_ORD: ("ord", "ent", "o_lo")}
 _ERRORS = {
@@ -124,9 +123,9 @@ _SCRATCH = dict(
     c_nres=(np.int64, ()), t_k1=(np.uint64, ()), t_k2=(np.uint64, ()), t_val=(np.int32, ()),
     t_stamp=(np.int64, ()), a_lo=(np.int32, ()), a_k=(np.int32, ()), acts=(np.int32, ()),
     rep_lo=(np.int64, ()), rep_hi=(np.int64, ()), rep_ja=(np.int32, ()),
-    dB=(np.float64, ()), dC=(np.int64, ()), ord=(np.int32, ()), ent=(np.int32, ()),
+    ord=(np.int32, ()), ent=(np.int32, ()),
     o_lo=(np.int64, ()))
-_FIRST = dict(r_c=1 << 12, k_c=1 << 12, c_pub=64, t_k1=1 << 14, a_lo=256, dB=1 << 12, ord=1 << 12)
+_FIRST = dict(r_c=1 << 12, k_c=1 << 12, c_pub=64, t_k1=1 << 14, a_lo=256, ord=1 << 12)
 
 
 def _level(nodes, entries, buckets):
@@ -152,7 +151,6 @@ def _scratch(every_pair=False):
                   cls=np.zeros((2, NCL), np.int32), cls2=np.zeros((2, NCL), np.int32),
                   vals=np.zeros(8 + TOKW + NCL, np.int64), toks=np.zeros(TOKW, np.int32),
                   ret=np.zeros(E.MAXP, np.float64))
-    arrays["dBi"] = arrays["dB"].view(np.int64)
     return W.Scratch(**arrays)
 
 
@@ -183,7 +181,7 @@ def _grow(status, need, S, nxt, O):
         t = max(t, 1 << int(np.ceil(np.log2(4 * (S.k_c.shape[0] + S.c_pub.shape[0])))))
         if t != S.t_k1.shape[0]:
             S = S._replace(**_zeros({k: _SCRATCH[k] for k in _GROW_SCRATCH[W.NEED_TABLE]}, t))
-        return S._replace(dBi=S.dB.view(np.int64)), nxt, O
+        return S, nxt, O
     if status in _GROW_LEVEL:
         return S, _grown(nxt, _GROW_LEVEL[status], need + (status == W.NEED_LNODE)), O
     return S, nxt, _grown(O, _GROW_OUT[status], need + (status in (W.NEED_ONODE, W.NEED_MAT)))
@@ -256,14 +254,15 @@ def _start(rules, fill, size=None, every_pair=False):
     return P, cur, O, S, G, t0
 
 
-def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0):
+def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_nodes=None):
     """Walk the levels from ``cur`` (its ``n_cur`` nodes, level ``first`` of the tree) to the end, or
-    ``depth`` of them. Returns ``(cur, n_cur, S, O, level_nodes, level_entries, work_bytes, gone)``:
+    ``depth`` of them, or up to the first level of ``until_nodes`` nodes or more. Returns ``(cur, n_cur, S, O, level_nodes, level_entries, work_bytes, gone)``:
     the level reached (no nodes at the end), the nodes and entries of the levels walked, and (a count)
     the matrices and cells dropped because no later level reads them."""
     level_nodes, level_entries, work = [], [], 0
     gone = np.zeros(2, np.int64)
-    while n_cur and (depth is None or len(level_nodes) < depth):
+    while n_cur and (depth is None or len(level_nodes) < depth) and \
+            (until_nodes is None or n_cur < until_nodes):
         level_nodes.append(n_cur)
         level_entries.append(int(cur.elo[n_cur]))
         nxt = _level(2 * n_cur, 2 * int(cur.elo[n_cur]), 2 * int(cur.blo[n_cur]))
@@ -317,11 +316,11 @@ def _check_keys(h):
                          "tree")
 
 
-def count_class_tree(rules: Rules, progress=None, *, split_depth: int | None = None,
+def count_class_tree(rules: Rules, progress=None, *, split_depth: int | str | None = None,
                      parts: int = 64, workers: int = 1, on_part=None) -> ClassSize:
     """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
-    its anchor matrices). With ``split_depth`` the levels below it are walked by parts, ``workers`` at
-    a time (:func:`coupsolve.classcount.count_by_parts`: the same figures in far less memory, and each
+    its anchor matrices). With ``split_depth`` (a level, or ``"auto"``: the first level of at least
+    32 nodes per part) the levels below it are walked by parts, ``workers`` at a time (:func:`coupsolve.classcount.count_by_parts`: the same figures in far less memory, and each
     part's own in ``ClassSize.parts``)."""
     if split_depth is not None:
         from .classcount import count_by_parts

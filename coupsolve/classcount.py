@@ -126,18 +126,27 @@ class _Worker:
         return size, G, (mats - n0, cells - c0), ln, le, keys
 
 
+#: ``depth="auto"`` cuts at the first level with this many nodes per part (no cut when there is none):
+#: parts of several roots each, so that the parts' sizes even out.
+AUTO_NODES_PER_PART = 32
+
+
 def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None):
     """The count of :func:`coupsolve.classbuild.count_class_tree`, walking levels ``0 .. depth - 1``
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
-    time. ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log
+    time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more. ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log
     it. Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
     from . import classbuild as B
 
-    if int(depth) < 1 or int(parts) < 1 or int(workers) < 1:
-        raise ValueError(f"depth, parts and workers must be at least 1, got {depth}, {parts} and "
-                         f"{workers}")
+    auto = isinstance(depth, str) and depth == "auto"
+    if (not auto and not (isinstance(depth, (int, np.integer)) and depth >= 1)) or int(parts) < 1 \
+            or int(workers) < 1:
+        raise ValueError(f"depth, parts and workers must be at least 1 (depth may be 'auto'), got "
+                         f"{depth}, {parts} and {workers}")
     P, cur, O, S, G, t0 = B._start(rules, False)
-    cur, n, S, O, ln, le, work, gone = B._levels(P, cur, 1, O, S, G, False, progress, depth=depth)
+    cur, n, S, O, ln, le, work, gone = B._levels(
+        P, cur, 1, O, S, G, False, progress, depth=None if auto else depth,
+        until_nodes=AUTO_NODES_PER_PART * int(parts) if auto else None)
     G[CC.G_MATRICES] += gone[0]
     G[CC.G_CELLS] += gone[1]
     level_nodes, level_entries = ln, le

@@ -38,8 +38,8 @@ from .classwalk_state import NCL, TOKW, compose, decompose, moves, public_part, 
 from .classwalk_table import EMPTY, mix_ints2, table_slot
 
 DONE = 0
-(NEED_RES, NEED_PRE, NEED_CHILD, NEED_TABLE, NEED_DENSE, NEED_ACTS, NEED_LNODE, NEED_LENT,
- NEED_LBUCK, NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 17)
+(NEED_RES, NEED_PRE, NEED_CHILD, NEED_TABLE, NEED_ACTS, NEED_LNODE, NEED_LENT, NEED_LBUCK,
+ NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 16)
 (ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS, ERR_READS) = range(20, 27)
 # per-node facts in Scratch.info
 (I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS, I_NEWMAT,
@@ -95,9 +95,6 @@ class Scratch(NamedTuple):
     rep_hi: np.ndarray  # int64 (NB,) reads (-1: none yet), reused by its other pairs
     rep_ja: np.ndarray  # int32 (NB,) the actor's bucket in that pair (its legal list)
     full: np.ndarray  # int64 (1,) 1: step every pair (the check of the reuse, in the tests)
-    dB: np.ndarray  # float64 (D,) a child's dense weights, pre-buckets x pre-buckets
-    dBi: np.ndarray  # the same memory as int64 (row hashes read the bits)
-    dC: np.ndarray  # int64 (D,) its history counts
     grp: np.ndarray  # int32 (K,) representative pre-bucket of each bucket being formed
     ord: np.ndarray  # int32 (ENODE,) the node's entries sorted by player and bucket
     ent: np.ndarray  # int32 (ENODE,) the information set of each of the node's entries (-1 none)

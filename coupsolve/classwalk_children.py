@@ -8,12 +8,15 @@ the child's buckets:
   reached it *inherits* its parent's anchor: a bucket is a (row of the anchor, class), and the weights of
   its pairs are the anchor's cells, unchanged by a decision;
 - any other child (every child of a chance node, a decision child whose public outcome depended on both
-  players) is an *anchor*: its pre-buckets' pairs are summed into a dense matrix of chance weight and
-  history count, pre-buckets with the same class and the same row are merged into one bucket, and the
-  merged matrix is stored (rows player 0's buckets, columns player 1's).
+  players) is an *anchor*: the results reaching it are summed per pair of pre-buckets (chance weight
+  and history count; only the pairs with histories, :func:`_sparse`), pre-buckets with the same class
+  and the same row are merged into one bucket, and the merged matrix is stored (rows player 0's
+  buckets, columns player 1's).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -22,7 +25,7 @@ from solvers import CHANCE
 
 from .builder import HASH_MUL, _mix
 from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_NPRE, I_NRES, NEED_CELL,
-                        NEED_DENSE, NEED_MAT, pair_cell)
+                        NEED_MAT, pair_cell)
 from .classwalk_state import NCL
 from .classwalk_table import EMPTY, table_slot
 
@@ -60,18 +63,65 @@ def _rectangle(cur, i, O, S, c):
     return pairs == S.c_nres[c]
 
 
+class Sparse(NamedTuple):
+    """The results reaching one anchor child, summed per pair of pre-buckets (never a dense
+    pre-buckets x pre-buckets matrix: at turn limit 4 one such matrix held 870 million cells)."""
+
+    a: np.ndarray  # int64 (U,) player 0's pre-bucket (its position at the child), the pairs by (a, b)
+    b: np.ndarray  # int64 (U,) player 1's
+    w: np.ndarray  # int64 (U,) the summed chance weight's bits (float64 viewed as int64)
+    n: np.ndarray  # int64 (U,) the summed history counts
+    rows: np.ndarray  # int64 (n0 + 1,) the pairs of row a: rows[a] .. rows[a + 1] - 1
+    cols: np.ndarray  # int64 (n1 + 1,) the same for columns, over ``by_col``
+    by_col: np.ndarray  # int64 (U,) the pairs ordered by (b, a)
+
+
 @njit(cache=True)
-def _group(S, G, c, q, row_key, n_other, dense):
+def _sparse(S, c, results):
+    """Sum the results ``results`` (those reaching child ``c``, in the order they were made) per pair
+    of pre-buckets, in that order within a pair (the same sums as summing them one by one)."""
+    n0, n1 = S.c_npre[c, 0], S.c_npre[c, 1]
+    m = results.shape[0]
+    key = np.empty(m, np.int64)
+    for t in range(m):
+        r = results[t]
+        key[t] = S.k_idx[S.r_k[r, 0]] * n1 + S.k_idx[S.r_k[r, 1]]
+    order = np.argsort(key, kind="mergesort")
+    pa, pb = np.empty(m, np.int64), np.empty(m, np.int64)
+    w, n = np.empty(m, np.float64), np.empty(m, np.int64)
+    u = -1
+    for t in range(m):
+        kk, r = key[order[t]], results[order[t]]
+        if u < 0 or pa[u] * n1 + pb[u] != kk:
+            u += 1
+            pa[u], pb[u], w[u], n[u] = kk // n1, kk % n1, 0.0, 0
+        w[u] += S.r_w[r]
+        n[u] += S.r_n[r]
+    u += 1
+    rows, cols = np.zeros(n0 + 1, np.int64), np.zeros(n1 + 1, np.int64)
+    for t in range(u):
+        rows[pa[t] + 1] += 1
+        cols[pb[t] + 1] += 1
+    for x in range(n0):
+        rows[x + 1] += rows[x]
+    for x in range(n1):
+        cols[x + 1] += cols[x]
+    by_col = np.argsort(pb[:u] * n0 + pa[:u], kind="mergesort")
+    return Sparse(pa[:u], pb[:u], w[:u].view(np.int64), n[:u], rows, cols, by_col)
+
+
+@njit(cache=True)
+def _group(S, G, c, q, row_key, sp):
     """Merge player ``q``'s pre-buckets at child ``c`` with the same class and the same key:
-    ``row_key[a]`` (inheriting: the parent's anchor row) or, with ``dense``, row (``q == 0``) or column
-    ``a`` of ``S.dB`` / ``S.dC`` (``n_other`` wide). Writes ``S.k_fin`` and ``S.grp``; returns the
-    number of buckets."""
+    ``row_key[a]`` (inheriting: the parent's anchor row) or, given the summed results ``sp``
+    (:func:`_sparse`), row (``q == 0``) or column ``a`` of the child's weights and history counts (its
+    pairs with histories, in order). Writes ``S.k_fin`` and ``S.grp``; returns the number of
+    buckets."""
     G[G_STAMP] += 1
     stamp = G[G_STAMP]
     mask = S.t_k1.shape[0] - 1
     n = S.c_npre[c, q]
     lo = S.c_plo[c, q]
-    width = S.c_npre[c, 1]
     nb = 0
     for a in range(n):
         k = S.plist[lo + a]
@@ -79,14 +129,15 @@ def _group(S, G, c, q, row_key, n_other, dense):
         h2 = SEED_GROUP ^ np.uint64(q + 1)
         for f in range(NCL):
             h1, h2 = _mix(h1, S.k_cls[k, f], HASH_MUL[0]), _mix(h2, S.k_cls[k, f], HASH_MUL[1])
-        if not dense:
+        if sp is None:
             h1, h2 = _mix(h1, row_key[a], HASH_MUL[0]), _mix(h2, row_key[a], HASH_MUL[1])
         else:
-            for b in range(n_other):
-                cell = a * width + b if q == 0 else b * width + a
-                h1 = _mix(h1, S.dBi[cell], HASH_MUL[0])
-                h2 = _mix(h2, S.dC[cell], HASH_MUL[1])
-                h2 = _mix(h2, S.dBi[cell], HASH_MUL[1])
+            ptr = sp.rows if q == 0 else sp.cols
+            for x in range(ptr[a], ptr[a + 1]):
+                t = x if q == 0 else sp.by_col[x]
+                other = sp.b[t] if q == 0 else sp.a[t]
+                h1 = _mix(_mix(h1, other, HASH_MUL[0]), sp.w[t], HASH_MUL[0])
+                h2 = _mix(_mix(h2, sp.n[t], HASH_MUL[1]), sp.w[t], HASH_MUL[1])
         sl = table_slot(S.t_k1, S.t_k2, S.t_val, S.t_stamp, stamp, h1, h2, mask)
         if S.t_val[sl] == EMPTY:
             S.t_val[sl] = nb
@@ -97,41 +148,45 @@ def _group(S, G, c, q, row_key, n_other, dense):
 
 
 @njit(cache=True)
-def _dense(S, c):
-    """Sum the results reaching child ``c`` into ``S.dB`` / ``S.dC`` (pre-buckets x pre-buckets)."""
-    n0, n1 = S.c_npre[c, 0], S.c_npre[c, 1]
-    S.dB[:n0 * n1] = 0.0
-    S.dC[:n0 * n1] = 0
-    for r in range(S.info[I_NRES]):
-        if S.r_c[r] == c:
-            cell = S.k_idx[S.r_k[r, 0]] * n1 + S.k_idx[S.r_k[r, 1]]
-            S.dB[cell] += S.r_w[r]
-            S.dC[cell] += S.r_n[r]
-
-
-@njit(cache=True)
-def _store(O, S, G, c, nb0, nb1, mid, cells):
-    """Write child ``c``'s merged matrix as matrix ``mid`` at cell ``cells``: a status code."""
+def _store(O, S, G, c, nb0, nb1, mid, cells, sp):
+    """Write child ``c``'s merged matrix as matrix ``mid`` at cell ``cells``: a status code. Pre-buckets
+    merged into one bucket have the same row (column), so every pair writes its bucket pair's cell."""
     if mid + 1 >= O.matrix_start.shape[0]:
         G[G_NEED] = mid + 2
         return NEED_MAT
     if cells + nb0 * nb1 > O.matrix_data.shape[0]:
         G[G_NEED] = cells + nb0 * nb1
         return NEED_CELL
-    n1 = S.c_npre[c, 1]
-    # the representatives: grp holds player 1's after the second grouping; player 0's are in k_fin
-    rep0 = np.empty(nb0, np.int64)
-    for a in range(S.c_npre[c, 0]):
-        rep0[S.k_fin[S.plist[S.c_plo[c, 0] + a]]] = a
     O.matrix_start[mid] = cells
     O.matrix_start[mid + 1] = cells + nb0 * nb1
     O.matrix_cols[mid] = nb1
-    for g0 in range(nb0):
-        for g1 in range(nb1):
-            src = rep0[g0] * n1 + S.grp[g1]
-            O.matrix_data[cells + g0 * nb1 + g1] = S.dB[src]
-            O.matrix_cnt[cells + g0 * nb1 + g1] = S.dC[src]
+    O.matrix_data[cells:cells + nb0 * nb1] = 0.0
+    O.matrix_cnt[cells:cells + nb0 * nb1] = 0
+    w = sp.w.view(np.float64)
+    for t in range(sp.a.shape[0]):
+        g0 = S.k_fin[S.plist[S.c_plo[c, 0] + sp.a[t]]]
+        g1 = S.k_fin[S.plist[S.c_plo[c, 1] + sp.b[t]]]
+        O.matrix_data[cells + g0 * nb1 + g1] = w[t]
+        O.matrix_cnt[cells + g0 * nb1 + g1] = sp.n[t]
     return DONE
+
+
+@njit(cache=True)
+def _by_child(S):
+    """The node's results grouped by child, each child's in the order they were made: ``(order,
+    start)``, child ``c``'s are ``order[start[c] : start[c + 1]]``."""
+    nch, nres = S.info[I_NCH], S.info[I_NRES]
+    start = np.zeros(nch + 1, np.int64)
+    for r in range(nres):
+        start[S.r_c[r] + 1] += 1
+    for c in range(nch):
+        start[c + 1] += start[c]
+    fill = start[:nch].copy()
+    order = np.empty(nres, np.int64)
+    for r in range(nres):
+        order[fill[S.r_c[r]]] = r
+        fill[S.r_c[r]] += 1
+    return order, start
 
 
 @njit(cache=True)
@@ -144,6 +199,7 @@ def settle_children(cur, i, O, S, G):
     b_lo, nb0p = cur.blo[i], cur.nb0[i]
     mid, cells = G[G_MATRICES], G[G_CELLS]
     rows = np.empty(0, np.int64)
+    order, start = np.empty(0, np.int64), np.empty(0, np.int64)
     for c in range(S.info[I_NCH]):
         if not chance and _rectangle(cur, i, O, S, c):
             S.c_mat[c] = cur.amat[i]
@@ -153,16 +209,14 @@ def settle_children(cur, i, O, S, G):
                 for a in range(n):
                     k = S.plist[S.c_plo[c, q] + a]
                     rows[a] = cur.b_row[b_lo + (0 if q == 0 else nb0p) + S.k_par[k]]
-                S.c_nb[c, q] = _group(S, G, c, q, rows, 0, False)
+                S.c_nb[c, q] = _group(S, G, c, q, rows, None)
             continue
-        n0, n1 = S.c_npre[c, 0], S.c_npre[c, 1]
-        if n0 * n1 > S.dB.shape[0]:
-            G[G_NEED] = n0 * n1
-            return NEED_DENSE
-        _dense(S, c)
-        S.c_nb[c, 0] = _group(S, G, c, 0, rows, n1, True)
-        S.c_nb[c, 1] = _group(S, G, c, 1, rows, n0, True)
-        st = _store(O, S, G, c, S.c_nb[c, 0], S.c_nb[c, 1], mid, cells)
+        if order.shape[0] == 0:
+            order, start = _by_child(S)
+        sp = _sparse(S, c, order[start[c]:start[c + 1]])
+        S.c_nb[c, 0] = _group(S, G, c, 0, rows, sp)
+        S.c_nb[c, 1] = _group(S, G, c, 1, rows, sp)
+        st = _store(O, S, G, c, S.c_nb[c, 0], S.c_nb[c, 1], mid, cells, sp)
         if st != DONE:
             return st
         S.c_mat[c] = mid

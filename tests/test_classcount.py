@@ -47,12 +47,25 @@ def test_count_by_parts_is_the_count(rules):
         assert stages[-1] == (f"parts below level {depth}", len(seen), len(seen))
 
 
+def test_auto_cuts_at_the_first_level_of_enough_nodes_per_part():
+    from coupsolve.classcount import AUTO_NODES_PER_PART
+
+    whole = count_class_tree(TL1)
+    depth = int(np.argmax(whole.level_nodes >= AUTO_NODES_PER_PART * 2))
+    assert whole.level_nodes[depth] >= AUTO_NODES_PER_PART * 2 and depth > 0
+    size = count_class_tree(TL1, split_depth="auto", parts=2, workers=2)
+    _same(whole, size)
+    _check_parts(whole, size, depth)
+    assert count_class_tree(TL1, split_depth="auto", parts=10**6).parts == ()
+
+
 def test_a_cut_below_the_tree_walks_it_whole_and_bad_figures_are_refused():
     whole = count_class_tree(TL1)
     deep = count_class_tree(TL1, split_depth=len(whole.level_nodes), parts=3)
     _same(whole, deep)
     assert deep.parts == ()
-    for bad in (dict(split_depth=0), dict(split_depth=2, parts=0), dict(split_depth=2, workers=0)):
+    for bad in (dict(split_depth=0), dict(split_depth="deep"), dict(split_depth=2, parts=0),
+                dict(split_depth=2, workers=0)):
         with pytest.raises(ValueError, match="at least 1"):
             count_class_tree(TL1, **bad)
 
