@@ -85,3 +85,22 @@ def test_count_by_parts_at_turn_limit_2():
     size = count_class_tree(rules, split_depth=9, parts=40, workers=2)
     _same(whole, size)
     _check_parts(whole, size, 9)
+
+
+def test_the_command_line_counts_by_parts_on_its_threads(monkeypatch, capsys):
+    """``coupsolve info --representation public`` counts the class walk's tree by parts (the same
+    figures as the level-by-level count)."""
+    import coupsolve.classcount as classcount
+    from coupsolve import cli_solve
+    from coupsolve.cli import main
+
+    seen = []
+    real = classcount.count_by_parts
+    monkeypatch.setattr(cli_solve, "COUNT_PARTS", 2)
+    monkeypatch.setattr(classcount, "count_by_parts",
+                        lambda *a, **k: seen.append((a, k, real(*a, **k))) or seen[-1][2])
+    assert main(["info", "--turn-limit", "1", "--representation", "public"]) == 0
+    (args, _, size), = seen
+    assert args[1:3] == ("auto", 2) and args[3] >= 1 and len(size.parts) == 2
+    _same(count_class_tree(TL1), size)
+    assert size.describe().split("; count")[0] in capsys.readouterr().out
