@@ -6,7 +6,8 @@ per finished part goes to standard output (its roots, nodes, entries, informatio
 matrix cells, seconds, and the process's maximum resident memory so far), and the whole count (totals,
 nodes and entries per level, every part's figures, the tree's bytes in the public tree's layout) is
 written as JSON to ``--out``: the measured per-part figures that the plan of a distributed solve is
-computed from. Run alone: ``python -m benchmarks.public_count --turn-limit 4 --out count.json``.
+computed from. Run alone: ``python -m benchmarks.public_count --turn-limit 4 --out count.json``;
+``--report count.json`` prints where a counted tree's bytes go (:func:`report`) without counting.
 """
 
 from __future__ import annotations
@@ -34,6 +35,38 @@ def _record(size):
         parts=[p._asdict() for p in size.parts])
 
 
+def report(rec):
+    """Where the bytes of a counted tree go, in the public tree's layout and its solve's, and its parts'
+    spread: lines of text from a record of :func:`_record`."""
+    from coupsolve.publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET
+    from solvers.public import (_BYTES_PER_ACTION, _BYTES_PER_ENTRY, _BYTES_PER_INFOSET,
+                                _BYTES_PER_NODE)
+    from solvers.public_rep import estimate_public_solve_bytes
+
+    gib = 2.0 ** 30
+    rows = [("public nodes", rec["nodes"], _BYTES_PER_NODE),
+            ("entries", rec["entries"], _BYTES_PER_ENTRY + _EXTRA_PER_ENTRY),
+            ("matrix cells", rec["cells"], 8), ("matrices", rec["matrices"], 12),
+            ("information sets", rec["infosets"], _BYTES_PER_INFOSET + _EXTRA_PER_INFOSET),
+            ("actions", rec["actions"], _BYTES_PER_ACTION)]
+    out = [f"{'':18} {'count':>16} {'bytes each':>10} {'GiB':>8}"]
+    out += [f"{name:18} {n:16,} {b:10} {n * b / gib:8.2f}" for name, n, b in rows]
+    out.append(f"{'tree':18} {'':16} {'':10} {rec['tree_bytes'] / gib:8.2f}")
+    for precision in ("float64", "float32"):
+        solve = estimate_public_solve_bytes(rec["entries"], rec["actions"], precision)
+        out.append(f"{'solve, ' + precision:18} {'':16} {'':10} {solve / gib:8.2f}")
+    parts = rec["parts"]
+    if parts:
+        by = sorted(parts, key=lambda p: p["entries"])
+        share = [p["entries"] / max(rec["entries"], 1) for p in by]
+        out.append(f"{len(parts)} parts below level {rec.get('split_depth')}: entries per part median "
+                   f"{by[len(by) // 2]['entries']:,}, largest {by[-1]['entries']:,} "
+                   f"({100 * share[-1]:.1f}% of the tree), the 10 largest {100 * sum(share[-10:]):.1f}%; "
+                   f"cells of the largest {max(p['cells'] for p in parts):,}; the slowest part "
+                   f"{max(p['seconds'] for p in parts):.0f} s of {sum(p['seconds'] for p in parts):.0f} s")
+    return out
+
+
 def main(argv=None):
     from coupsolve.classbuild import count_class_tree
     from coupsolve.rules import Rules
@@ -44,8 +77,15 @@ def main(argv=None):
     ap.add_argument("--split-depth", type=int, default=12)
     ap.add_argument("--parts", type=int, default=200)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--out", required=True, help="the JSON file to write")
+    ap.add_argument("--out", help="the JSON file to write")
+    ap.add_argument("--report", metavar="JSON", help="print where a written count's bytes go, and stop")
     a = ap.parse_args(argv)
+    if a.report:
+        with open(a.report) as f:
+            print("\n".join(report(json.load(f))))
+        return
+    if not a.out:
+        ap.error("--out is required to count")
     rules = Rules.two_player_selection(turn_limit=a.turn_limit, limit_payoff=a.limit_payoff)
     began, last = time.perf_counter(), [0.0]
 
@@ -68,6 +108,7 @@ def main(argv=None):
     with open(a.out, "w") as f:
         json.dump(rec, f, indent=1)
     print(size.describe())
+    print("\n".join(report(rec)))
     print(f"tree {size.tree_bytes() / 2**30:.2f} GiB, max RSS {_max_rss() / 2**30:.2f} GiB; "
           f"written {a.out}")
 
