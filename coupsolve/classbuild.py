@@ -25,6 +25,7 @@ from numba import njit
 
 from solvers.memory import check_fits, format_bytes
 from solvers.public import PublicTree, PublicFlat
+from solvers.public_rep import estimate_public_solve_bytes
 from solvers.public_split import pack_matrices
 
 from . import classwalk as W
@@ -87,13 +88,21 @@ class ClassSize(NamedTuple):
     stepped: int  # of them composed and stepped through the engine (the others reuse a stepped one)
     level_nodes: np.ndarray
     level_entries: np.ndarray
-    work_bytes: int  # the walk's two largest consecutive levels and its matrix counts
+    work_bytes: int  # the walk's two largest consecutive levels and its matrix counts (a count by parts:
+    # the larger of its own and a level-by-level build's, level_walk_bytes)
     seconds: float
     parts: tuple = ()  # a count by parts: each part's coupsolve.classcount.PartSize
 
     # the same trees' bytes from the same figures as the history-stepping walk's count
     tree_bytes = PublicSize.tree_bytes
-    peak_bytes = PublicSize.peak_bytes
+
+    def peak_bytes(self, precision="float64", predictive=False) -> int:
+        """Peak bytes of a build and then a solve: the tree, plus the larger of the solve's working
+        memory and the build's own (the walk's, and the history count of every matrix cell, 8 bytes,
+        which the build holds beside the tree's weights). Checked against the measured peak at turn
+        limit 2 (``tests/test_memory_estimate.py``)."""
+        solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
+        return self.tree_bytes() + max(self.work_bytes + 8 * self.cells, solve)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
@@ -288,6 +297,19 @@ def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_n
         if not fill:
             gone += _keep_read_matrices(O, G, cur.amat[:n_cur])
     return cur, n_cur, S, O, level_nodes, level_entries, work, gone
+
+
+def level_walk_bytes(level_nodes, level_entries):
+    """Bytes of a level-by-level walk's two levels at their largest, from the levels' sizes (a bucket
+    counted as an entry: every bucket holds one or more): what a build needs beside the tree and its
+    matrices, whichever way the tree was counted."""
+    per = {code: sum(np.dtype(_LEVEL[k][0]).itemsize * int(np.prod(_LEVEL[k][1]))
+                     for k in _GROW_LEVEL[code]) for code in _GROW_LEVEL}
+    size = (per[W.NEED_LNODE] * np.asarray(level_nodes, np.int64)
+            + (per[W.NEED_LENT] + per[W.NEED_LBUCK]) * np.asarray(level_entries, np.int64))
+    if size.shape[0] < 2:
+        return int(3 * size.sum())
+    return int((size[:-1] + 2 * np.maximum(size[:-1], size[1:])).max())
 
 
 def _keep_read_matrices(O, G, amat):

@@ -53,7 +53,8 @@ class PartSize(NamedTuple):
     pairs: int
     stepped: int
     levels: int
-    work_bytes: int  # the part's walk: its two largest consecutive levels, matrices and keys
+    work_bytes: int  # the part's walk: its two largest consecutive levels, matrices and keys (the
+    # whole count's ClassSize.work_bytes is the larger of its walk and a level-by-level build's walk)
     seconds: float
 
 
@@ -185,8 +186,10 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
                 raise
     keys = np.concatenate(keys)
     B._check_keys(keys)
+    # the build walks level by level: its walk, not the parts', is what a build beside the tree needs
+    work = max(work + keys.nbytes, B.level_walk_bytes(level_nodes, level_entries) + keys.nbytes)
     return B._size(rules, G, np.array(level_nodes), np.array(level_entries),
-                   work + keys.nbytes, time.perf_counter() - t0,
+                   work, time.perf_counter() - t0,
                    tuple(sorted(sizes, key=lambda s: s.first)))
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from coupsolve.classbuild import count_class_tree
+from coupsolve.classbuild import count_class_tree, level_walk_bytes
 from coupsolve.rules import Rules
 
 from coup_helpers import SMALL_RULES
@@ -37,11 +37,16 @@ def _check_parts(whole, size, depth):
 @pytest.mark.parametrize("rules", [TL1, SMALL_RULES[3], SMALL_RULES[4], SMALL_RULES[5]], ids=str)
 def test_count_by_parts_is_the_count(rules):
     whole = count_class_tree(rules)
+    # the estimate of a level-by-level walk from its levels' sizes is within what the walk allocated
+    assert 0 < level_walk_bytes(whole.level_nodes, whole.level_entries) <= whole.work_bytes
     for depth, parts, workers in [(2, 1, 1), (5, 9, 2), (len(whole.level_nodes) - 1, 4, 2)]:
         seen, stages = [], []
         size = count_class_tree(rules, lambda *a: stages.append(a), split_depth=depth, parts=parts,
                                 workers=workers, on_part=seen.append)
         _same(whole, size)
+        # a build walks level by level whatever counted it: a count by parts says what that walk needs
+        assert size.work_bytes >= level_walk_bytes(whole.level_nodes, whole.level_entries)
+        assert size.peak_bytes() >= size.tree_bytes() + size.work_bytes
         assert 1 <= len(size.parts) <= parts and sorted(seen) == sorted(size.parts)
         _check_parts(whole, size, depth)
         assert stages[-1] == (f"parts below level {depth}", len(seen), len(seen))
