@@ -40,7 +40,10 @@ from .rules import Rules
 
 __all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
 
-_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64)
+# the walk's anchors are sparse (cells: pairs with histories, by row; matrix_start their cells,
+# matrix_rowp their row pointers); a build expands them dense into the tree's matrix_start, matrix_data
+_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64, matrix_rowp=np.int64, row_ptr=np.int64,
+            cell_col=np.int32)
 ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
 _NODE_ARRAYS = ("node_kind", "node_player", "child_start", "num_children", "entry_start",
                 "num_entries0", "term_matrix", "term_scale")
@@ -49,7 +52,8 @@ _INFOSET_ARRAYS = ("infoset_player", "infoset_num_actions", "infoset_offset", "i
                    "infoset_node", "infoset_context")
 _GROW_OUT = {W.NEED_ONODE: _NODE_ARRAYS, W.NEED_OENT: _ENTRY_ARRAYS,
              W.NEED_OINF: _INFOSET_ARRAYS + ("infoset_hash",), W.NEED_OACT: ("infoset_actions",),
-             W.NEED_MAT: ("matrix_start", "matrix_cols"), W.NEED_CELL: ("matrix_data", "matrix_cnt")}
+             W.NEED_MAT: ("matrix_start", "matrix_cols", "matrix_rowp"),
+             W.NEED_CELL: ("matrix_data", "matrix_cnt", "cell_col"), W.NEED_ROWS: ("row_ptr",)}
 _GROW_LEVEL = {W.NEED_LNODE: ("pub", "amat", "elo", "ne0", "blo", "nb0"),
                W.NEED_LENT: ("e_h", "e_bk", "e_par", "e_slot"),
                W.NEED_LBUCK: ("b_cls", "b_row", "b_cnt")}
@@ -59,7 +63,7 @@ _GROW_SCRATCH = {W.NEED_RES: ("r_c", "r_k", "r_w", "r_n"),
                  W.NEED_CHILD: ("c_pub", "c_npre", "c_plo", "c_nb", "c_mat", "c_nres"),
                  W.NEED_TABLE: ("t_k1", "t_k2", "t_val", "t_stamp"),
                  W.NEED_ACTS: ("a_lo", "a_k", "acts", "rep_lo", "rep_hi", "rep_ja"),
-                 W.NEED_ORD: ("ord", "ent", "o_lo")}
+                 W.NEED_ORD: ("ord", "ent", "o_lo"), W.NEED_ROWMAP: ("rm_cell", "rm_stamp")}
 _ERRORS = {
     W.ERR_MIXED: "its histories are not all of one kind and actor",
     W.ERR_SPLIT: "a state does not split into public part and the players' classes",
@@ -81,7 +85,7 @@ class ClassSize(NamedTuple):
     infosets: int
     actions: int
     matrices: int
-    cells: int
+    cells: int  # the matrices' rows x columns: the tree's (dense) matrix cells
     decision_histories: int  # histories at decision nodes, forced moves (no information set) included
     pairs: int  # bucket pairs with histories at the public nodes (decision, chance and terminal)
     pairs_by_kind: tuple  # of them at decision, chance and terminal nodes
@@ -91,23 +95,31 @@ class ClassSize(NamedTuple):
     work_bytes: int  # the walk's two largest consecutive levels and its matrix counts (a count by parts:
     # the larger of its own and a level-by-level build's, level_walk_bytes)
     seconds: float
+    pair_cells: int  # of the cells, those with histories: the walk's sparse anchors hold only them
+    row_entries: int  # the anchors' row pointers (rows + 1 per matrix)
     parts: tuple = ()  # a count by parts: each part's coupsolve.classcount.PartSize
 
     # the same trees' bytes from the same figures as the history-stepping walk's count
     tree_bytes = PublicSize.tree_bytes
 
+    def anchor_bytes(self) -> int:
+        """Bytes of the walk's sparse anchor matrices when a build keeps them all (20 per cell with
+        histories, 8 per row pointer, 20 per matrix)."""
+        return 20 * self.pair_cells + 8 * self.row_entries + 20 * self.matrices
+
     def peak_bytes(self, precision="float64", predictive=False) -> int:
         """Peak bytes of a build and then a solve: the tree, plus the larger of the solve's working
-        memory and the build's own (the walk's, and the history count of every matrix cell, 8 bytes,
-        which the build holds beside the tree's weights). Checked against the measured peak at turn
-        limit 2 (``tests/test_memory_estimate.py``)."""
+        memory and the build's own (the walk's, and its sparse anchors, which the build holds until
+        it has written the tree's dense matrices). Checked against the measured peak at turn limit 2
+        (``tests/test_memory_estimate.py``)."""
         solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
-        return self.tree_bytes() + max(self.work_bytes + 8 * self.cells, solve)
+        return self.tree_bytes() + max(self.work_bytes + self.anchor_bytes(), solve)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
                 f"{self.infosets:,} information sets, {self.actions:,} actions, {self.cells:,} "
-                f"matrix cells in {self.matrices:,} matrices; {format_bytes(self.tree_bytes())} "
+                f"matrix cells ({self.pair_cells:,} with histories) in {self.matrices:,} matrices; "
+                f"{format_bytes(self.tree_bytes())} "
                 f"(+{format_bytes(self.work_bytes)} to walk); {self.pairs:,} pairs of buckets "
                 f"({self.stepped:,} stepped) for {self.decision_histories:,} histories at decision "
                 f"nodes; count {self.seconds:.1f} s")
@@ -133,7 +145,7 @@ _SCRATCH = dict(
     t_stamp=(np.int64, ()), a_lo=(np.int32, ()), a_k=(np.int32, ()), acts=(np.int32, ()),
     rep_lo=(np.int64, ()), rep_hi=(np.int64, ()), rep_ja=(np.int32, ()),
     ord=(np.int32, ()), ent=(np.int32, ()),
-    o_lo=(np.int64, ()))
+    o_lo=(np.int64, ()), rm_cell=(np.int64, ()), rm_stamp=(np.int64, ()))
 _FIRST = dict(r_c=1 << 12, k_c=1 << 12, c_pub=64, t_k1=1 << 14, a_lo=256, ord=1 << 12)
 
 
@@ -154,6 +166,7 @@ def _scratch(every_pair=False):
     arrays["info"] = np.zeros(16, np.int64)
     arrays["payoff"] = np.zeros(1, np.float64)
     arrays["full"] = np.array([1 if every_pair else 0], np.int64)
+    arrays["rm_ctr"] = np.zeros(1, np.int64)
     arrays.update(s=np.zeros(E.S_SIZE, np.int32), s2=np.zeros(E.S_SIZE, np.int32),
                   pub2=np.zeros(E.S_SIZE, np.int32), ev=np.zeros((4 * TOKW, 3), np.int32),
                   buf=np.zeros(E.MAX_MOVES, np.int32), prob=np.zeros(E.MAX_MOVES, np.float64),
@@ -218,7 +231,8 @@ def _root(P, L, O):
         L.b_cls[p] = cls[p]
         L.b_row[p], L.b_cnt[p] = 0, 1
     O.matrix_start[0], O.matrix_start[1], O.matrix_cols[0] = 0, 1, 1
-    O.matrix_data[0], O.matrix_cnt[0] = 1.0, 1
+    O.matrix_rowp[0], O.matrix_rowp[1], O.row_ptr[0], O.row_ptr[1] = 0, 2, 0, 1
+    O.matrix_data[0], O.matrix_cnt[0], O.cell_col[0] = 1.0, 1, 0
     return ok
 
 
@@ -227,14 +241,16 @@ def _new_out(fill, size=None):
     sizes, so that a large build never holds an array twice while growing it."""
     sizes = dict.fromkeys(_OUT, 1 << 12 if fill else 0)
     sizes.update(infoset_hash=1 << 12, matrix_start=1 << 10, matrix_cols=1 << 10,
-                 matrix_data=1 << 14, matrix_cnt=1 << 14)
+                 matrix_rowp=1 << 10, matrix_data=1 << 14, matrix_cnt=1 << 14, cell_col=1 << 14,
+                 row_ptr=1 << 12)
     if size is not None:
         sizes.update(dict.fromkeys(_NODE_ARRAYS, size.nodes + 1),
                      **dict.fromkeys(_ENTRY_ARRAYS, size.entries + 1),
                      **dict.fromkeys(_INFOSET_ARRAYS + ("infoset_hash",), size.infosets + 1),
                      infoset_actions=size.actions + 1, matrix_start=size.matrices + 2,
-                     matrix_cols=size.matrices + 2, matrix_data=size.cells + 1,
-                     matrix_cnt=size.cells + 1)
+                     matrix_cols=size.matrices + 2, matrix_rowp=size.matrices + 2,
+                     matrix_data=size.pair_cells + 1, matrix_cnt=size.pair_cells + 1,
+                     cell_col=size.pair_cells + 1, row_ptr=size.row_entries + 1)
     return ClassOut(**{k: np.zeros(sizes[k], dt) for k, dt in _OUT.items()})
 
 
@@ -242,8 +258,7 @@ def _walk(rules, fill, progress, size=None, every_pair=False):
     """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
     P, cur, O, S, G, t0 = _start(rules, fill, size, every_pair)
     _, _, S, O, level_nodes, level_entries, work, gone = _levels(P, cur, 1, O, S, G, fill, progress)
-    G[CC.G_MATRICES] += gone[0]
-    G[CC.G_CELLS] += gone[1]
+    _add_gone(G, gone)
     return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
 
 
@@ -259,7 +274,7 @@ def _start(rules, fill, size=None, every_pair=False):
     if not _root(P, cur, O):
         raise ValueError("the class walk cannot build these rules: the initial state holds cards "
                          "that are nobody's")
-    G[CC.G_MATRICES], G[CC.G_CELLS] = 1, 1
+    G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS], G[CC.G_DENSE] = 1, 1, 2, 1
     return P, cur, O, S, G, t0
 
 
@@ -269,7 +284,7 @@ def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_n
     the level reached (no nodes at the end), the nodes and entries of the levels walked, and (a count)
     the matrices and cells dropped because no later level reads them."""
     level_nodes, level_entries, work = [], [], 0
-    gone = np.zeros(2, np.int64)
+    gone = np.zeros(3, np.int64)
     while n_cur and (depth is None or len(level_nodes) < depth) and \
             (until_nodes is None or n_cur < until_nodes):
         level_nodes.append(n_cur)
@@ -291,7 +306,7 @@ def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_n
                                  f"{d}: {_ERRORS[st]}")
             else:
                 S, nxt, O = _grow(st, int(G[CC.G_NEED]), S, nxt, O)
-        live = O.matrix_data.nbytes + O.matrix_cnt.nbytes + O.infoset_hash.nbytes
+        live = sum(getattr(O, k).nbytes for k in _ANCHOR_ARRAYS) + O.infoset_hash.nbytes
         work = max(work, sum(a.nbytes for a in cur) + sum(a.nbytes for a in nxt) + live)
         cur, n_cur = nxt, int(LC[0])
         if not fill:
@@ -312,21 +327,43 @@ def level_walk_bytes(level_nodes, level_entries):
     return int((size[:-1] + 2 * np.maximum(size[:-1], size[1:])).max())
 
 
+_ANCHOR_ARRAYS = ("matrix_start", "matrix_cols", "matrix_rowp", "matrix_data", "matrix_cnt",
+                  "cell_col", "row_ptr")
+
+
+def pack_anchors(O, used, out=None):
+    """Anchor matrices ``used`` (sorted ids) of ``O``, renumbered from 0, into ``out`` (default: in
+    place, moved to the front); returns ``(out, matrices, cells, row pointers)``."""
+    out = O if out is None else out
+    start, cells = pack_matrices(O.matrix_start, used)
+    rowp, rows = pack_matrices(O.matrix_rowp, used)
+    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
+    out.matrix_data[:c] = O.matrix_data[cells]
+    out.matrix_cnt[:c] = O.matrix_cnt[cells]
+    out.cell_col[:c] = O.cell_col[cells]
+    out.row_ptr[:r] = O.row_ptr[rows]
+    out.matrix_cols[:n] = O.matrix_cols[used]
+    out.matrix_start[:n + 1] = start
+    out.matrix_rowp[:n + 1] = rowp
+    return out, n, c, r
+
+
 def _keep_read_matrices(O, G, amat):
     """Counting: keep only the anchor matrices the next level reads (``amat``, renumbered in place),
     moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
-    matrices and cells dropped."""
+    matrices, cells and row pointers dropped."""
     used = np.unique(amat)
-    start, cells = pack_matrices(O.matrix_start, used)
-    n, c = used.shape[0], int(start[-1])
-    O.matrix_data[:c] = O.matrix_data[cells]
-    O.matrix_cnt[:c] = O.matrix_cnt[cells]
-    O.matrix_cols[:n] = O.matrix_cols[used]
-    O.matrix_start[:n + 1] = start
+    _, n, c, r = pack_anchors(O, used)
     amat[:] = np.searchsorted(used, amat)
-    dropped = np.array([G[CC.G_MATRICES] - n, G[CC.G_CELLS] - c], np.int64)
-    G[CC.G_MATRICES], G[CC.G_CELLS] = n, c
+    dropped = np.array([G[CC.G_MATRICES] - n, G[CC.G_CELLS] - c, G[CC.G_ROWS] - r], np.int64)
+    G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS] = n, c, r
     return dropped
+
+
+def _add_gone(G, gone):
+    G[CC.G_MATRICES] += gone[0]
+    G[CC.G_CELLS] += gone[1]
+    G[CC.G_ROWS] += gone[2]
 
 
 def _check_keys(h):
@@ -355,9 +392,23 @@ def count_class_tree(rules: Rules, progress=None, *, split_depth: int | str | No
 
 def _size(rules, G, ln, le, work, sec, parts=()):
     return ClassSize(rules, int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS]),
-                     int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]),
+                     int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_DENSE]),
                      int(G[CC.G_DECHIST]), int(G[CC.G_PAIRS]), _pair_kinds(G),
-                     int(G[CC.G_STEPPED]), ln, le, work, sec, parts)
+                     int(G[CC.G_STEPPED]), ln, le, work, sec, int(G[CC.G_CELLS]),
+                     int(G[CC.G_ROWS]), parts)
+
+
+def _dense(O, nm, cells):
+    """The tree's matrices from the walk's ``nm`` sparse anchors: ``(matrix_start, matrix_data)``."""
+    rows = np.diff(O.matrix_rowp[:nm + 1]) - 1
+    start = np.zeros(nm + 1, np.int64)
+    np.cumsum(rows * O.matrix_cols[:nm], out=start[1:])
+    if int(start[-1]) != cells:
+        raise AssertionError(f"the class walk's matrices hold {int(start[-1]):,} cells, not {cells:,}")
+    check_fits(8 * cells, f"the public tree's matrices ({cells:,} cells)")
+    data = np.zeros(cells, np.float64)
+    CC.expand_dense(O, nm, start, data)
+    return start, data
 
 
 def _pair_kinds(G):
@@ -377,18 +428,18 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     if size is not None:
         if not isinstance(size, ClassSize) or size.rules != rules:
             raise ValueError("size must be count_class_tree(rules) of these very rules")
-        check_fits(size.tree_bytes() + size.work_bytes,
+        check_fits(size.tree_bytes() + size.work_bytes + size.anchor_bytes(),
                    f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                    f"information sets) and its walk")
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
     _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
     n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
-    na, nm, nc = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_CELLS])
+    na, nm = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES])
     size = dict.fromkeys(_NODE_ARRAYS, n)
     size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
-    size.update(infoset_hash=ni, infoset_actions=na, matrix_start=nm + 1, matrix_cols=nm,
-                matrix_data=nc)
+    size.update(infoset_hash=ni, infoset_actions=na, matrix_cols=nm)
     arrays = {k: getattr(O, k)[:size[k]] for k in size}
+    arrays["matrix_start"], arrays["matrix_data"] = _dense(O, nm, int(G[CC.G_DENSE]))
     arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
     level_start = np.concatenate(([0], np.cumsum(ln)))
     flat = {k: arrays[k] for k in PublicFlat._fields if k in arrays}

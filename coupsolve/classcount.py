@@ -36,7 +36,7 @@ from .classwalk_emit import Level
 __all__ = ["PartSize", "count_by_parts"]
 
 _SUMMED = (CC.G_NODES, CC.G_ENTRIES, CC.G_INFOSETS, CC.G_ACTIONS, CC.G_DECHIST, CC.G_PAIRS,
-           CC.G_TERMPAIRS, CC.G_STEPPED, CC.G_CHPAIRS)
+           CC.G_TERMPAIRS, CC.G_STEPPED, CC.G_CHPAIRS, CC.G_DENSE)
 
 
 class PartSize(NamedTuple):
@@ -49,7 +49,8 @@ class PartSize(NamedTuple):
     infosets: int
     actions: int
     matrices: int  # the part's own: those its roots read (copies) and those below them
-    cells: int
+    cells: int  # their rows x columns (the tree's dense matrices)
+    pair_cells: int  # of them, those with histories (the walk's sparse anchors)
     pairs: int
     stepped: int
     levels: int
@@ -79,23 +80,20 @@ def _part_level(cur, a, b):
                  b_cnt=cur.b_cnt[b0:b1].copy())
 
 
-def _part_out(O, level, new_out):
+def _part_out(B, O, level):
     """A count's output arrays holding the anchor matrices ``level`` reads (renumbered in
-    ``level.amat``); returns ``(O, matrices, cells)``."""
+    ``level.amat``); returns ``(O, matrices, cells, row pointers)``."""
     used = np.unique(level.amat)
-    start, cells = pack_matrices(O.matrix_start, used)
-    n, c = used.shape[0], int(start[-1])
-    P = new_out(False)
-    grow = dict(matrix_start=np.zeros(n + 2 + (1 << 10), np.int64),
-                matrix_cols=np.zeros(n + 2 + (1 << 10), np.int32),
-                matrix_data=np.zeros(c + (1 << 14), np.float64),
-                matrix_cnt=np.zeros(c + (1 << 14), np.int64))
-    grow["matrix_start"][:n + 1] = start
-    grow["matrix_cols"][:n] = O.matrix_cols[used]
-    grow["matrix_data"][:c] = O.matrix_data[cells]
-    grow["matrix_cnt"][:c] = O.matrix_cnt[cells]
+    start, _ = pack_matrices(O.matrix_start, used)
+    rowp, _ = pack_matrices(O.matrix_rowp, used)
+    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
+    room = dict(matrix_start=n + 2, matrix_cols=n + 2, matrix_rowp=n + 2, matrix_data=c,
+                matrix_cnt=c, cell_col=c, row_ptr=r)
+    P = B._new_out(False)
+    P = P._replace(**{k: np.zeros(room[k] + getattr(P, k).shape[0], getattr(P, k).dtype)
+                      for k in room})
     level.amat[:] = np.searchsorted(used, level.amat)
-    return P._replace(**grow), n, c
+    return B.pack_anchors(O, used, P)
 
 
 class _Worker:
@@ -112,19 +110,21 @@ class _Worker:
     def walk(self, a, b, first):
         t0 = time.perf_counter()
         level = _part_level(self.cur, a, b)
-        O, n0, c0 = _part_out(self.O, level, self.B._new_out)
+        O, n0, c0, r0 = _part_out(self.B, self.O, level)
+        dense0 = int(((np.diff(O.matrix_rowp[:n0 + 1]) - 1) * O.matrix_cols[:n0]).sum())
         G = np.zeros(CC.NG, np.int64)
-        G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_STAMP] = n0, c0, self.stamp
+        G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS], G[CC.G_STAMP] = n0, c0, r0, self.stamp
         _, _, self.S, O, ln, le, work, gone = self.B._levels(
             self.P, level, b - a, O, self.S, G, False, self._check, first=first)
         self.stamp = int(G[CC.G_STAMP])
         keys = O.infoset_hash[:G[CC.G_INFOSETS]].copy()
-        mats, cells = int(G[CC.G_MATRICES] + gone[0]), int(G[CC.G_CELLS] + gone[1])
+        self.B._add_gone(G, gone)
+        mats, cells, rows = int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]), int(G[CC.G_ROWS])
         size = PartSize(int(a), int(b - a), int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]),
-                        int(G[CC.G_INFOSETS]), int(G[CC.G_ACTIONS]), mats, cells,
-                        int(G[CC.G_PAIRS]), int(G[CC.G_STEPPED]), len(ln), int(work),
-                        time.perf_counter() - t0)
-        return size, G, (mats - n0, cells - c0), ln, le, keys
+                        int(G[CC.G_INFOSETS]), int(G[CC.G_ACTIONS]), mats,
+                        dense0 + int(G[CC.G_DENSE]), cells, int(G[CC.G_PAIRS]),
+                        int(G[CC.G_STEPPED]), len(ln), int(work), time.perf_counter() - t0)
+        return size, G, (mats - n0, cells - c0, rows - r0), ln, le, keys
 
 
 #: ``depth="auto"`` cuts at the first level with this many nodes per part (no cut when there is none):
@@ -148,8 +148,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     cur, n, S, O, ln, le, work, gone = B._levels(
         P, cur, 1, O, S, G, False, progress, depth=None if auto else depth,
         until_nodes=AUTO_NODES_PER_PART * int(parts) if auto else None)
-    G[CC.G_MATRICES] += gone[0]
-    G[CC.G_CELLS] += gone[1]
+    B._add_gone(G, gone)
     level_nodes, level_entries = ln, le
     keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
     if n:
@@ -170,8 +169,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
                     for f in done:
                         size, g, new, pln, ple, k = f.result()
                         G[list(_SUMMED)] += g[list(_SUMMED)]
-                        G[CC.G_MATRICES] += new[0]
-                        G[CC.G_CELLS] += new[1]
+                        B._add_gone(G, new)
                         level_nodes = _add(level_nodes, pln, len(ln))
                         level_entries = _add(level_entries, ple, len(ln))
                         keys.append(k)

@@ -39,11 +39,13 @@ from .classwalk_table import EMPTY, mix_ints2, table_slot
 
 DONE = 0
 (NEED_RES, NEED_PRE, NEED_CHILD, NEED_TABLE, NEED_ACTS, NEED_LNODE, NEED_LENT, NEED_LBUCK,
- NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD) = range(1, 16)
+ NEED_ONODE, NEED_OENT, NEED_OINF, NEED_OACT, NEED_MAT, NEED_CELL, NEED_ORD, NEED_ROWS,
+ NEED_ROWMAP) = range(1, 18)
 (ERR_MIXED, ERR_SPLIT, ERR_PUBLIC, ERR_ACTIONS, ERR_PAYOFF, ERR_EVENTS, ERR_READS) = range(20, 27)
 # per-node facts in Scratch.info
 (I_KIND, I_ACTOR, I_NRES, I_NPRE, I_NCH, I_ACTS, I_PHASE, I_DECHIST, I_PAIRS, I_NEWMAT,
- I_NEWCELL, I_STEPPED) = range(12)  # I_NEWMAT, I_NEWCELL: matrices and cells settle_children wrote;
+ I_NEWCELL, I_STEPPED, I_NEWROWS, I_NEWDENSE) = range(14)  # I_NEWMAT, I_NEWCELL, I_NEWROWS,
+# I_NEWDENSE: matrices, cells (pairs with histories), row pointers and dense cells settle_children wrote;
 # I_STEPPED: pairs stepped through the engine (the others reuse a stepped pair's results)
 SEED_CHILD, SEED_PRE = np.uint64(0x7A5B3C1D2E4F6071), np.uint64(0x1F2E3D4C5B6A7988)
 
@@ -99,12 +101,52 @@ class Scratch(NamedTuple):
     ord: np.ndarray  # int32 (ENODE,) the node's entries sorted by player and bucket
     ent: np.ndarray  # int32 (ENODE,) the information set of each of the node's entries (-1 none)
     o_lo: np.ndarray  # int64 (NB + 1,) start of each bucket in ``ord``
+    rm_cell: np.ndarray  # int64 (W,) a spread row's cell per column (spread_row; W: widest matrix)
+    rm_stamp: np.ndarray  # int64 (W,) the stamp of the row that wrote it
+    rm_ctr: np.ndarray  # int64 (1,) the last stamp
 
 
 @njit(cache=True, inline="always")
-def pair_cell(O, m, r0, r1):
-    """Index of the cell of anchor matrix ``m`` at rows ``r0`` and ``r1``."""
-    return O.matrix_start[m] + r0 * O.matrix_cols[m] + r1
+def row_cells(O, m, r0):
+    """The cells of row ``r0`` of anchor matrix ``m`` (its pairs with histories, by column):
+    ``(first, end)``."""
+    base = O.matrix_rowp[m] + r0
+    return O.matrix_start[m] + O.row_ptr[base], O.matrix_start[m] + O.row_ptr[base + 1]
+
+
+@njit(cache=True)
+def find_cell(O, m, r0, r1):
+    """The cell of anchor matrix ``m`` at row ``r0`` and column ``r1``, or -1: no histories."""
+    lo, hi = row_cells(O, m, r0)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        col = O.cell_col[mid]
+        if col < r1:
+            lo = mid + 1
+        elif col > r1:
+            hi = mid
+        else:
+            return mid
+    return -1
+
+
+@njit(cache=True)
+def spread_row(O, S, m, r0):
+    """Mark row ``r0`` of anchor matrix ``m`` in ``S.rm_cell`` (its cell by column, valid where
+    ``S.rm_stamp`` is the returned stamp): a pair's cell in one read, as in a dense row."""
+    S.rm_ctr[0] += 1
+    stamp = S.rm_ctr[0]
+    lo, hi = row_cells(O, m, r0)
+    for t in range(lo, hi):
+        S.rm_cell[O.cell_col[t]] = t
+        S.rm_stamp[O.cell_col[t]] = stamp
+    return stamp
+
+
+@njit(cache=True, inline="always")
+def spread_cell(S, stamp, r1):
+    """The cell at column ``r1`` of the row :func:`spread_row` marked with ``stamp``, or -1."""
+    return S.rm_cell[r1] if S.rm_stamp[r1] == stamp else -1
 
 
 @njit(cache=True)
@@ -294,12 +336,15 @@ def step_pairs(P, cur, i, O, S, stamp, mask):
     S.rep_lo[:max(nb0, nb1)] = -1
     S.rep_hi[:max(nb0, nb1)] = -1  # at a terminal: whether a pair of player 1's bucket was read
     reads = E.READS_ALL
+    if O.matrix_cols[m] > S.rm_cell.shape[0]:
+        return NEED_ROWMAP
     for j0 in range(nb0):
+        row = spread_row(O, S, m, cur.b_row[b_lo + j0])
         for j1 in range(nb1):
-            cell = pair_cell(O, m, cur.b_row[b_lo + j0], cur.b_row[b_lo + nb0 + j1])
-            n = O.matrix_cnt[cell]
-            if n == 0:
+            cell = spread_cell(S, row, cur.b_row[b_lo + nb0 + j1])
+            if cell < 0:
                 continue
+            n = O.matrix_cnt[cell]
             if info[I_KIND] == TERMINAL and S.full[0] == 0:
                 # a public payoff: read once per bucket of each player (every pair with ``full``)
                 if S.rep_lo[j0] >= 0 and S.rep_hi[j1] >= 0:

@@ -24,15 +24,18 @@ from numba import njit
 from solvers import CHANCE
 
 from .builder import HASH_MUL, _mix
-from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_NPRE, I_NRES, NEED_CELL,
-                        NEED_MAT, pair_cell)
+from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT, I_NEWROWS, I_NPRE,
+                        I_NRES, NEED_CELL, NEED_MAT, NEED_ROWMAP, NEED_ROWS, row_cells, spread_cell,
+                        spread_row)
 from .classwalk_state import NCL
 from .classwalk_table import EMPTY, table_slot
 
 SEED_GROUP = np.uint64(0x3C6EF372FE94F82B)
 # G counters shared with the emit step and the driver
 (G_NODES, G_ENTRIES, G_INFOSETS, G_ACTIONS, G_MATRICES, G_CELLS, G_STAMP, G_NEED, G_DECHIST,
- G_PAIRS, G_TERMPAIRS, G_STEPPED, G_ERRNODE, G_CHPAIRS) = range(14)
+ G_PAIRS, G_TERMPAIRS, G_STEPPED, G_ERRNODE, G_CHPAIRS, G_ROWS, G_DENSE) = range(16)
+# G_CELLS: the anchors' cells (pairs with histories), G_ROWS: their row pointers (both live ones while
+# counting), G_DENSE: every anchor's rows x columns (the tree's matrices hold them dense)
 NG = 16
 
 
@@ -55,10 +58,10 @@ def _rectangle(cur, i, O, S, c):
     b_lo, nb0, m = cur.blo[i], cur.nb0[i], cur.amat[i]
     pairs = 0
     for a in range(S.c_npre[c, 0]):
-        ra = cur.b_row[b_lo + S.k_par[S.plist[S.c_plo[c, 0] + a]]]
+        row = spread_row(O, S, m, cur.b_row[b_lo + S.k_par[S.plist[S.c_plo[c, 0] + a]]])
         for b in range(S.c_npre[c, 1]):
             rb = cur.b_row[b_lo + nb0 + S.k_par[S.plist[S.c_plo[c, 1] + b]]]
-            if O.matrix_cnt[pair_cell(O, m, ra, rb)] > 0:
+            if spread_cell(S, row, rb) >= 0:
                 pairs += 1
     return pairs == S.c_nres[c]
 
@@ -148,27 +151,59 @@ def _group(S, G, c, q, row_key, sp):
 
 
 @njit(cache=True)
-def _store(O, S, G, c, nb0, nb1, mid, cells, sp):
-    """Write child ``c``'s merged matrix as matrix ``mid`` at cell ``cells``: a status code. Pre-buckets
-    merged into one bucket have the same row (column), so every pair writes its bucket pair's cell."""
+def _store(O, S, G, c, nb0, nb1, at, sp):
+    """Write child ``c``'s merged matrix (``nb0`` x ``nb1`` buckets) as matrix ``at[0]``, its cells
+    from ``at[1]``, its row pointers from ``at[2]``, keeping only the pairs with histories: a status
+    code. Pre-buckets merged into one bucket have the same row (column), so pairs of the same buckets
+    hold the same cell."""
+    mid, cells, rows = at[0], at[1], at[2]
     if mid + 1 >= O.matrix_start.shape[0]:
         G[G_NEED] = mid + 2
         return NEED_MAT
-    if cells + nb0 * nb1 > O.matrix_data.shape[0]:
-        G[G_NEED] = cells + nb0 * nb1
-        return NEED_CELL
-    O.matrix_start[mid] = cells
-    O.matrix_start[mid + 1] = cells + nb0 * nb1
-    O.matrix_cols[mid] = nb1
-    O.matrix_data[cells:cells + nb0 * nb1] = 0.0
-    O.matrix_cnt[cells:cells + nb0 * nb1] = 0
-    w = sp.w.view(np.float64)
+    if rows + nb0 + 1 > O.row_ptr.shape[0]:
+        G[G_NEED] = rows + nb0 + 1
+        return NEED_ROWS
+    key = np.empty(sp.a.shape[0], np.int64)
     for t in range(sp.a.shape[0]):
         g0 = S.k_fin[S.plist[S.c_plo[c, 0] + sp.a[t]]]
-        g1 = S.k_fin[S.plist[S.c_plo[c, 1] + sp.b[t]]]
-        O.matrix_data[cells + g0 * nb1 + g1] = w[t]
-        O.matrix_cnt[cells + g0 * nb1 + g1] = sp.n[t]
+        key[t] = g0 * nb1 + S.k_fin[S.plist[S.c_plo[c, 1] + sp.b[t]]]
+    order = np.argsort(key)
+    nnz = 0
+    for t in range(key.shape[0]):
+        if t == 0 or key[order[t]] != key[order[t - 1]]:
+            nnz += 1
+    if cells + nnz > O.matrix_data.shape[0]:
+        G[G_NEED] = cells + nnz
+        return NEED_CELL
+    O.matrix_start[mid], O.matrix_start[mid + 1] = cells, cells + nnz
+    O.matrix_rowp[mid], O.matrix_rowp[mid + 1] = rows, rows + nb0 + 1
+    O.matrix_cols[mid] = nb1
+    O.row_ptr[rows:rows + nb0 + 1] = 0
+    w = sp.w.view(np.float64)
+    u = cells - 1
+    for t in range(key.shape[0]):
+        k = key[order[t]]
+        if t == 0 or k != key[order[t - 1]]:
+            u += 1
+            O.cell_col[u] = k % nb1
+            O.matrix_data[u], O.matrix_cnt[u] = w[order[t]], sp.n[order[t]]
+            O.row_ptr[rows + 1 + k // nb1] += 1
+    for r in range(nb0):
+        O.row_ptr[rows + r + 1] += O.row_ptr[rows + r]
+    at[0], at[1], at[2], at[3] = mid + 1, cells + nnz, rows + nb0 + 1, at[3] + nb0 * nb1
     return DONE
+
+
+@njit(cache=True)
+def expand_dense(O, n, start, data):
+    """The first ``n`` anchor matrices dense (rows x columns, row-major), matrix ``m`` at
+    ``data[start[m]:start[m + 1]]``: the tree's layout (:mod:`solvers.public`)."""
+    for m in range(n):
+        cols = O.matrix_cols[m]
+        for r in range(O.matrix_rowp[m + 1] - O.matrix_rowp[m] - 1):
+            lo, hi = row_cells(O, m, r)
+            for t in range(lo, hi):
+                data[start[m] + r * cols + O.cell_col[t]] = O.matrix_data[t]
 
 
 @njit(cache=True)
@@ -197,7 +232,10 @@ def settle_children(cur, i, O, S, G):
     _order_pres(S)
     chance = S.info[I_KIND] == CHANCE
     b_lo, nb0p = cur.blo[i], cur.nb0[i]
-    mid, cells = G[G_MATRICES], G[G_CELLS]
+    at = np.array([G[G_MATRICES], G[G_CELLS], G[G_ROWS], 0], np.int64)  # where the next matrix goes
+    if O.matrix_cols[cur.amat[i]] > S.rm_cell.shape[0]:
+        G[G_NEED] = O.matrix_cols[cur.amat[i]]
+        return NEED_ROWMAP
     rows = np.empty(0, np.int64)
     order, start = np.empty(0, np.int64), np.empty(0, np.int64)
     for c in range(S.info[I_NCH]):
@@ -216,12 +254,10 @@ def settle_children(cur, i, O, S, G):
         sp = _sparse(S, c, order[start[c]:start[c + 1]])
         S.c_nb[c, 0] = _group(S, G, c, 0, rows, sp)
         S.c_nb[c, 1] = _group(S, G, c, 1, rows, sp)
-        st = _store(O, S, G, c, S.c_nb[c, 0], S.c_nb[c, 1], mid, cells, sp)
+        S.c_mat[c] = at[0]
+        st = _store(O, S, G, c, S.c_nb[c, 0], S.c_nb[c, 1], at, sp)
         if st != DONE:
             return st
-        S.c_mat[c] = mid
-        cells += S.c_nb[c, 0] * S.c_nb[c, 1]
-        mid += 1
-    S.info[I_NEWMAT] = mid - G[G_MATRICES]
-    S.info[I_NEWCELL] = cells - G[G_CELLS]
+    S.info[I_NEWMAT], S.info[I_NEWCELL] = at[0] - G[G_MATRICES], at[1] - G[G_CELLS]
+    S.info[I_NEWROWS], S.info[I_NEWDENSE] = at[2] - G[G_ROWS], at[3]
     return DONE

@@ -17,12 +17,13 @@ from numba import njit
 from solvers import CHANCE, DECISION, TERMINAL
 
 from . import engine as E
-from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWMAT, I_PAIRS,
+from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT,
+                        I_NEWROWS, I_PAIRS,
                         I_PHASE, I_STEPPED, NEED_LBUCK, NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT,
-                        NEED_OINF, NEED_ONODE, NEED_ORD, pair_cell, step_pairs)
-from .classwalk_children import (G_ACTIONS, G_CELLS, G_CHPAIRS, G_DECHIST, G_ENTRIES, G_ERRNODE,
-                                 G_INFOSETS, G_MATRICES, G_NEED, G_NODES, G_PAIRS, G_STAMP,
-                                 G_STEPPED, G_TERMPAIRS,
+                        NEED_OINF, NEED_ONODE, NEED_ORD, find_cell, step_pairs)
+from .classwalk_children import (G_ACTIONS, G_CELLS, G_CHPAIRS, G_DECHIST, G_DENSE, G_ENTRIES,
+                                 G_ERRNODE, G_INFOSETS, G_MATRICES, G_NEED, G_NODES, G_PAIRS,
+                                 G_ROWS, G_STAMP, G_STEPPED, G_TERMPAIRS,
                                  settle_children)
 from .classwalk_state import C_HAND, compose
 from .classwalk_table import hash_tokens
@@ -113,7 +114,8 @@ def _infosets(P, cur, i, O, S, G, fill, v, ent_inf):
             first = -1
             for jo in range(nb1 if p == 0 else nb0):
                 ro = cur.b_row[b_lo + (nb0 if p == 0 else 0) + jo]
-                cnt = O.matrix_cnt[pair_cell(O, m, rj if p == 0 else ro, ro if p == 0 else rj)]
+                cell = find_cell(O, m, rj if p == 0 else ro, ro if p == 0 else rj)
+                cnt = O.matrix_cnt[cell] if cell >= 0 else 0
                 count += cnt * cur.b_cnt[b_lo + (nb0 if p == 0 else 0) + jo]
                 if cnt > 0 and first < 0:
                     first = jo
@@ -251,6 +253,8 @@ def _node(P, cur, i, nxt, LC, O, S, G, fill, next_base):
     if kind != TERMINAL:
         G[G_MATRICES] += S.info[I_NEWMAT]
         G[G_CELLS] += S.info[I_NEWCELL]
+        G[G_ROWS] += S.info[I_NEWROWS]
+        G[G_DENSE] += S.info[I_NEWDENSE]
     G[G_NODES] = v + 1
     G[G_ENTRIES] += n_ent
     G[G_DECHIST] += S.info[I_DECHIST]
