@@ -26,7 +26,6 @@ from numba import njit
 from solvers.memory import check_fits, format_bytes
 from solvers.public import PublicTree, PublicFlat
 from solvers.public_rep import estimate_public_solve_bytes
-from solvers.public_split import pack_matrices
 
 from . import classwalk as W
 from . import classwalk_children as CC
@@ -258,7 +257,7 @@ def _walk(rules, fill, progress, size=None, every_pair=False):
     """Walk every level; returns ``(O, G, level_nodes, level_entries, work_bytes, seconds)``."""
     P, cur, O, S, G, t0 = _start(rules, fill, size, every_pair)
     _, _, S, O, level_nodes, level_entries, work, gone = _levels(P, cur, 1, O, S, G, fill, progress)
-    _add_gone(G, gone)
+    CC.add_gone(G, gone)
     return O, G, np.array(level_nodes), np.array(level_entries), work, time.perf_counter() - t0
 
 
@@ -306,11 +305,11 @@ def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_n
                                  f"{d}: {_ERRORS[st]}")
             else:
                 S, nxt, O = _grow(st, int(G[CC.G_NEED]), S, nxt, O)
-        live = sum(getattr(O, k).nbytes for k in _ANCHOR_ARRAYS) + O.infoset_hash.nbytes
+        live = sum(getattr(O, k).nbytes for k in CC.ANCHOR_ARRAYS) + O.infoset_hash.nbytes
         work = max(work, sum(a.nbytes for a in cur) + sum(a.nbytes for a in nxt) + live)
         cur, n_cur = nxt, int(LC[0])
         if not fill:
-            gone += _keep_read_matrices(O, G, cur.amat[:n_cur])
+            gone += CC.keep_read_matrices(O, G, cur.amat[:n_cur])
     return cur, n_cur, S, O, level_nodes, level_entries, work, gone
 
 
@@ -325,45 +324,6 @@ def level_walk_bytes(level_nodes, level_entries):
     if size.shape[0] < 2:
         return int(3 * size.sum())
     return int((size[:-1] + 2 * np.maximum(size[:-1], size[1:])).max())
-
-
-_ANCHOR_ARRAYS = ("matrix_start", "matrix_cols", "matrix_rowp", "matrix_data", "matrix_cnt",
-                  "cell_col", "row_ptr")
-
-
-def pack_anchors(O, used, out=None):
-    """Anchor matrices ``used`` (sorted ids) of ``O``, renumbered from 0, into ``out`` (default: in
-    place, moved to the front); returns ``(out, matrices, cells, row pointers)``."""
-    out = O if out is None else out
-    start, cells = pack_matrices(O.matrix_start, used)
-    rowp, rows = pack_matrices(O.matrix_rowp, used)
-    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
-    out.matrix_data[:c] = O.matrix_data[cells]
-    out.matrix_cnt[:c] = O.matrix_cnt[cells]
-    out.cell_col[:c] = O.cell_col[cells]
-    out.row_ptr[:r] = O.row_ptr[rows]
-    out.matrix_cols[:n] = O.matrix_cols[used]
-    out.matrix_start[:n + 1] = start
-    out.matrix_rowp[:n + 1] = rowp
-    return out, n, c, r
-
-
-def _keep_read_matrices(O, G, amat):
-    """Counting: keep only the anchor matrices the next level reads (``amat``, renumbered in place),
-    moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
-    matrices, cells and row pointers dropped."""
-    used = np.unique(amat)
-    _, n, c, r = pack_anchors(O, used)
-    amat[:] = np.searchsorted(used, amat)
-    dropped = np.array([G[CC.G_MATRICES] - n, G[CC.G_CELLS] - c, G[CC.G_ROWS] - r], np.int64)
-    G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS] = n, c, r
-    return dropped
-
-
-def _add_gone(G, gone):
-    G[CC.G_MATRICES] += gone[0]
-    G[CC.G_CELLS] += gone[1]
-    G[CC.G_ROWS] += gone[2]
 
 
 def _check_keys(h):
@@ -398,19 +358,6 @@ def _size(rules, G, ln, le, work, sec, parts=()):
                      int(G[CC.G_ROWS]), parts)
 
 
-def _dense(O, nm, cells):
-    """The tree's matrices from the walk's ``nm`` sparse anchors: ``(matrix_start, matrix_data)``."""
-    rows = np.diff(O.matrix_rowp[:nm + 1]) - 1
-    start = np.zeros(nm + 1, np.int64)
-    np.cumsum(rows * O.matrix_cols[:nm], out=start[1:])
-    if int(start[-1]) != cells:
-        raise AssertionError(f"the class walk's matrices hold {int(start[-1]):,} cells, not {cells:,}")
-    check_fits(8 * cells, f"the public tree's matrices ({cells:,} cells)")
-    data = np.zeros(cells, np.float64)
-    CC.expand_dense(O, nm, start, data)
-    return start, data
-
-
 def _pair_kinds(G):
     term, chance = int(G[CC.G_TERMPAIRS]), int(G[CC.G_CHPAIRS])
     return (int(G[CC.G_PAIRS]) - term - chance, chance, term)
@@ -439,7 +386,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
     size.update(infoset_hash=ni, infoset_actions=na, matrix_cols=nm)
     arrays = {k: getattr(O, k)[:size[k]] for k in size}
-    arrays["matrix_start"], arrays["matrix_data"] = _dense(O, nm, int(G[CC.G_DENSE]))
+    arrays["matrix_start"], arrays["matrix_data"] = CC.dense_matrices(O, nm, int(G[CC.G_DENSE]))
     arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
     level_start = np.concatenate(([0], np.cumsum(ln)))
     flat = {k: arrays[k] for k in PublicFlat._fields if k in arrays}

@@ -93,7 +93,7 @@ def _part_out(B, O, level):
     P = P._replace(**{k: np.zeros(room[k] + getattr(P, k).shape[0], getattr(P, k).dtype)
                       for k in room})
     level.amat[:] = np.searchsorted(used, level.amat)
-    return B.pack_anchors(O, used, P)
+    return CC.pack_anchors(O, used, P)
 
 
 class _Worker:
@@ -118,7 +118,7 @@ class _Worker:
             self.P, level, b - a, O, self.S, G, False, self._check, first=first)
         self.stamp = int(G[CC.G_STAMP])
         keys = O.infoset_hash[:G[CC.G_INFOSETS]].copy()
-        self.B._add_gone(G, gone)
+        CC.add_gone(G, gone)
         mats, cells, rows = int(G[CC.G_MATRICES]), int(G[CC.G_CELLS]), int(G[CC.G_ROWS])
         size = PartSize(int(a), int(b - a), int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]),
                         int(G[CC.G_INFOSETS]), int(G[CC.G_ACTIONS]), mats,
@@ -148,7 +148,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     cur, n, S, O, ln, le, work, gone = B._levels(
         P, cur, 1, O, S, G, False, progress, depth=None if auto else depth,
         until_nodes=AUTO_NODES_PER_PART * int(parts) if auto else None)
-    B._add_gone(G, gone)
+    CC.add_gone(G, gone)
     level_nodes, level_entries = ln, le
     keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
     if n:
@@ -169,7 +169,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
                     for f in done:
                         size, g, new, pln, ple, k = f.result()
                         G[list(_SUMMED)] += g[list(_SUMMED)]
-                        B._add_gone(G, new)
+                        CC.add_gone(G, new)
                         level_nodes = _add(level_nodes, pln, len(ln))
                         level_entries = _add(level_entries, ple, len(ln))
                         keys.append(k)

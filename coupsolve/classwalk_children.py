@@ -22,6 +22,8 @@ import numpy as np
 from numba import njit
 
 from solvers import CHANCE
+from solvers.memory import check_fits
+from solvers.public_split import pack_matrices
 
 from .builder import HASH_MUL, _mix
 from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT, I_NEWROWS, I_NPRE,
@@ -261,3 +263,55 @@ def settle_children(cur, i, O, S, G):
     S.info[I_NEWMAT], S.info[I_NEWCELL] = at[0] - G[G_MATRICES], at[1] - G[G_CELLS]
     S.info[I_NEWROWS], S.info[I_NEWDENSE] = at[2] - G[G_ROWS], at[3]
     return DONE
+
+
+ANCHOR_ARRAYS = ("matrix_start", "matrix_cols", "matrix_rowp", "matrix_data", "matrix_cnt",
+                  "cell_col", "row_ptr")
+
+
+def pack_anchors(O, used, out=None):
+    """Anchor matrices ``used`` (sorted ids) of ``O``, renumbered from 0, into ``out`` (default: in
+    place, moved to the front); returns ``(out, matrices, cells, row pointers)``."""
+    out = O if out is None else out
+    start, cells = pack_matrices(O.matrix_start, used)
+    rowp, rows = pack_matrices(O.matrix_rowp, used)
+    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
+    out.matrix_data[:c] = O.matrix_data[cells]
+    out.matrix_cnt[:c] = O.matrix_cnt[cells]
+    out.cell_col[:c] = O.cell_col[cells]
+    out.row_ptr[:r] = O.row_ptr[rows]
+    out.matrix_cols[:n] = O.matrix_cols[used]
+    out.matrix_start[:n + 1] = start
+    out.matrix_rowp[:n + 1] = rowp
+    return out, n, c, r
+
+
+def keep_read_matrices(O, G, amat):
+    """Counting: keep only the anchor matrices the next level reads (``amat``, renumbered in place),
+    moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
+    matrices, cells and row pointers dropped."""
+    used = np.unique(amat)
+    _, n, c, r = pack_anchors(O, used)
+    amat[:] = np.searchsorted(used, amat)
+    dropped = np.array([G[G_MATRICES] - n, G[G_CELLS] - c, G[G_ROWS] - r], np.int64)
+    G[G_MATRICES], G[G_CELLS], G[G_ROWS] = n, c, r
+    return dropped
+
+
+def add_gone(G, gone):
+    G[G_MATRICES] += gone[0]
+    G[G_CELLS] += gone[1]
+    G[G_ROWS] += gone[2]
+
+
+def dense_matrices(O, nm, cells):
+    """The tree's matrices from the walk's ``nm`` sparse anchors: ``(matrix_start, matrix_data)``."""
+    rows = np.diff(O.matrix_rowp[:nm + 1]) - 1
+    start = np.zeros(nm + 1, np.int64)
+    np.cumsum(rows * O.matrix_cols[:nm], out=start[1:])
+    if int(start[-1]) != cells:
+        raise AssertionError(f"the class walk's matrices hold {int(start[-1]):,} cells, not {cells:,}")
+    check_fits(8 * cells, f"the public tree's matrices ({cells:,} cells)")
+    data = np.zeros(cells, np.float64)
+    expand_dense(O, nm, start, data)
+    return start, data
