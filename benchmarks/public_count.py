@@ -26,7 +26,8 @@ def _record(size):
     """The JSON record of a :class:`coupsolve.classbuild.ClassSize`."""
     return dict(
         rules=size.rules.to_dict(), nodes=size.nodes, entries=size.entries, infosets=size.infosets,
-        actions=size.actions, matrices=size.matrices, cells=size.cells,
+        actions=size.actions, matrices=size.matrices, cells=size.cells, pair_cells=size.pair_cells,
+        row_entries=size.row_entries,
         decision_histories=size.decision_histories, pairs=size.pairs,
         pairs_by_kind=list(size.pairs_by_kind), stepped=size.stepped,
         level_nodes=[int(x) for x in size.level_nodes],
@@ -47,11 +48,16 @@ def report(rec):
     rows = [("public nodes", rec["nodes"], _BYTES_PER_NODE),
             ("entries", rec["entries"], _BYTES_PER_ENTRY + _EXTRA_PER_ENTRY),
             ("matrix cells", rec["cells"], 8), ("matrices", rec["matrices"], 12),
+            ("  with histories", rec.get("pair_cells", 0), 12),
             ("information sets", rec["infosets"], _BYTES_PER_INFOSET + _EXTRA_PER_INFOSET),
             ("actions", rec["actions"], _BYTES_PER_ACTION)]
     out = [f"{'':18} {'count':>16} {'bytes each':>10} {'GiB':>8}"]
     out += [f"{name:18} {n:16,} {b:10} {n * b / gib:8.2f}" for name, n, b in rows]
     out.append(f"{'tree':18} {'':16} {'':10} {rec['tree_bytes'] / gib:8.2f}")
+    if "pair_cells" in rec:  # the same tree with sparse matrices (weight and column, row pointers)
+        sparse = (rec["tree_bytes"] - 8 * rec["cells"] + 12 * rec["pair_cells"]
+                  + 8 * rec["row_entries"])
+        out.append(f"{'tree, sparse':18} {'(the rows above but the cells)':>27} {sparse / gib:8.2f}")
     for precision in ("float64", "float32"):
         solve = estimate_public_solve_bytes(rec["entries"], rec["actions"], precision)
         out.append(f"{'solve, ' + precision:18} {'':16} {'':10} {solve / gib:8.2f}")

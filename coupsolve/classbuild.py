@@ -10,9 +10,12 @@ information sets (the same keys, action lists and history counts) and the same v
 nodes differ where a move is forced (here a node of its own, whose entries have no information set).
 
 Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`, plus 12 bytes per information set
-and 2 per entry); while walking, two levels (26 bytes per entry, 23 per bucket and 490 per public
-node, at up to twice the level's size while it grows), the anchor matrices the next level reads (16
-bytes per cell), the information sets' keys (8 bytes each) and one node's work arrays.
+and 2 per entry); while walking, two levels (26 bytes per entry, 23 per bucket and 496 per public
+node, at up to twice the level's size while it grows), the anchor matrices (sparse: 20 bytes per pair
+of buckets with histories and 8 per row; a count keeps only those the next level reads, a build all of
+them until it writes the tree's dense matrices), the information sets' keys (8 bytes each) and one
+node's work arrays. A tree too large to count level by level is counted by parts
+(:mod:`coupsolve.classcount`).
 """
 
 from __future__ import annotations
