@@ -56,8 +56,10 @@ def report(rec):
     out.append(f"{'tree':18} {'':16} {'':10} {rec['tree_bytes'] / gib:8.2f}")
     if "pair_cells" in rec:  # the same tree with sparse matrices (weight and column, row pointers)
         sparse = (rec["tree_bytes"] - 8 * rec["cells"] + 12 * rec["pair_cells"]
-                  + 8 * rec["row_entries"])
-        out.append(f"{'tree, sparse':18} {'(the rows above but the cells)':>27} {sparse / gib:8.2f}")
+                  + 8 * rec.get("row_entries", 0))
+        rows = "" if "row_entries" in rec else ", rows not recorded"
+        out.append(f"{'tree, sparse':18} {'(the cells with histories' + rows + ')':>27} "
+                   f"{sparse / gib:8.2f}")
     for precision in ("float64", "float32"):
         solve = estimate_public_solve_bytes(rec["entries"], rec["actions"], precision)
         out.append(f"{'solve, ' + precision:18} {'':16} {'':10} {solve / gib:8.2f}")
@@ -70,6 +72,35 @@ def report(rec):
                    f"({100 * share[-1]:.1f}% of the tree), the 10 largest {100 * sum(share[-10:]):.1f}%; "
                    f"cells of the largest {max(p['cells'] for p in parts):,}; the slowest part "
                    f"{max(p['seconds'] for p in parts):.0f} s of {sum(p['seconds'] for p in parts):.0f} s")
+        out += _placement(parts)
+    return out
+
+
+def _placement(parts, machines=(4, 8, 16)):
+    """The parts placed on ``k`` machines, largest first onto the least loaded (their tree and a float64
+    solve, the trunk aside): the bytes of the most loaded machine, from the measured parts."""
+    import heapq
+
+    from solvers.public import estimate_public_tree_bytes
+    from solvers.public_rep import estimate_public_solve_bytes
+
+    def dense(p):
+        return (estimate_public_tree_bytes(p["nodes"], p["entries"], p["cells"], p["matrices"],
+                                           p["infosets"], p["actions"])
+                + estimate_public_solve_bytes(p["entries"], p["actions"]))
+
+    def sparse(p):
+        return dense(p) - 8 * p["cells"] + 12 * p.get("pair_cells", p["cells"])
+
+    out = []
+    for name, size in (("dense matrices", dense), ("sparse matrices", sparse)):
+        loads = []
+        for k in machines:
+            heap = [0] * k
+            for b in sorted((size(p) for p in parts), reverse=True):
+                heapq.heapreplace(heap, heap[0] + b)
+            loads.append(f"{k} machines {max(heap) / 2**30:.1f} GiB")
+        out.append(f"placed by memory, {name} (tree + float64 solve of the parts): " + ", ".join(loads))
     return out
 
 
