@@ -34,6 +34,7 @@ import numpy as np
 
 from solvers.public_split import pack_matrices
 
+from . import classbuild as B
 from . import classwalk_children as CC
 from .classwalk_emit import Level
 
@@ -84,7 +85,7 @@ def _part_level(cur, a, b):
                  b_cnt=cur.b_cnt[b0:b1].copy())
 
 
-def _part_out(B, O, level):
+def _part_out(O, level):
     """A count's output arrays holding the anchor matrices ``level`` reads (renumbered in
     ``level.amat``); returns ``(O, matrices, cells, row pointers)``."""
     used = np.unique(level.amat)
@@ -103,8 +104,8 @@ def _part_out(B, O, level):
 class _Worker:
     """One thread's walk of parts (its own scratch arrays, and table stamps that only grow)."""
 
-    def __init__(self, B, P, O, cur, stop, every_pair=False):
-        self.B, self.P, self.O, self.cur, self.stop = B, P, O, cur, stop
+    def __init__(self, P, O, cur, stop, every_pair=False):
+        self.P, self.O, self.cur, self.stop = P, O, cur, stop
         self.S, self.stamp = B._scratch(every_pair), 0
 
     def _check(self, *_):
@@ -114,11 +115,11 @@ class _Worker:
     def walk(self, a, b, first):
         t0 = time.perf_counter()
         level = _part_level(self.cur, a, b)
-        O, n0, c0, r0 = _part_out(self.B, self.O, level)
+        O, n0, c0, r0 = _part_out(self.O, level)
         dense0 = int(((np.diff(O.matrix_rowp[:n0 + 1]) - 1) * O.matrix_cols[:n0]).sum())
         G = np.zeros(CC.NG, np.int64)
         G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS], G[CC.G_STAMP] = n0, c0, r0, self.stamp
-        _, _, self.S, O, ln, le, work, gone = self.B._levels(
+        _, _, self.S, O, ln, le, work, gone = B._levels(
             self.P, level, b - a, O, self.S, G, False, self._check, first=first)
         self.stamp = int(G[CC.G_STAMP])
         keys = O.infoset_hash[:G[CC.G_INFOSETS]].copy()
@@ -141,8 +142,6 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
     time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more. ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log
     it. Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
-    from . import classbuild as B
-
     auto = isinstance(depth, str) and depth == "auto"
     if (not auto and not (isinstance(depth, (int, np.integer)) and depth >= 1)) or int(parts) < 1 \
             or int(workers) < 1:
@@ -162,7 +161,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
 
         def run(a, b):
             if not hasattr(local, "w"):
-                local.w = _Worker(B, P, O, cur, stop)
+                local.w = _Worker(P, O, cur, stop)
             return local.w.walk(a, b, len(ln))
 
         with ThreadPoolExecutor(max_workers=int(workers)) as pool:

@@ -18,13 +18,11 @@ from solvers import CHANCE, DECISION, TERMINAL
 
 from . import engine as E
 from .classwalk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT,
-                        I_NEWROWS, I_PAIRS,
-                        I_PHASE, I_STEPPED, NEED_LBUCK, NEED_LENT, NEED_LNODE, NEED_OACT, NEED_OENT,
-                        NEED_OINF, NEED_ONODE, NEED_ORD, find_cell, step_pairs)
+                        I_NEWROWS, I_PAIRS, I_PHASE, I_STEPPED, NEED_LBUCK, NEED_LENT, NEED_LNODE,
+                        NEED_OACT, NEED_OENT, NEED_OINF, NEED_ONODE, NEED_ORD, find_cell, step_pairs)
 from .classwalk_children import (G_ACTIONS, G_CELLS, G_CHPAIRS, G_DECHIST, G_DENSE, G_ENTRIES,
                                  G_ERRNODE, G_INFOSETS, G_MATRICES, G_NEED, G_NODES, G_PAIRS,
-                                 G_ROWS, G_STAMP, G_STEPPED, G_TERMPAIRS,
-                                 settle_children)
+                                 G_ROWS, G_STAMP, G_STEPPED, G_TERMPAIRS, settle_children)
 from .classwalk_state import C_HAND, compose
 from .classwalk_table import hash_tokens
 

@@ -109,3 +109,11 @@ def test_the_command_line_counts_by_parts_on_its_threads(monkeypatch, capsys):
     assert args[1:3] == ("auto", 2) and args[3] >= 1 and len(size.parts) == 2
     _same(count_class_tree(TL1), size)
     assert size.describe().split("; count")[0] in capsys.readouterr().out
+
+
+def test_a_key_found_twice_is_refused():
+    from coupsolve.classbuild import _check_keys
+
+    _check_keys(np.array([5, 1, 3], np.uint64))
+    with pytest.raises(ValueError, match="one information-set key twice"):
+        _check_keys(np.array([5, 1, 3, 1], np.uint64))
