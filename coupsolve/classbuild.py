@@ -282,8 +282,8 @@ def _start(rules, fill, size=None, every_pair=False):
 
 def _levels(P, cur, n_cur, O, S, G, fill, progress, depth=None, first=0, until_nodes=None):
     """Walk the levels from ``cur`` (its ``n_cur`` nodes, level ``first`` of the tree) to the end, or
-    ``depth`` of them, or up to the first level of ``until_nodes`` nodes or more. Returns ``(cur, n_cur, S, O, level_nodes, level_entries, work_bytes, gone)``:
-    the level reached (no nodes at the end), the nodes and entries of the levels walked, and (a count)
+    ``depth`` of them, or up to the first level of ``until_nodes`` nodes or more. Returns ``(cur,
+    n_cur, S, O, level_nodes, level_entries, work_bytes, gone)``: the level reached (no nodes at the end), the nodes and entries of the levels walked, and (a count)
     the matrices and cells dropped because no later level reads them."""
     level_nodes, level_entries, work = [], [], 0
     gone = np.zeros(3, np.int64)
@@ -343,7 +343,8 @@ def count_class_tree(rules: Rules, progress=None, *, split_depth: int | str | No
                      parts: int = 64, workers: int = 1, on_part=None) -> ClassSize:
     """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
     its anchor matrices). With ``split_depth`` (a level, or ``"auto"``: the first level of at least
-    32 nodes per part) the levels below it are walked by parts, ``workers`` at a time (:func:`coupsolve.classcount.count_by_parts`: the same figures in far less memory, and each
+    32 nodes per part) the levels below it are walked by parts, ``workers`` at a time
+    (:func:`coupsolve.classcount.count_by_parts`: the same figures in far less memory, and each
     part's own in ``ClassSize.parts``)."""
     if split_depth is not None:
         from .classcount import count_by_parts

@@ -32,8 +32,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.public_split import pack_matrices
-
 from . import classbuild as B
 from . import classwalk_children as CC
 from .classwalk_emit import Level
@@ -87,18 +85,15 @@ def _part_level(cur, a, b):
 
 def _part_out(O, level):
     """A count's output arrays holding the anchor matrices ``level`` reads (renumbered in
-    ``level.amat``); returns ``(O, matrices, cells, row pointers)``."""
+    ``level.amat``), with a new count's room to grow; returns ``(O, matrices, cells, row
+    pointers)``."""
     used = np.unique(level.amat)
-    start, _ = pack_matrices(O.matrix_start, used)
-    rowp, _ = pack_matrices(O.matrix_rowp, used)
-    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
-    room = dict(matrix_start=n + 2, matrix_cols=n + 2, matrix_rowp=n + 2, matrix_data=c,
-                matrix_cnt=c, cell_col=c, row_ptr=r)
+    packed = CC.packed_anchors(O, used)
     P = B._new_out(False)
-    P = P._replace(**{k: np.zeros(room[k] + getattr(P, k).shape[0], getattr(P, k).dtype)
-                      for k in room})
+    P = P._replace(**{k: np.concatenate((a, np.zeros(getattr(P, k).shape[0], a.dtype)))
+                      for k, a in packed.items()})
     level.amat[:] = np.searchsorted(used, level.amat)
-    return CC.pack_anchors(O, used, P)
+    return P, used.shape[0], packed["matrix_data"].shape[0], packed["row_ptr"].shape[0]
 
 
 class _Worker:
@@ -140,8 +135,9 @@ AUTO_NODES_PER_PART = 32
 def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None):
     """The count of :func:`coupsolve.classbuild.count_class_tree`, walking levels ``0 .. depth - 1``
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
-    time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more. ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log
-    it. Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
+    time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more.
+    ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log it.
+    Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
     auto = isinstance(depth, str) and depth == "auto"
     if (not auto and not (isinstance(depth, (int, np.integer)) and depth >= 1)) or int(parts) < 1 \
             or int(workers) < 1:
@@ -152,7 +148,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
         P, cur, 1, O, S, G, False, progress, depth=None if auto else depth,
         until_nodes=AUTO_NODES_PER_PART * int(parts) if auto else None)
     CC.add_gone(G, gone)
-    level_nodes, level_entries = ln, le
+    level_nodes, level_entries, part_work = ln, le, 0
     keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
     if n:
         bounds = _bounds(cur, n, parts)
@@ -177,7 +173,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
                         level_entries = _add(level_entries, ple, len(ln))
                         keys.append(k)
                         sizes.append(size)
-                        work = max(work, int(workers) * max(s.work_bytes for s in sizes))
+                        part_work = max(part_work, size.work_bytes)
                         if on_part is not None:
                             on_part(size)
                         if progress is not None:
@@ -188,7 +184,8 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     keys = np.concatenate(keys)
     B._check_keys(keys)
     # the build walks level by level: its walk, not the parts', is what a build beside the tree needs
-    work = max(work + keys.nbytes, B.level_walk_bytes(level_nodes, level_entries) + keys.nbytes)
+    work = max(work, int(workers) * part_work, B.level_walk_bytes(level_nodes, level_entries))
+    work += keys.nbytes
     return B._size(rules, G, np.array(level_nodes), np.array(level_entries),
                    work, time.perf_counter() - t0,
                    tuple(sorted(sizes, key=lambda s: s.first)))

@@ -27,7 +27,7 @@ from solvers.public_split import pack_matrices
 
 from .builder import HASH_MUL, _mix
 from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT, I_NEWROWS, I_NPRE,
-                        I_NRES, NEED_CELL, NEED_MAT, NEED_ROWMAP, NEED_ROWS, row_cells, spread_cell,
+                        I_NRES, NEED_CELL, NEED_MAT, NEED_ROWS, row_cells, spread_cell,
                         spread_row)
 from .classwalk_state import NCL
 from .classwalk_table import EMPTY, table_slot
@@ -56,7 +56,8 @@ def _order_pres(S):
 
 @njit(cache=True)
 def _rectangle(cur, i, O, S, c):
-    """Whether the results reaching child ``c`` are every pair of its pre-buckets with histories."""
+    """Whether the results reaching child ``c`` are every pair of its pre-buckets with histories
+    (:func:`coupsolve.classwalk.step_pairs` has sized the row map for the node's anchor)."""
     b_lo, nb0, m = cur.blo[i], cur.nb0[i], cur.amat[i]
     pairs = 0
     for a in range(S.c_npre[c, 0]):
@@ -235,9 +236,6 @@ def settle_children(cur, i, O, S, G):
     chance = S.info[I_KIND] == CHANCE
     b_lo, nb0p = cur.blo[i], cur.nb0[i]
     at = np.array([G[G_MATRICES], G[G_CELLS], G[G_ROWS], 0], np.int64)  # where the next matrix goes
-    if O.matrix_cols[cur.amat[i]] > S.rm_cell.shape[0]:
-        G[G_NEED] = O.matrix_cols[cur.amat[i]]
-        return NEED_ROWMAP
     rows = np.empty(0, np.int64)
     order, start = np.empty(0, np.int64), np.empty(0, np.int64)
     for c in range(S.info[I_NCH]):
@@ -269,21 +267,14 @@ ANCHOR_ARRAYS = ("matrix_start", "matrix_cols", "matrix_rowp", "matrix_data", "m
                   "cell_col", "row_ptr")
 
 
-def pack_anchors(O, used, out=None):
-    """Anchor matrices ``used`` (sorted ids) of ``O``, renumbered from 0, into ``out`` (default: in
-    place, moved to the front); returns ``(out, matrices, cells, row pointers)``."""
-    out = O if out is None else out
+def packed_anchors(O, used):
+    """The anchor matrices ``used`` (sorted ids) of ``O``, renumbered from 0: their arrays (copies,
+    by the names of :data:`ANCHOR_ARRAYS`)."""
     start, cells = pack_matrices(O.matrix_start, used)
     rowp, rows = pack_matrices(O.matrix_rowp, used)
-    n, c, r = used.shape[0], int(start[-1]), int(rowp[-1])
-    out.matrix_data[:c] = O.matrix_data[cells]
-    out.matrix_cnt[:c] = O.matrix_cnt[cells]
-    out.cell_col[:c] = O.cell_col[cells]
-    out.row_ptr[:r] = O.row_ptr[rows]
-    out.matrix_cols[:n] = O.matrix_cols[used]
-    out.matrix_start[:n + 1] = start
-    out.matrix_rowp[:n + 1] = rowp
-    return out, n, c, r
+    return dict(matrix_start=start, matrix_cols=O.matrix_cols[used], matrix_rowp=rowp,
+                matrix_data=O.matrix_data[cells], matrix_cnt=O.matrix_cnt[cells],
+                cell_col=O.cell_col[cells], row_ptr=O.row_ptr[rows])
 
 
 def keep_read_matrices(O, G, amat):
@@ -291,8 +282,11 @@ def keep_read_matrices(O, G, amat):
     moved to the front; the walk holds a level's matrices, not the tree's. Returns the numbers of
     matrices, cells and row pointers dropped."""
     used = np.unique(amat)
-    _, n, c, r = pack_anchors(O, used)
+    packed = packed_anchors(O, used)
+    for k, a in packed.items():
+        getattr(O, k)[:a.shape[0]] = a
     amat[:] = np.searchsorted(used, amat)
+    n, c, r = used.shape[0], packed["matrix_data"].shape[0], packed["row_ptr"].shape[0]
     dropped = np.array([G[G_MATRICES] - n, G[G_CELLS] - c, G[G_ROWS] - r], np.int64)
     G[G_MATRICES], G[G_CELLS], G[G_ROWS] = n, c, r
     return dropped

@@ -223,14 +223,14 @@ def measure_public(rules, args, out):
         report = _every(5.0, lambda stage, done, total: print(
             f"  {stage}: {done:,} of {total:,}{' public nodes' if stage.startswith('level') else ''}",
             file=out, flush=True))
+        # by parts: the same figures in far less memory, on the threads asked for
+        count = functools.partial(count, split_depth="auto", parts=COUNT_PARTS,
+                                  workers=getattr(args, "threads", None) or os.cpu_count() or 1)
     else:
         print(f"counting the public tree stepping every history (publicbuild; the class walk does not "
               f"take {why}; the first run compiles its walk; Ctrl-C stops) ...", file=out, flush=True)
         report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
                                                               flush=True))
-    if name == "classbuild":  # by parts: the same figures in far less memory, on the threads asked
-        count = functools.partial(count, split_depth="auto", parts=COUNT_PARTS,
-                                  workers=getattr(args, "threads", None) or os.cpu_count() or 1)
     try:
         size = count(rules, progress=report)
     except MemoryError as e:

@@ -65,8 +65,6 @@ class _Runner(PieceRunner):
         return self.set_state(arrays, int(meta["iterations"]))
 
 
-    """A :class:`PieceRunner` as a Ray actor: it also saves and restores its state, and says its pid
-    (the runner copies the read-only arrays Ray hands it, once per actor)."""
 class RayBackend:
     """Where and how to run a public-tree solve on Ray.
 
