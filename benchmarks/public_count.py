@@ -36,6 +36,22 @@ def _record(size):
         parts=[p._asdict() for p in size.parts])
 
 
+def _tree_bytes(n, sparse):
+    """Bytes of a counted tree (a record, or a part's) with its matrices sparse (the cells with
+    histories, and the row pointers where recorded) or dense, as laid out before they were sparse."""
+    from coupsolve.publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET
+    from solvers.public import estimate_public_tree_bytes
+
+    extras = _EXTRA_PER_ENTRY * n["entries"] + _EXTRA_PER_INFOSET * n["infosets"]
+    if sparse:
+        rows = max(n.get("row_entries", 0) - n["matrices"], 0)
+        return extras + estimate_public_tree_bytes(n["nodes"], n["entries"], n["pair_cells"],
+                                                   n["matrices"], n["infosets"], n["actions"], rows)
+    return (extras + 8 * n["cells"] + 12 * n["matrices"]
+            + estimate_public_tree_bytes(n["nodes"], n["entries"], 0, 0, n["infosets"],
+                                         n["actions"], 0))
+
+
 def report(rec):
     """Where the bytes of a counted tree go, in the public tree's layout and its solve's, and its parts'
     spread: lines of text from a record of :func:`_record`."""
@@ -45,21 +61,18 @@ def report(rec):
     from solvers.public_rep import estimate_public_solve_bytes
 
     gib = 2.0 ** 30
+    recorded = "row_entries" in rec
     rows = [("public nodes", rec["nodes"], _BYTES_PER_NODE),
             ("entries", rec["entries"], _BYTES_PER_ENTRY + _EXTRA_PER_ENTRY),
-            ("matrix cells", rec["cells"], 8), ("matrices", rec["matrices"], 12),
-            ("  with histories", rec.get("pair_cells", 0), 12),
+            ("matrix cells", rec["pair_cells"], 12), ("  dense", rec["cells"], 8),
+            ("row pointers", rec.get("row_entries", 0), 8), ("matrices", rec["matrices"], 20),
             ("information sets", rec["infosets"], _BYTES_PER_INFOSET + _EXTRA_PER_INFOSET),
             ("actions", rec["actions"], _BYTES_PER_ACTION)]
     out = [f"{'':18} {'count':>16} {'bytes each':>10} {'GiB':>8}"]
     out += [f"{name:18} {n:16,} {b:10} {n * b / gib:8.2f}" for name, n, b in rows]
-    out.append(f"{'tree':18} {'':16} {'':10} {rec['tree_bytes'] / gib:8.2f}")
-    if "pair_cells" in rec:  # the same tree with sparse matrices (weight and column, row pointers)
-        sparse = (rec["tree_bytes"] - 8 * rec["cells"] + 12 * rec["pair_cells"]
-                  + 8 * rec.get("row_entries", 0))
-        rows = "" if "row_entries" in rec else ", rows not recorded"
-        out.append(f"{'tree, sparse':18} {'(the cells with histories' + rows + ')':>27} "
-                   f"{sparse / gib:8.2f}")
+    out.append(f"{'tree':18} {'' if recorded else '(rows not recorded)':>27} "
+               f"{_tree_bytes(rec, True) / gib:8.2f}")
+    out.append(f"{'tree, dense':18} {'(as laid out before)':>27} {_tree_bytes(rec, False) / gib:8.2f}")
     for precision in ("float64", "float32"):
         solve = estimate_public_solve_bytes(rec["entries"], rec["actions"], precision)
         out.append(f"{'solve, ' + precision:18} {'':16} {'':10} {solve / gib:8.2f}")
@@ -78,26 +91,20 @@ def report(rec):
 
 def _placement(parts, machines=(4, 8, 16)):
     """The parts placed on ``k`` machines, largest first onto the least loaded (their tree and a float64
-    solve, the trunk aside): the bytes of the most loaded machine, from the measured parts."""
+    solve, the trunk aside): the bytes of the most loaded machine, from the measured parts (their
+    row pointers are not recorded: a few bytes per matrix row)."""
     import heapq
 
-    from solvers.public import estimate_public_tree_bytes
     from solvers.public_rep import estimate_public_solve_bytes
 
-    def dense(p):
-        return (estimate_public_tree_bytes(p["nodes"], p["entries"], p["cells"], p["matrices"],
-                                           p["infosets"], p["actions"])
-                + estimate_public_solve_bytes(p["entries"], p["actions"]))
-
-    def sparse(p):
-        return dense(p) - 8 * p["cells"] + 12 * p.get("pair_cells", p["cells"])
-
     out = []
-    for name, size in (("dense matrices", dense), ("sparse matrices", sparse)):
+    for name, sparse in (("dense matrices", False), ("sparse matrices", True)):
         loads = []
         for k in machines:
             heap = [0] * k
-            for b in sorted((size(p) for p in parts), reverse=True):
+            for b in sorted((_tree_bytes(p, sparse) + estimate_public_solve_bytes(p["entries"],
+                                                                                   p["actions"])
+                             for p in parts), reverse=True):
                 heapq.heapreplace(heap, heap[0] + b)
             loads.append(f"{k} machines {max(heap) / 2**30:.1f} GiB")
         out.append(f"placed by memory, {name} (tree + float64 solve of the parts): " + ", ".join(loads))

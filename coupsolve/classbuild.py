@@ -13,7 +13,7 @@ Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`, plus 12 byt
 and 2 per entry); while walking, two levels (26 bytes per entry, 23 per bucket and 496 per public
 node, at up to twice the level's size while it grows), the anchor matrices (sparse: 20 bytes per pair
 of buckets with histories and 8 per row; a count keeps only those the next level reads, a build all of
-them until it writes the tree's dense matrices), the information sets' keys (8 bytes each) and one
+them: they are the tree's matrices), the information sets' keys (8 bytes each) and one
 node's work arrays. A tree too large to count level by level is counted by parts
 (:mod:`coupsolve.classcount`).
 """
@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from solvers.memory import check_fits, format_bytes
-from solvers.public import PublicTree, PublicFlat
+from solvers.public import PublicTree, PublicFlat, estimate_public_tree_bytes
 from solvers.public_rep import estimate_public_solve_bytes
 
 from . import classwalk as W
@@ -37,13 +37,13 @@ from .builder import HASH_SEED, _absorb
 from .classwalk_emit import Level, walk_level
 from .classwalk_state import NCL, TOKW, initial_classes, public_part, supported
 from .couptree import rules_game_id
-from .publicbuild import _OUT_DTYPES, CoupPublicTree, PublicSize
+from .publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET, _OUT_DTYPES, CoupPublicTree
 from .rules import Rules
 
 __all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
 
 # the walk's anchors are sparse (cells: pairs with histories, by row; matrix_start their cells,
-# matrix_rowp their row pointers); a build expands them dense into the tree's matrix_start, matrix_data
+# matrix_rowp their row pointers): the tree's own layout (solvers.public), so a build hands them over
 _OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64, matrix_rowp=np.int64, row_ptr=np.int64,
             cell_col=np.int32)
 ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
@@ -101,21 +101,27 @@ class ClassSize(NamedTuple):
     row_entries: int  # the anchors' row pointers (rows + 1 per matrix)
     parts: tuple = ()  # a count by parts: each part's coupsolve.classcount.PartSize
 
-    # the same trees' bytes from the same figures as the history-stepping walk's count
-    tree_bytes = PublicSize.tree_bytes
+    def tree_bytes(self) -> int:
+        """Bytes of the :class:`CoupPublicTree`: the public tree, its matrices sparse (the cells with
+        histories), and the information-set extras."""
+        return (estimate_public_tree_bytes(self.nodes, self.entries, self.pair_cells,
+                                           self.matrices, self.infosets, self.actions,
+                                           self.row_entries - self.matrices)
+                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
 
     def anchor_bytes(self) -> int:
         """Bytes of the walk's sparse anchor matrices when a build keeps them all (20 per cell with
-        histories, 8 per row pointer, 20 per matrix)."""
+        histories, 8 per row pointer, 20 per matrix): the tree's matrices and each cell's history
+        count."""
         return 20 * self.pair_cells + 8 * self.row_entries + 20 * self.matrices
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
         """Peak bytes of a build and then a solve: the tree, plus the larger of the solve's working
-        memory and the build's own (the walk's, and its sparse anchors, which the build holds until
-        it has written the tree's dense matrices). Checked against the measured peak at turn limit 2
-        (``tests/test_memory_estimate.py``)."""
+        memory and the build's own (the walk's, and the anchors' history counts, 8 bytes per cell:
+        the anchors themselves become the tree's matrices). Checked against the measured peak at
+        turn limit 2 (``tests/test_memory_estimate.py``)."""
         solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
-        return self.tree_bytes() + max(self.work_bytes + self.anchor_bytes(), solve)
+        return self.tree_bytes() + max(self.work_bytes + 8 * self.pair_cells, solve)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
@@ -380,7 +386,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     if size is not None:
         if not isinstance(size, ClassSize) or size.rules != rules:
             raise ValueError("size must be count_class_tree(rules) of these very rules")
-        check_fits(size.tree_bytes() + size.work_bytes + size.anchor_bytes(),
+        check_fits(size.tree_bytes() + size.work_bytes + 8 * size.pair_cells,
                    f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                    f"information sets) and its walk")
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
@@ -391,7 +397,14 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
     size.update(infoset_hash=ni, infoset_actions=na, matrix_cols=nm)
     arrays = {k: getattr(O, k)[:size[k]] for k in size}
-    arrays["matrix_start"], arrays["matrix_data"] = CC.dense_matrices(O, nm, int(G[CC.G_DENSE]))
+    cells, rows = int(O.matrix_start[nm]), int(O.matrix_rowp[nm])
+    if (cells, rows) != (int(G[CC.G_CELLS]), int(G[CC.G_ROWS])):
+        raise AssertionError(f"the class walk's matrices end at cell {cells:,} and row pointer "
+                             f"{rows:,}, its counters say {int(G[CC.G_CELLS]):,} and "
+                             f"{int(G[CC.G_ROWS]):,}")
+    arrays.update(matrix_start=O.matrix_start[:nm + 1], matrix_rowp=O.matrix_rowp[:nm + 1],
+                  row_ptr=O.row_ptr[:rows], cell_col=O.cell_col[:cells],
+                  matrix_data=O.matrix_data[:cells])
     arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
     level_start = np.concatenate(([0], np.cumsum(ln)))
     flat = {k: arrays[k] for k in PublicFlat._fields if k in arrays}

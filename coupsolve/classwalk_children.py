@@ -27,7 +27,7 @@ from solvers.public_split import pack_matrices
 
 from .builder import HASH_MUL, _mix
 from .classwalk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT, I_NEWROWS, I_NPRE,
-                        I_NRES, NEED_CELL, NEED_MAT, NEED_ROWS, row_cells, spread_cell,
+                        I_NRES, NEED_CELL, NEED_MAT, NEED_ROWS, spread_cell,
                         spread_row)
 from .classwalk_state import NCL
 from .classwalk_table import EMPTY, table_slot
@@ -198,18 +198,6 @@ def _store(O, S, G, c, nb0, nb1, at, sp):
 
 
 @njit(cache=True)
-def expand_dense(O, n, start, data):
-    """The first ``n`` anchor matrices dense (rows x columns, row-major), matrix ``m`` at
-    ``data[start[m]:start[m + 1]]``: the tree's layout (:mod:`solvers.public`)."""
-    for m in range(n):
-        cols = O.matrix_cols[m]
-        for r in range(O.matrix_rowp[m + 1] - O.matrix_rowp[m] - 1):
-            lo, hi = row_cells(O, m, r)
-            for t in range(lo, hi):
-                data[start[m] + r * cols + O.cell_col[t]] = O.matrix_data[t]
-
-
-@njit(cache=True)
 def _by_child(S):
     """The node's results grouped by child, each child's in the order they were made: ``(order,
     start)``, child ``c``'s are ``order[start[c] : start[c + 1]]``."""
@@ -296,16 +284,3 @@ def add_gone(G, gone):
     G[G_MATRICES] += gone[0]
     G[G_CELLS] += gone[1]
     G[G_ROWS] += gone[2]
-
-
-def dense_matrices(O, nm, cells):
-    """The tree's matrices from the walk's ``nm`` sparse anchors: ``(matrix_start, matrix_data)``."""
-    rows = np.diff(O.matrix_rowp[:nm + 1]) - 1
-    start = np.zeros(nm + 1, np.int64)
-    np.cumsum(rows * O.matrix_cols[:nm], out=start[1:])
-    if int(start[-1]) != cells:
-        raise AssertionError(f"the class walk's matrices hold {int(start[-1]):,} cells, not {cells:,}")
-    check_fits(8 * cells, f"the public tree's matrices ({cells:,} cells)")
-    data = np.zeros(cells, np.float64)
-    expand_dense(O, nm, start, data)
-    return start, data

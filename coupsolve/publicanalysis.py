@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from solvers import DECISION, TERMINAL
-from solvers._public_kernel import _side, forward, values
+from solvers._public_kernel import _side, forward, scratch, values
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
 
@@ -122,17 +122,18 @@ def _passes(coup_public, sigma):
     par = tree.num_entries >= PRANGE_MIN_ENTRIES
     reach, acc = np.empty(tree.num_entries), np.zeros(tree.num_actions)
     none = np.empty(0, np.int32)
+    X = scratch(T, numba.get_num_threads() if par else 1)
     forward(T, sigma, reach, par)
     unit = T._replace(term_scale=np.where(T.node_kind == TERMINAL, 1.0, 0.0))
     cf = np.empty(tree.num_entries)
-    values(unit, sigma, reach, cf, acc, BOTH_PLAYERS, False, none, par)
+    values(unit, sigma, reach, cf, acc, X, BOTH_PLAYERS, False, none, par)
     np.abs(cf, out=cf)  # player 1's values are the negated sums (of non-negative terms)
     v = np.empty(tree.num_entries)
-    values(T, sigma, reach, v, acc, BOTH_PLAYERS, False, none, par)
+    values(T, sigma, reach, v, acc, X, BOTH_PLAYERS, False, none, par)
     br = {}
     for seat in (0, 1):
         w = np.empty(tree.num_entries)
-        values(T, sigma, reach, w, acc, seat, True, none, par)
+        values(T, sigma, reach, w, acc, X, seat, True, none, par)
         br[seat] = w
     return reach, cf, v, br
 

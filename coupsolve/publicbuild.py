@@ -32,7 +32,8 @@ Both run in chunks of public nodes (Ctrl-C stops them within a fraction of a sec
 decompose this way (a public node whose stopping histories mix kinds or actors, an information set in
 two public nodes, a step nobody observes) are refused with the reason.
 
-Memory: the tree (:func:`solvers.public.estimate_public_tree_bytes`) plus 12 bytes per information set
+Memory: the tree as filled, its matrices dense (then kept sparse, :func:`solvers.public.sparse_matrices`;
+:func:`solvers.public.estimate_public_tree_bytes`) plus 12 bytes per information set
 (hash and context); while building, the work pools (:mod:`coupsolve.publicbuild_node`), about 96 bytes
 per child history of the nodes on the current path and ``4 * S_SIZE`` per history of those nodes, plus
 the dense anchor matrices on the path, grown by doubling (each growth checked with ``check_fits``).
@@ -48,7 +49,8 @@ import numpy as np
 
 from solvers.memory import check_fits, format_bytes
 from solvers.public import _DTYPES as _PUBLIC_DTYPES
-from solvers.public import PublicFlat, PublicTree, estimate_public_tree_bytes
+from solvers.public import (PublicFlat, PublicTree, estimate_public_tree_bytes, sparse_bytes,
+                            sparse_matrices)
 from solvers.public_rep import estimate_public_solve_bytes
 
 from . import engine as E
@@ -86,16 +88,26 @@ class PublicSize(NamedTuple):
     seconds: float
 
     def tree_bytes(self) -> int:
-        """Bytes of the :class:`CoupPublicTree` (the public tree and the information-set extras)."""
-        return (estimate_public_tree_bytes(self.nodes, self.entries, self.cells, self.matrices,
-                                           self.infosets, self.actions)
+        """Bytes of the :class:`CoupPublicTree` as filled: the public tree with its matrices dense (8
+        bytes per cell; the tree keeps the non-zero ones, sparse, at most :meth:`sparse_bytes`) and the
+        information-set extras."""
+        return (estimate_public_tree_bytes(self.nodes, self.entries, 0, 0, self.infosets,
+                                           self.actions, 0)
+                + 8 * self.cells + 12 * self.matrices
                 + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
 
+    def sparse_bytes(self) -> int:
+        """At most the bytes of the built tree's sparse matrices (every cell non-zero)."""
+        return sparse_bytes(self.cells, self.cells, self.matrices)
+
     def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """Peak bytes of a build and then a solve: the tree, plus the larger of the walk's pools (freed
-        after the fill) and the solve's working memory (:func:`solvers.public_rep.estimate_public_solve_bytes`)."""
+        """Peak bytes of a build and then a solve: the tree as filled, plus the largest of the walk's
+        pools (freed after the fill), the sparse matrices made from the dense ones, and the solve's
+        working memory (:func:`solvers.public_rep.estimate_public_solve_bytes`) on a tree whose
+        sparse matrices may outweigh the dense ones they replace (12 bytes per cell against 8)."""
         solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
-        return self.tree_bytes() + max(self.work_bytes, solve)
+        return self.tree_bytes() + max(self.work_bytes, self.sparse_bytes(),
+                                       solve + self.sparse_bytes() - 8 * self.cells)
 
     def describe(self) -> str:
         """One line of sizes (what ``coupsolve info`` prints)."""
@@ -138,7 +150,8 @@ class CoupPublicTree(NamedTuple):
 
 # The arrays the fill writes: the ``solvers.public`` layout (but ``level_start``, from the count) and
 # the information-set extras, as one named tuple the kernels take.
-_OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items() if k != "level_start"}
+_OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items()
+               if k not in ("level_start", "matrix_rowp", "row_ptr", "cell_col")}  # matrices dense
 _OUT_DTYPES.update(infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
                    entry_hand=np.uint16)
 PublicOut = namedtuple("PublicOut", list(_OUT_DTYPES))
@@ -309,7 +322,7 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
         size = count_public_tree(rules, progress)
     elif not isinstance(size, PublicSize) or size.rules != rules:
         raise ValueError("size must be count_public_tree(rules) of these very rules")
-    check_fits(size.tree_bytes() + size.work_bytes,
+    check_fits(size.tree_bytes() + max(size.work_bytes, size.sparse_bytes()),
                f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                f"information sets)")
     out = _out(size)
@@ -318,14 +331,17 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     if got != (size.nodes, size.entries, size.infosets, size.cells):
         raise RuntimeError(f"the fill pass found {got} (nodes, entries, information sets, cells), "
                            f"the count pass {(size.nodes, size.entries, size.infosets, size.cells)}")
+    work = _work_bytes(W)
+    del W
     out.entry_start[-1] = size.entries
     level_start = np.concatenate(([0], np.cumsum(size.level_nodes)))
-    arrays = {k: getattr(out, k) for k in PublicFlat._fields if k != "level_start"}
+    arrays = {k: getattr(out, k) for k in PublicFlat._fields if k in out._fields}
+    arrays.update(sparse_matrices(out.matrix_start, out.matrix_cols, out.matrix_data))
     tree = PublicTree(rules_game_id(rules), infoset_actions=out.infoset_actions,
                       level_start=level_start, **arrays)
     info = dict(count_seconds=size.seconds, fill_seconds=seconds, bytes=tree.nbytes
                 + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes,
-                work_bytes=_work_bytes(W))
+                work_bytes=work)
     return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, out.entry_hand, rules, info)
 
 

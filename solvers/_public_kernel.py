@@ -15,7 +15,10 @@ does its predictive regret matching in the same visit. With alternating updates 
 forward and a backward pass for player 0, then for player 1; with simultaneous updates one of each.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
-and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing.
+and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
+the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
+also say how many interleaved runs a level's nodes are split into (the thread ids of numba's
+``get_thread_id`` would keep the kernels out of the on-disk cache).
 """
 
 import numba
@@ -26,7 +29,7 @@ from ._matching import predictive_match, schedule
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 __all__ = ["forward", "forward_levels", "backward", "backward_levels",
-           "run_iterations", "values", "values_levels", "evaluate"]
+           "run_iterations", "values", "values_levels", "evaluate", "scratch"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -94,29 +97,53 @@ def forward(T, sigma, reach, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _terminal(T, s, reach, v, p):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``."""
+def _terminal(T, s, reach, v, p, col):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
+
+    The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
+    columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
+    player 0's rows spread by their reach for player 1's columns. Entries with no reach add nothing.
+    """
     m = T.term_matrix[s]
     base = T.matrix_start[m]
-    cols = T.matrix_cols[m]
+    rp = T.matrix_rowp[m]
     scale = T.term_scale[s]
     b0, n0 = _side(T, s, 0)
     b1, n1 = _side(T, s, 1)
-    data = T.matrix_data
+    data, cc, ptr, row = T.matrix_data, T.cell_col, T.row_ptr, T.entry_row
     if p != 1:
-        for i in range(b0, b0 + n0):
-            row = base + T.entry_row[i] * cols
-            total = 0.0
-            for j in range(b1, b1 + n1):
-                total += data[row + T.entry_row[j]] * reach[j]
-            v[i] = scale * total
-    if p != 0:
         for j in range(b1, b1 + n1):
-            col = base + T.entry_row[j]
+            col[row[j]] += reach[j]
+        for i in range(b0, b0 + n0):
+            r = rp + row[i]
             total = 0.0
-            for i in range(b0, b0 + n0):
-                total += data[col + T.entry_row[i] * cols] * reach[i]
-            v[j] = -scale * total
+            for k in range(base + ptr[r], base + ptr[r + 1]):
+                total += data[k] * col[cc[k]]
+            v[i] = scale * total
+        for j in range(b1, b1 + n1):
+            col[row[j]] = 0.0
+    if p != 0:
+        for i in range(b0, b0 + n0):
+            x = reach[i]
+            if x != 0.0:
+                r = rp + row[i]
+                for k in range(base + ptr[r], base + ptr[r + 1]):
+                    col[cc[k]] += data[k] * x
+        for j in range(b1, b1 + n1):
+            v[j] = -scale * col[row[j]]
+        for i in range(b0, b0 + n0):
+            if reach[i] != 0.0:
+                r = rp + row[i]
+                for k in range(base + ptr[r], base + ptr[r + 1]):
+                    col[cc[k]] = 0.0
+
+
+def scratch(T, threads):
+    """The terminals' scratch for passes on ``threads`` threads (:func:`_terminal`): one zero vector
+    per thread (float64), as long as the widest matrix of ``T``. Passes split each level into
+    ``threads`` interleaved runs of nodes, one per row."""
+    width = int(T.matrix_cols.max()) if T.matrix_cols.shape[0] else 1
+    return np.zeros((max(1, int(threads)), max(1, width)))
 
 
 @numba.njit(cache=True, inline="always")
@@ -193,15 +220,16 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
 
 
 @numba.njit(cache=True, inline="always")
-def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
+def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
     """Node ``s`` of :func:`backward` (inlined with ``p`` a constant: see :func:`_backward_node`).
 
-    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w)``, the state's arrays.
+    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w)``, the state's arrays; ``col`` the
+    thread's scratch (:func:`_terminal`).
     """
     sigma, regret, cumulative, acc, acc2, reach, v, w = B
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, reach, v, p)
+        _terminal(T, s, reach, v, p, col)
         if w.shape[0] > 0:
             for i in range(T.entry_start[s], T.entry_start[s + 1]):
                 w[i] = v[i]
@@ -218,29 +246,30 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
 
 
 @numba.njit(cache=True, inline="always")
-def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s):
+def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, col):
     """Node ``s`` of :func:`backward`, the body inlined once per player with ``p`` a constant: with
     ``p`` a run-time value the pass took 9 times as long (turn limit 2: 144 ms against 16 ms)."""
     if p == 0:
-        _backward_body(T, B, plus, discount, 0, weight, fpos, fneg, s)
+        _backward_body(T, B, plus, discount, 0, weight, fpos, fneg, s, col)
     elif p == 1:
-        _backward_body(T, B, plus, discount, 1, weight, fpos, fneg, s)
+        _backward_body(T, B, plus, discount, 1, weight, fpos, fneg, s, col)
     else:
-        _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s)
+        _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s, col)
 
 
 @numba.njit(cache=True)
-def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi):
+def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
-        _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
+        _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[0])
 
 
 @numba.njit(cache=True, parallel=True)
-def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi):
+def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        for s in prange(ls[d], ls[d + 1]):
-            _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
+        for t in prange(X.shape[0]):
+            for s in range(ls[d] + t, ls[d + 1], X.shape[0]):
+                _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
 
 
 @numba.njit(cache=True)
@@ -248,10 +277,11 @@ def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
     """:func:`backward` over the nodes of levels ``hi - 1`` down to ``lo`` only (the values of level
     ``hi``'s entries already known)."""
     B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w)
+    X = S.scratch
     if parallel:
-        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi)
+        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X)
     else:
-        _backward_serial(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi)
+        _backward_serial(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X)
 
 
 @numba.njit(cache=True)
@@ -281,11 +311,11 @@ def run_iterations(T, S, P, num_iterations, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_body(T, sigma, reach, v, acc, p, best, choice, s):
+def _value_body(T, sigma, reach, v, acc, p, best, choice, s, col):
     """Node ``s`` of :func:`values` (inlined with ``p`` a constant, as :func:`_backward_node`)."""
     kind = T.node_kind[s]
     if kind == TERMINAL:
-        _terminal(T, s, reach, v, p)
+        _terminal(T, s, reach, v, p, col)
         return
     actor = T.node_player[s] if kind == DECISION else -1
     _gather(T, s, v, v[:0], acc, acc, actor, p)
@@ -313,62 +343,64 @@ def _value_body(T, sigma, reach, v, acc, p, best, choice, s):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_node(T, sigma, reach, v, acc, p, best, choice, s):
+def _value_node(T, sigma, reach, v, acc, p, best, choice, s, col):
     """Node ``s`` of :func:`values`, one inlined body per constant ``p``."""
     if p == 0:
-        _value_body(T, sigma, reach, v, acc, 0, best, choice, s)
+        _value_body(T, sigma, reach, v, acc, 0, best, choice, s, col)
     elif p == 1:
-        _value_body(T, sigma, reach, v, acc, 1, best, choice, s)
+        _value_body(T, sigma, reach, v, acc, 1, best, choice, s, col)
     else:
-        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, choice, s)
+        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, choice, s, col)
 
 
 @numba.njit(cache=True)
-def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi):
+def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
-        _value_node(T, sigma, reach, v, acc, p, best, choice, s)
+        _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[0])
 
 
 @numba.njit(cache=True, parallel=True)
-def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi):
+def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        for s in prange(ls[d], ls[d + 1]):
-            _value_node(T, sigma, reach, v, acc, p, best, choice, s)
+        for t in prange(X.shape[0]):
+            for s in range(ls[d] + t, ls[d + 1], X.shape[0]):
+                _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
 
 
 @numba.njit(cache=True)
-def values_levels(T, sigma, reach, v, acc, p, best, choice, lo, hi, parallel):
+def values_levels(T, sigma, reach, v, acc, X, p, best, choice, lo, hi, parallel):
     """:func:`values` over the nodes of levels ``hi - 1`` down to ``lo`` only."""
     if parallel:
-        _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi)
+        _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X)
     else:
-        _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi)
+        _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X)
 
 
 @numba.njit(cache=True)
-def values(T, sigma, reach, v, acc, p, best, choice, parallel):
+def values(T, sigma, reach, v, acc, X, p, best, choice, parallel):
     """Counterfactual values of player ``p``'s entries (``p`` 0, 1 or ``BOTH_PLAYERS``) under ``sigma``.
 
-    ``reach`` (per entry) from :func:`forward`; ``v`` (per entry) receives the values and ``acc`` (per
-    action, zero, left zero) is a work buffer. At ``p``'s own decisions the strategy's value, or with
+    ``reach`` (per entry) from :func:`forward`; ``v`` (per entry) receives the values; ``acc`` (per
+    action, zero, left zero) and ``X`` (:func:`scratch`) are work buffers. At ``p``'s own decisions the strategy's value, or with
     ``best`` the best action's (a best response). ``choice`` (int32, per
     information set, or empty) receives the best action's position at ``p``'s information sets.
     """
-    values_levels(T, sigma, reach, v, acc, p, best, choice, 0, T.level_start.shape[0] - 1, parallel)
+    values_levels(T, sigma, reach, v, acc, X, p, best, choice, 0, T.level_start.shape[0] - 1,
+                  parallel)
 
 
 @numba.njit(cache=True)
-def evaluate(T, sigma, reach, v, acc, parallel):
+def evaluate(T, sigma, reach, v, acc, X, parallel):
     """``(br0, br1, ev0)`` of ``sigma``: best-response values of both players, player 0's value.
 
-    ``reach`` and ``v`` (float64, per entry) and ``acc`` (float64, per action, all zero; left zero)
-    are work buffers.
+    ``reach`` and ``v`` (float64, per entry), ``acc`` (float64, per action, all zero; left zero) and
+    ``X`` (:func:`scratch`) are work buffers.
     """
     forward(T, sigma, reach, parallel)
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0
-        values(T, sigma, reach, v, acc, p, k < 2, np.empty(0, np.int32), parallel)
+        values(T, sigma, reach, v, acc, X, p, k < 2, np.empty(0, np.int32), parallel)
         out[k] = v[T.entry_start[0] + (0 if p == 0 else T.num_entries0[0])]
     return out[0], out[1], out[2]

@@ -44,13 +44,21 @@ per entry (``E``):
 ``entry_row``        int32     row (player 0) or column (player 1) of the entry in its terminal's matrix
                                (any value at non-terminals)
 ``entry_infoset``    int32     the information set of the entry when its player acts at its node, else -1
-per matrix (``M``):
-``matrix_start``     int64     ``M + 1`` entries; matrix ``m`` is ``matrix_data[matrix_start[m] : ...]``
-``matrix_cols``      int32     its number of columns (row-major; rows = data size / columns)
+per matrix (``M``), stored sparse (only the cells with histories, row by row):
+``matrix_start``     int64     ``M + 1`` entries; matrix ``m``'s cells are ``matrix_start[m] : ...[m+1]``
+``matrix_cols``      int32     its number of columns
+``matrix_rowp``      int64     ``M + 1`` entries; matrix ``m``'s row pointers are
+                               ``row_ptr[matrix_rowp[m] : matrix_rowp[m + 1]]`` (rows + 1 of them)
+per row pointer (``R + M``, ``R`` the matrices' rows):
+``row_ptr``          int64     row ``r`` of matrix ``m`` is cells ``matrix_start[m] + row_ptr[k]`` up to
+                               ``matrix_start[m] + row_ptr[k + 1]``, ``k = matrix_rowp[m] + r``
+                               (relative to the matrix: 0 first, its number of cells last)
+per cell (``C``):
+``cell_col``         int32     the cell's column
 ``matrix_data``      float64   ``U[i, j]``: the sum over the histories of the terminal with player 0's
                                entry of row ``i`` and player 1's of column ``j`` of their chance
                                probability (times their payoff to player 0 when ``term_scale`` is 1 and
-                               payoffs are not public)
+                               payoffs are not public); a cell absent is 0
 per information set (``I``), as in ``GameTree``: ``infoset_player`` (int8), ``infoset_num_actions``
 (int32), ``infoset_offset`` (int64), ``infoset_actions`` (int32, per action), and
 ``infoset_count``     int64    the number of histories in it (OpenSpiel's average strategy adds the
@@ -70,13 +78,18 @@ probabilities are not on the edges but in the matrices.
 
 The value of a terminal ``z`` for player 0's entry ``e`` is
 ``term_scale[z] * sum_f U[entry_row[e], entry_row[f]] * reach[f]`` over player 1's entries ``f`` at
-``z`` (and minus the transposed sum for player 1), ``U`` the matrix ``term_matrix[z]``. Several terminals
+``z`` (and minus the transposed sum for player 1), ``U`` the matrix ``term_matrix[z]``
+(:meth:`PublicTree.dense_matrix`). The kernels read it row by row: player 1's reach is summed per
+column into a scratch vector, each row of player 0 is a sparse dot product with it; for player 1 the
+rows are spread into the scratch vector weighted by player 0's reach. Only the cells with histories are
+stored: where chance last moved, most pairs of private states are impossible together (at turn limit 4
+of Coup, 114 million of 2.1 billion cells have histories). Several terminals
 may share a matrix (rows and columns are then indices into the entries of a common ancestor), which is
 how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
-Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 14 per entry, 8 per matrix cell,
-12 per matrix, 29 per information set and 4 per action.
+Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 14 per entry, 12 per matrix
+cell, 8 per row pointer, 20 per matrix, 29 per information set and 4 per action.
 """
 
 from __future__ import annotations
@@ -85,10 +98,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .kinds import CHANCE, DECISION, TERMINAL
 from .infosets import InfosetTable
+from .kinds import DECISION, TERMINAL
+from .public_matrices import check_matrices, rows_fit, sparse_bytes, sparse_matrices
 
-__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes"]
+__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes", "sparse_matrices",
+           "sparse_bytes"]
 
 
 class PublicFlat(NamedTuple):
@@ -109,6 +124,9 @@ class PublicFlat(NamedTuple):
     entry_infoset: np.ndarray
     matrix_start: np.ndarray
     matrix_cols: np.ndarray
+    matrix_rowp: np.ndarray
+    row_ptr: np.ndarray
+    cell_col: np.ndarray
     matrix_data: np.ndarray
     infoset_player: np.ndarray
     infoset_num_actions: np.ndarray
@@ -121,7 +139,8 @@ _DTYPES = dict(
     level_start=np.int64, node_kind=np.int8, node_player=np.int8, child_start=np.int64,
     num_children=np.int32, entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32,
     term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_row=np.int32,
-    entry_infoset=np.int32, matrix_start=np.int64, matrix_cols=np.int32, matrix_data=np.float64,
+    entry_infoset=np.int32, matrix_start=np.int64, matrix_cols=np.int32, matrix_rowp=np.int64,
+    row_ptr=np.int64, cell_col=np.int32, matrix_data=np.float64,
     infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int64,
     infoset_count=np.int64, infoset_node=np.int64,
 )
@@ -132,11 +151,12 @@ _BYTES_PER_ACTION = 4
 
 
 def estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices, num_infosets,
-                               num_actions):
-    """Bytes of a :class:`PublicTree` of these sizes (ints), before it is allocated."""
-    return (_BYTES_PER_NODE * num_nodes + _BYTES_PER_ENTRY * num_entries + 8 * num_cells
-            + 12 * num_matrices + _BYTES_PER_INFOSET * num_infosets
-            + _BYTES_PER_ACTION * num_actions)
+                               num_actions, num_rows):
+    """Bytes of a :class:`PublicTree` of these sizes (ints; ``num_cells`` those stored, with histories,
+    ``num_rows`` the matrices' rows), before it is allocated."""
+    return (_BYTES_PER_NODE * num_nodes + _BYTES_PER_ENTRY * num_entries
+            + sparse_bytes(num_cells, num_rows, num_matrices)
+            + _BYTES_PER_INFOSET * num_infosets + _BYTES_PER_ACTION * num_actions)
 
 
 class PublicTree(InfosetTable):
@@ -161,7 +181,8 @@ class PublicTree(InfosetTable):
     """
 
     #: What :func:`solvers.checkpoint.tree_digest` hashes: the shape, the payoffs and the chance.
-    DIGEST_FIELDS = ("node_kind", "num_children", "num_entries0", "term_scale", "matrix_data")
+    DIGEST_FIELDS = ("node_kind", "num_children", "num_entries0", "term_scale", "row_ptr",
+                     "cell_col", "matrix_data")
 
     def __init__(self, game_id, *, infoset_actions, keys=None, **arrays):
         missing = set(PublicFlat._fields) - set(arrays)
@@ -249,13 +270,13 @@ class PublicTree(InfosetTable):
         if np.any((f.node_player[dec] != 0) & (f.node_player[dec] != 1)):
             raise ValueError("PublicTree: decision nodes need node_player 0 or 1")
         term = ~inner
-        m = f.matrix_cols.shape[0]
-        if f.matrix_start.shape[0] != m + 1 or f.matrix_start[-1] != f.matrix_data.shape[0]:
-            raise ValueError("PublicTree: matrix_start must have num_matrices + 1 entries ending "
-                             "at the size of matrix_data")
+        check_matrices(f)
         tm = f.term_matrix[term]
-        if np.any((tm < 0) | (tm >= m)):
+        if np.any((tm < 0) | (tm >= f.matrix_cols.shape[0])):
             raise ValueError("PublicTree: every terminal needs a matrix in 0 .. num_matrices-1")
+        if not rows_fit(f):
+            raise ValueError("PublicTree: a terminal's entry_row is outside its matrix's rows "
+                             "(player 0) or columns (player 1)")
         ni = f.infoset_player.shape[0]
         for name in ("infoset_num_actions", "infoset_offset", "infoset_count", "infoset_node"):
             if getattr(f, name).shape[0] != ni:
@@ -268,6 +289,16 @@ class PublicTree(InfosetTable):
                                  "infoset_num_actions, and infoset_actions one per action")
         if np.any((f.entry_infoset < -1) | (f.entry_infoset >= ni)):
             raise ValueError("PublicTree: entry_infoset out of range")
+
+    def dense_matrix(self, m):
+        """Matrix ``m`` as a dense ``rows x columns`` array (zeros where no cell is stored)."""
+        f = self.flat
+        rp = f.row_ptr[f.matrix_rowp[m]:f.matrix_rowp[m + 1]]
+        out = np.zeros((rp.shape[0] - 1, int(f.matrix_cols[m])))
+        cells = slice(f.matrix_start[m], f.matrix_start[m + 1])
+        out[np.repeat(np.arange(rp.shape[0] - 1), np.diff(rp)), f.cell_col[cells]] = \
+            f.matrix_data[cells]
+        return out
 
     # -- construction from a history tree --
     @classmethod

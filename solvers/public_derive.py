@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kinds import CHANCE, DECISION, TERMINAL
+from .kinds import DECISION, TERMINAL
+from .public_matrices import sparse_matrices
 
 __all__ = ["derive", "hidden_chance_labels", "openspiel_labels"]
 
@@ -249,6 +250,6 @@ def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_
         num_children=num_children, entry_start=entry_start, num_entries0=n0,
         term_matrix=term_matrix, term_scale=term_scale, entry_parent=entry_parent,
         entry_slot=entry_slot, entry_row=entry_row, entry_infoset=entry_infoset,
-        matrix_start=matrix_start, matrix_cols=n1[terminals], matrix_data=matrix_data,
+        **sparse_matrices(matrix_start, n1[terminals], matrix_data),
         infoset_player=tree.infoset_player, infoset_num_actions=tree.infoset_num_actions,
         infoset_offset=tree.infoset_offset, infoset_count=count, infoset_node=infoset_node)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._passes import normalize_average
 from ._matching import schedule
-from ._public_kernel import backward_levels, forward_levels, values_levels
+from ._public_kernel import backward_levels, forward_levels, scratch, values_levels
 from ._state import Params
 from .kinds import BOTH_PLAYERS
 from .public_rep import PRANGE_MIN_ENTRIES, PublicState, estimate_public_solve_bytes
@@ -71,7 +71,7 @@ class PieceRunner:
             sigma=np.repeat(1.0 / f.infoset_num_actions, f.infoset_num_actions), regret=np.zeros(a),
             cumulative=np.zeros(a), acc=np.zeros(a), acc2=np.zeros(a if pred else 0),
             reach=np.empty(e, real), v=np.empty(e, real), w=np.empty(e if pred else 0, real),
-            counter=np.zeros(1, np.int64))
+            scratch=scratch(f, self.threads), counter=np.zeros(1, np.int64))
         self._prange = e >= PRANGE_MIN_ENTRIES
         self._roots = int(f.entry_start[f.level_start[1]])  # entries of level 0
         self._last = piece.num_levels - 1  # a part's last level; the trunk's level of leaves
@@ -101,7 +101,8 @@ class PieceRunner:
         reach[:self._roots] = root_reach
         forward_levels(f, sigma, reach, 0, self._last, self._prange)
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
-        values_levels(f, sigma, reach, v, S.acc, p, best, choice, 0, self._last + 1, self._prange)
+        values_levels(f, sigma, reach, v, S.acc, S.scratch, p, best, choice, 0, self._last + 1,
+                      self._prange)
         return v[:self._roots].copy(), choice
 
     # -- the trunk --
@@ -136,8 +137,8 @@ class PieceRunner:
         v[lo:] = leaf_v
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
         sigma = _kernel_array(sigma)
-        values_levels(f, sigma, self._eval_reach, v, self.state.acc, p, best, choice, 0,
-                      self._last, self._prange)
+        values_levels(f, sigma, self._eval_reach, v, self.state.acc, self.state.scratch, p, best,
+                      choice, 0, self._last, self._prange)
         root = int(f.entry_start[0]) + (0 if p == 0 else int(f.num_entries0[0]))
         return float(v[root]), choice
 
@@ -148,8 +149,8 @@ class PieceRunner:
         schedule(1, self.params)
         forward_levels(f, S.sigma, S.reach, 0, 0, self._prange)
         backward_levels(f, S, self.params, 0, 1.0, 1.0, 1.0, 0, 0, self._prange)
-        values_levels(f, S.sigma, S.reach, S.v, S.acc, 0, True, np.zeros(0, np.int32), 0, 0,
-                      self._prange)
+        values_levels(f, S.sigma, S.reach, S.v, S.acc, S.scratch, 0, True, np.zeros(0, np.int32),
+                      0, 0, self._prange)
 
     # -- state --
     def average(self):

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from ._passes import normalize_average
-from ._public_kernel import evaluate, forward, run_iterations, values
+from ._public_kernel import evaluate, forward, run_iterations, scratch, values
 from ._state import Params
 from .memory import check_fits
 from .public import PublicTree
@@ -52,7 +52,8 @@ PRANGE_MIN_ENTRIES = 1 << 14
 class PublicState(NamedTuple):
     """The buffers of a public-tree solve: per action (float64) ``sigma``, ``regret``, ``cumulative``,
     ``acc`` and ``acc2`` (PCFR+, else empty); per entry (``real``) ``reach``, ``v`` and ``w`` (PCFR+,
-    else empty); ``counter`` (int64, 1) the completed iterations."""
+    else empty); ``scratch`` (float64, threads x the widest matrix's columns) for the terminals;
+    ``counter`` (int64, 1) the completed iterations."""
 
     sigma: np.ndarray
     regret: np.ndarray
@@ -62,6 +63,7 @@ class PublicState(NamedTuple):
     reach: np.ndarray
     v: np.ndarray
     w: np.ndarray
+    scratch: np.ndarray
     counter: np.ndarray
 
 
@@ -93,7 +95,8 @@ class PublicTreeRep:
         self.state = PublicState(
             sigma=sigma, regret=np.zeros(a), cumulative=np.zeros(a), acc=np.zeros(a),
             acc2=np.zeros(a if pred else 0), reach=np.empty(e, real), v=np.empty(e, real),
-            w=np.empty(e if pred else 0, real), counter=np.zeros(1, np.int64))
+            w=np.empty(e if pred else 0, real), scratch=scratch(tree.flat, self.threads),
+            counter=np.zeros(1, np.int64))
         if real is np.float64:
             self._eval = (self.state.reach, self.state.v)
         else:
@@ -126,7 +129,7 @@ class PublicTreeRep:
         numba.set_num_threads(self.threads)
         reach, v = self._eval
         return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc,
-                        self._prange)
+                        self.state.scratch, self._prange)
 
     def best_response(self, policy, player):
         """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
@@ -136,7 +139,7 @@ class PublicTreeRep:
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
         forward(t.flat, sigma, reach, self._prange)
-        values(t.flat, sigma, reach, v, self.state.acc, player, True, choice,
+        values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, True, choice,
                self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
         out = sigma.copy()

@@ -145,9 +145,9 @@ def _first_level(f, ranges):
 
 
 def pack_matrices(matrix_start, used):
-    """Matrices ``used`` (ids, ascending) of a tree's ``matrix_start``, packed one after the other in
-    that order: ``(start, cells)``, their new starts (``len(used) + 1``) and, per packed cell, the
-    index of its cell in the tree's matrix arrays."""
+    """Matrices ``used`` (ids, ascending) of a tree's ``matrix_start`` (or ``matrix_rowp``), packed one
+    after the other in that order: ``(start, cells)``, their new starts (``len(used) + 1``) and, per
+    packed cell (row pointer), the index of its cell (row pointer) in the tree's arrays."""
     length = matrix_start[used + 1] - matrix_start[used]
     start = np.zeros(used.shape[0] + 1, np.int64)
     np.cumsum(length, out=start[1:])
@@ -160,8 +160,10 @@ def _matrices(f, a, term):
     used = np.unique(a["term_matrix"][term]).astype(np.int64)
     a["term_matrix"] = np.where(term, np.searchsorted(used, np.maximum(a["term_matrix"], 0)), -1)
     a["matrix_start"], cells = pack_matrices(f.matrix_start, used)
+    a["matrix_rowp"], rows = pack_matrices(f.matrix_rowp, used)
     a["matrix_cols"] = f.matrix_cols[used]
-    a["matrix_data"] = f.matrix_data[cells]
+    a["matrix_data"], a["cell_col"], a["row_ptr"] = f.matrix_data[cells], f.cell_col[cells], \
+        f.row_ptr[rows]
 
 
 def split(tree, depth, parts):

@@ -109,8 +109,7 @@ def _public_uniform_value(tree):
         reach[e] = reach[pe] * step
     total = 0.0
     for z in np.nonzero(f.node_kind == TERMINAL)[0]:
-        m = f.term_matrix[z]
-        U = f.matrix_data[f.matrix_start[m]:f.matrix_start[m + 1]].reshape(-1, f.matrix_cols[m])
+        U = tree.dense_matrix(f.term_matrix[z])
         b, n0, end = f.entry_start[z], f.num_entries0[z], f.entry_start[z + 1]
         sub = U[np.ix_(f.entry_row[b:b + n0], f.entry_row[b + n0:end])]
         total += f.term_scale[z] * (reach[b:b + n0] @ sub @ reach[b + n0:end])
@@ -197,7 +196,9 @@ def test_count_agrees_with_fill_and_reports_progress():
     assert all(s[2] == size.histories for s in seen if s[0] == "fill")
     p = built.tree
     assert (p.num_nodes, p.num_entries, p.num_infosets) == (size.nodes, size.entries, size.infosets)
-    assert p.flat.matrix_data.shape[0] == size.cells
+    # the tree keeps the non-zero cells of the count's dense matrices, and says what it holds
+    assert 0 < p.flat.matrix_data.shape[0] <= size.cells and np.all(p.flat.matrix_data != 0)
+    assert p.nbytes <= size.tree_bytes() + size.sparse_bytes()
     assert size.level_nodes.sum() == size.nodes and size.level_entries.sum() == size.entries
     assert "public nodes" in size.describe()
 
@@ -246,7 +247,12 @@ def test_class_walk_counts_what_it_builds_and_refuses_hidden_cards():
     p = built.tree
     assert (p.num_nodes, p.num_entries, p.num_infosets, p.num_actions) == \
         (size.nodes, size.entries, size.infosets, size.actions)
-    assert p.flat.matrix_data.shape[0] == size.cells and size.decision_histories >= p.num_histories
+    assert p.flat.matrix_data.shape[0] == size.pair_cells and size.decision_histories >= p.num_histories
+    assert p.flat.row_ptr.shape[0] == size.row_entries
+    held = p.nbytes + built.infoset_hash.nbytes + built.infoset_context.nbytes + \
+        built.entry_hand.nbytes  # the count's bytes are the tree's, but for level_start and the
+    assert 0 <= held - size.tree_bytes() <= 8 * (p.flat.level_start.shape[0] + 3)  # arrays' ends
+    assert sum(p.dense_matrix(m).size for m in range(p.flat.matrix_cols.shape[0])) == size.cells
     assert size.level_nodes.sum() == size.nodes and size.level_entries.sum() == size.entries
     assert "class walk" in size.describe()
     # the marked cards' places are hidden from both players: no class holds them

@@ -20,6 +20,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import solvers
 from solvers import GameTree, PublicTree, Solver
+from solvers.public_matrices import sparse_matrices
 from solvers.public_derive import hidden_chance_labels, openspiel_labels
 
 ALGORITHMS = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"]
@@ -151,6 +152,44 @@ def test_broken_arrays_are_refused(kuhn):
     bad = dict(arrays, term_matrix=np.where(arrays["term_matrix"] >= 0, 99, -1))
     with pytest.raises(ValueError, match="matrix"):
         PublicTree("x", infoset_actions=public.infoset_actions, **bad)
+    col = arrays["cell_col"].copy()
+    col[-1] = arrays["matrix_cols"][-1]
+    with pytest.raises(ValueError, match="column is outside its matrix"):
+        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, cell_col=col))
+    ptr = arrays["row_ptr"].copy()
+    ptr[-1] += 1
+    with pytest.raises(ValueError, match="row pointers must go from 0"):
+        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, row_ptr=ptr))
+    mid = int(arrays["matrix_rowp"][0]) + 1  # a middle pointer of the first matrix (2 rows)
+    ptr = arrays["row_ptr"].copy()
+    ptr[mid] = ptr[mid + 1] + 1
+    with pytest.raises(ValueError, match="must not decrease"):
+        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, row_ptr=ptr))
+    row = arrays["entry_row"].copy()
+    z = int(np.flatnonzero(arrays["node_kind"] == solvers.TERMINAL)[0])
+    row[arrays["entry_start"][z]] = 99
+    with pytest.raises(ValueError, match="entry_row is outside"):
+        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, entry_row=row))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=6),
+       st.integers(0, 2 ** 31))
+def test_sparse_matrices_keep_the_non_zero_cells(shapes, seed):
+    """Dense matrices to the sparse layout and back (PublicTree.dense_matrix): the same matrices,
+    only their non-zero cells stored, in row order."""
+    rng = np.random.default_rng(seed)
+    dense = [np.where(rng.random((r, c)) < 0.4, rng.normal(size=(r, c)), 0.0) for r, c in shapes]
+    start = np.concatenate(([0], np.cumsum([d.size for d in dense])))
+    cols = np.array([c for _, c in shapes])
+    flat = np.concatenate([d.ravel() for d in dense])
+    sp = sparse_matrices(start, cols, flat)
+    assert sp["matrix_data"].shape[0] == np.count_nonzero(flat) and np.all(sp["matrix_data"] != 0)
+    holder = type("Holder", (), {"flat": type("F", (), sp)})()
+    for m, d in enumerate(dense):
+        assert np.array_equal(PublicTree.dense_matrix(holder, m).reshape(d.shape), d)
+    with pytest.raises(ValueError, match="rows x matrix_cols"):
+        sparse_matrices([0, 3], [2], np.ones(3))
 
 
 # ---------------------------------------------------------------- random games with public events
