@@ -57,7 +57,8 @@ def run(turn_limits, options, info):
     for tl in turn_limits:
         rules = Rules.two_player_selection(turn_limit=tl)
         base = {}
-        for name, make in (("history", _history), ("public", _public), ("class walk", _class)):
+        for name, make in ((n, m) for n, m in (("history", _history), ("public", _public),
+                                               ("class walk", _class)) if n in options.trees):
             tree, build_s, tree_bytes = make(rules)
             histories = base.get("histories") or tree.num_nodes
             for threads in sorted({1, options.threads}):
@@ -99,11 +100,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.public", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="turn limits 1-2 only, short blocks")
     parser.add_argument("--threads", type=int, default=2, help="threads besides 1 (default 2)")
+    parser.add_argument("--turn-limits", type=lambda s: tuple(int(x) for x in s.split(",")),
+                        help="which turn limits, e.g. 3 (default 1,2,3; --quick 1,2)")
+    parser.add_argument("--trees", type=lambda s: tuple(s.split(",")),
+                        default=("history", "public", "class walk"),
+                        help="which trees, of history, public, 'class walk' (comma-separated; the "
+                             "ratios need history)")
     args = parser.parse_args(argv)
+    if "history" not in args.trees:
+        parser.error("--trees needs history: the ratios are against it")
     args.repeats, args.block = (3, 0.5) if args.quick else (5, 2.0)
     info = machine_info()
     print(f"load average at start {load_average():.2f}")
-    path = run((1, 2) if args.quick else (1, 2, 3), args, info)
+    path = run(args.turn_limits or ((1, 2) if args.quick else (1, 2, 3)), args, info)
     print(f"written: {path}")
 
 
