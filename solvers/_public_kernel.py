@@ -96,13 +96,14 @@ def forward(T, sigma, reach, parallel):
     forward_levels(T, sigma, reach, 0, T.level_start.shape[0] - 2, parallel)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _terminal(T, s, reach, v, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
 
     The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
     columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
     player 0's rows spread by their reach for player 1's columns. Entries with no reach add nothing.
+    Called, not inlined: inlined into each player's copy of both passes it cost 50 s of compilation.
     """
     m = T.term_matrix[s]
     base = T.matrix_start[m]
