@@ -17,8 +17,9 @@ forward and a backward pass for player 0, then for player 1; with simultaneous u
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
 and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
 the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
-also say how many interleaved runs a level's nodes are split into (the thread ids of numba's
-``get_thread_id`` would keep the kernels out of the on-disk cache).
+also say into how many contiguous runs a level's nodes are split, one per row (the thread ids of
+numba's ``get_thread_id`` would keep the kernels out of the on-disk cache; interleaved runs shared
+cache lines between threads at every node and made two threads slower than one).
 """
 
 import numba
@@ -142,7 +143,7 @@ def _terminal(T, s, reach, v, p, col):
 def scratch(T, threads):
     """The terminals' scratch for passes on ``threads`` threads (:func:`_terminal`): one zero vector
     per thread (float64), as long as the widest matrix of ``T``. Passes split each level into
-    ``threads`` interleaved runs of nodes, one per row."""
+    ``threads`` contiguous runs of nodes, one per row."""
     width = int(T.matrix_cols.max()) if T.matrix_cols.shape[0] else 1
     return np.zeros((max(1, int(threads)), max(1, width)))
 
@@ -268,8 +269,9 @@ def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
 def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        for t in prange(X.shape[0]):
-            for s in range(ls[d] + t, ls[d + 1], X.shape[0]):
+        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        for t in prange(nt):
+            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
                 _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
 
 
@@ -364,8 +366,9 @@ def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
 def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        for t in prange(X.shape[0]):
-            for s in range(ls[d] + t, ls[d + 1], X.shape[0]):
+        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        for t in prange(nt):
+            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
                 _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
 
 
