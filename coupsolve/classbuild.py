@@ -109,19 +109,17 @@ class ClassSize(NamedTuple):
                                            self.row_entries - self.matrices)
                 + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
 
-    def anchor_bytes(self) -> int:
-        """Bytes of the walk's sparse anchor matrices when a build keeps them all (20 per cell with
-        histories, 8 per row pointer, 20 per matrix): the tree's matrices and each cell's history
-        count."""
-        return 20 * self.pair_cells + 8 * self.row_entries + 20 * self.matrices
+    def build_bytes(self) -> int:
+        """Bytes a build needs beside the tree: the walk's, and the anchors' history counts (8 bytes
+        per cell; the anchors themselves become the tree's matrices)."""
+        return self.work_bytes + 8 * self.pair_cells
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """Peak bytes of a build and then a solve: the tree, plus the larger of the solve's working
-        memory and the build's own (the walk's, and the anchors' history counts, 8 bytes per cell:
-        the anchors themselves become the tree's matrices). Checked against the measured peak at
+        """Peak bytes of a build and then a solve: the tree, plus the larger of the build's own
+        (:meth:`build_bytes`) and the solve's working memory. Checked against the measured peak at
         turn limit 2 (``tests/test_memory_estimate.py``)."""
         solve = estimate_public_solve_bytes(self.entries, self.actions, precision, predictive)
-        return self.tree_bytes() + max(self.work_bytes + 8 * self.pair_cells, solve)
+        return self.tree_bytes() + max(self.build_bytes(), solve)
 
     def describe(self) -> str:
         return (f"public tree (class walk): {self.nodes:,} public nodes, {self.entries:,} entries, "
@@ -386,7 +384,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     if size is not None:
         if not isinstance(size, ClassSize) or size.rules != rules:
             raise ValueError("size must be count_class_tree(rules) of these very rules")
-        check_fits(size.tree_bytes() + size.work_bytes + 8 * size.pair_cells,
+        check_fits(size.tree_bytes() + size.build_bytes(),
                    f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                    f"information sets) and its walk")
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)

@@ -32,7 +32,8 @@ Both run in chunks of public nodes (Ctrl-C stops them within a fraction of a sec
 decompose this way (a public node whose stopping histories mix kinds or actors, an information set in
 two public nodes, a step nobody observes) are refused with the reason.
 
-Memory: the tree as filled, its matrices dense (then kept sparse, :func:`solvers.public.sparse_matrices`;
+Memory: the tree as filled, its matrices dense (then kept sparse,
+:func:`solvers.public_matrices.sparse_matrices`;
 :func:`solvers.public.estimate_public_tree_bytes`) plus 12 bytes per information set
 (hash and context); while building, the work pools (:mod:`coupsolve.publicbuild_node`), about 96 bytes
 per child history of the nodes on the current path and ``4 * S_SIZE`` per history of those nodes, plus
