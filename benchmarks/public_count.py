@@ -39,17 +39,12 @@ def _record(size):
 def _tree_bytes(n, sparse):
     """Bytes of a counted tree (a record, or a part's) with its matrices sparse (the cells with
     histories, and the row pointers where recorded) or dense, as laid out before they were sparse."""
-    from coupsolve.publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET
-    from solvers.public import estimate_public_tree_bytes
+    from coupsolve.publicbuild import coup_tree_bytes
+    from solvers.public_matrices import dense_bytes, sparse_bytes
 
-    extras = _EXTRA_PER_ENTRY * n["entries"] + _EXTRA_PER_INFOSET * n["infosets"]
-    if sparse:
-        rows = max(n.get("row_entries", 0) - n["matrices"], 0)
-        return extras + estimate_public_tree_bytes(n["nodes"], n["entries"], n["pair_cells"],
-                                                   n["matrices"], n["infosets"], n["actions"], rows)
-    return (extras + 8 * n["cells"] + 12 * n["matrices"]
-            + estimate_public_tree_bytes(n["nodes"], n["entries"], 0, 0, n["infosets"],
-                                         n["actions"], 0))
+    matrices = (sparse_bytes(n["pair_cells"], max(n.get("row_entries", 0) - n["matrices"], 0),
+                             n["matrices"]) if sparse else dense_bytes(n["cells"], n["matrices"]))
+    return coup_tree_bytes(n["nodes"], n["entries"], n["infosets"], n["actions"], matrices)
 
 
 def report(rec):

@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 from solvers.memory import check_fits, format_bytes
-from solvers.public import PublicTree, PublicFlat, estimate_public_tree_bytes
+from solvers.public import _DTYPES, PublicFlat, PublicTree
+from solvers.public_matrices import sparse_bytes
 from solvers.public_rep import estimate_public_solve_bytes
 
 from . import classwalk as W
@@ -37,15 +38,15 @@ from .builder import HASH_SEED, _absorb
 from .classwalk_emit import Level, walk_level
 from .classwalk_state import NCL, TOKW, initial_classes, public_part, supported
 from .couptree import rules_game_id
-from .publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET, _OUT_DTYPES, CoupPublicTree
+from .publicbuild import _OUT_DTYPES, CoupPublicTree, coup_tree_bytes
 from .rules import Rules
 
 __all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
 
 # the walk's anchors are sparse (cells: pairs with histories, by row; matrix_start their cells,
 # matrix_rowp their row pointers): the tree's own layout (solvers.public), so a build hands them over
-_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64, matrix_rowp=np.int64, row_ptr=np.int64,
-            cell_col=np.int32)
+_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64,
+            **{k: _DTYPES[k] for k in ("matrix_rowp", "row_ptr", "cell_col")})
 ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
 _NODE_ARRAYS = ("node_kind", "node_player", "child_start", "num_children", "entry_start",
                 "num_entries0", "term_matrix", "term_scale")
@@ -104,10 +105,9 @@ class ClassSize(NamedTuple):
     def tree_bytes(self) -> int:
         """Bytes of the :class:`CoupPublicTree`: the public tree, its matrices sparse (the cells with
         histories), and the information-set extras."""
-        return (estimate_public_tree_bytes(self.nodes, self.entries, self.pair_cells,
-                                           self.matrices, self.infosets, self.actions,
-                                           self.row_entries - self.matrices)
-                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
+        return coup_tree_bytes(self.nodes, self.entries, self.infosets, self.actions,
+                               sparse_bytes(self.pair_cells, self.row_entries - self.matrices,
+                                            self.matrices))
 
     def build_bytes(self) -> int:
         """Bytes a build needs beside the tree: the walk's, and the anchors' history counts (8 bytes

@@ -50,8 +50,8 @@ import numpy as np
 
 from solvers.memory import check_fits, format_bytes
 from solvers.public import _DTYPES as _PUBLIC_DTYPES
-from solvers.public import (PublicFlat, PublicTree, estimate_public_tree_bytes, sparse_bytes,
-                            sparse_matrices)
+from solvers.public import PublicFlat, PublicTree, estimate_public_tree_bytes
+from solvers.public_matrices import dense_bytes, sparse_bytes, sparse_matrices
 from solvers.public_rep import estimate_public_solve_bytes
 
 from . import engine as E
@@ -62,11 +62,18 @@ from .publicbuild_walk import init, replay, run
 from .rules import Rules
 
 __all__ = ["PublicSize", "CoupPublicTree", "count_public_tree", "build_public_tree",
-           "sequence_hashes"]
+           "sequence_hashes", "coup_tree_bytes"]
 
 _EXTRA_PER_INFOSET = 8 + 4  # infoset_hash (uint64) and infoset_context (CTX_DTYPE)
 _EXTRA_PER_ENTRY = 2  # entry_hand (uint16)
 _FIRST_BUDGET = 64  # public nodes in the first chunk; then sized to take about a quarter second
+
+
+def coup_tree_bytes(nodes, entries, infosets, actions, matrix_bytes):
+    """Bytes of a :class:`CoupPublicTree` of these sizes whose matrices take ``matrix_bytes``: the
+    public tree (:func:`solvers.public.estimate_public_tree_bytes`) and the information-set extras."""
+    return (estimate_public_tree_bytes(nodes, entries, 0, 0, infosets, actions, 0) + matrix_bytes
+            + _EXTRA_PER_INFOSET * infosets + _EXTRA_PER_ENTRY * entries)
 
 
 class PublicSize(NamedTuple):
@@ -92,10 +99,8 @@ class PublicSize(NamedTuple):
         """Bytes of the :class:`CoupPublicTree` as filled: the public tree with its matrices dense (8
         bytes per cell; the tree keeps the non-zero ones, sparse, at most :meth:`sparse_bytes`) and the
         information-set extras."""
-        return (estimate_public_tree_bytes(self.nodes, self.entries, 0, 0, self.infosets,
-                                           self.actions, 0)
-                + 8 * self.cells + 12 * self.matrices
-                + _EXTRA_PER_INFOSET * self.infosets + _EXTRA_PER_ENTRY * self.entries)
+        return coup_tree_bytes(self.nodes, self.entries, self.infosets, self.actions,
+                               dense_bytes(self.cells, self.matrices))
 
     def sparse_bytes(self) -> int:
         """At most the bytes of the built tree's sparse matrices (every cell non-zero)."""

@@ -100,10 +100,9 @@ import numpy as np
 
 from .infosets import InfosetTable
 from .kinds import DECISION, TERMINAL
-from .public_matrices import check_matrices, rows_fit, sparse_bytes, sparse_matrices
+from .public_matrices import check_matrices, dense_matrix, sparse_bytes
 
-__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes", "sparse_matrices",
-           "sparse_bytes"]
+__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes"]
 
 
 class PublicFlat(NamedTuple):
@@ -269,14 +268,7 @@ class PublicTree(InfosetTable):
         dec = f.node_kind == DECISION
         if np.any((f.node_player[dec] != 0) & (f.node_player[dec] != 1)):
             raise ValueError("PublicTree: decision nodes need node_player 0 or 1")
-        term = ~inner
         check_matrices(f)
-        tm = f.term_matrix[term]
-        if np.any((tm < 0) | (tm >= f.matrix_cols.shape[0])):
-            raise ValueError("PublicTree: every terminal needs a matrix in 0 .. num_matrices-1")
-        if not rows_fit(f):
-            raise ValueError("PublicTree: a terminal's entry_row is outside its matrix's rows "
-                             "(player 0) or columns (player 1)")
         ni = f.infoset_player.shape[0]
         for name in ("infoset_num_actions", "infoset_offset", "infoset_count", "infoset_node"):
             if getattr(f, name).shape[0] != ni:
@@ -292,13 +284,7 @@ class PublicTree(InfosetTable):
 
     def dense_matrix(self, m):
         """Matrix ``m`` as a dense ``rows x columns`` array (zeros where no cell is stored)."""
-        f = self.flat
-        rp = f.row_ptr[f.matrix_rowp[m]:f.matrix_rowp[m + 1]]
-        out = np.zeros((rp.shape[0] - 1, int(f.matrix_cols[m])))
-        cells = slice(f.matrix_start[m], f.matrix_start[m + 1])
-        out[np.repeat(np.arange(rp.shape[0] - 1), np.diff(rp)), f.cell_col[cells]] = \
-            f.matrix_data[cells]
-        return out
+        return dense_matrix(self.flat, m)
 
     # -- construction from a history tree --
     @classmethod

@@ -1,5 +1,5 @@
-"""The sparse matrices of a :class:`~solvers.public.PublicTree`: conversion from dense ones, their
-bytes, and the checks of their arrays (layout in :mod:`solvers.public`)."""
+"""The sparse matrices of a :class:`~solvers.public.PublicTree`: conversion from and to dense ones,
+their bytes, and the checks of their arrays (layout in :mod:`solvers.public`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from .kinds import TERMINAL
 
-__all__ = ["sparse_matrices", "sparse_bytes", "check_matrices", "rows_fit"]
+__all__ = ["sparse_matrices", "sparse_bytes", "dense_bytes", "dense_matrix", "check_matrices"]
 
 
 def sparse_matrices(matrix_start, matrix_cols, matrix_data):
@@ -69,8 +69,31 @@ def _sparse_fill(start, cols, data, new_start, rowp, row_ptr, cell_col, out):
         new_start[m + 1], rowp[m + 1] = c, k
 
 
+def dense_bytes(num_cells, num_matrices):
+    """Bytes of dense matrices (as the history-stepping builder fills them): 8 per cell and 12 per
+    matrix."""
+    return 8 * num_cells + 12 * num_matrices
+
+
+def dense_matrix(f, m):
+    """Matrix ``m`` of the arrays ``f`` (a :class:`~solvers.public.PublicFlat`) as a dense
+    ``rows x columns`` array (zeros where no cell is stored)."""
+    rp = f.row_ptr[f.matrix_rowp[m]:f.matrix_rowp[m + 1]]
+    out = np.zeros((rp.shape[0] - 1, int(f.matrix_cols[m])))
+    cells = slice(f.matrix_start[m], f.matrix_start[m + 1])
+    out[np.repeat(np.arange(rp.shape[0] - 1), np.diff(rp)), f.cell_col[cells]] = f.matrix_data[cells]
+    return out
+
+
+_BAD = {1: "a matrix's row pointers must not decrease",
+        2: "a cell's column is outside its matrix",
+        3: "every terminal needs a matrix in 0 .. num_matrices-1",
+        4: "a terminal's entry_row is outside its matrix's rows (player 0) or columns (player 1)"}
+
+
 def check_matrices(f):
-    """The sparse matrices' arrays agree with each other (O(size), allocating O(matrices))."""
+    """The sparse matrices' arrays agree with each other and with the terminals that read them
+    (O(size), allocating O(matrices)); ``ValueError`` naming the first fault."""
     m, c = f.matrix_cols.shape[0], f.matrix_data.shape[0]
     if f.matrix_start.shape[0] != m + 1 or f.matrix_start[0] != 0 or f.matrix_start[-1] != c \
             or np.any(np.diff(f.matrix_start) < 0) or f.cell_col.shape[0] != c:
@@ -85,15 +108,14 @@ def check_matrices(f):
     if np.any(first != 0) or np.any(last != np.diff(f.matrix_start)):
         raise ValueError("PublicTree: each matrix's row pointers must go from 0 to its number of "
                          "cells")
-    bad = _bad_cells(f)
+    bad = _fault(f)
     if bad:
-        raise ValueError("PublicTree: " + ("a matrix's row pointers must not decrease" if bad == 1
-                                           else "a cell's column is outside its matrix"))
+        raise ValueError("PublicTree: " + _BAD[bad])
 
 
 @numba.njit(cache=True)
-def _bad_cells(f):
-    """0, or 1 when some matrix's row pointers decrease, 2 when a cell's column is out of range."""
+def _fault(f):
+    """0, or the first fault of :data:`_BAD` found: in the cells, then at the terminals."""
     for m in range(f.matrix_cols.shape[0]):
         for k in range(f.matrix_rowp[m], f.matrix_rowp[m + 1] - 1):
             if f.row_ptr[k + 1] < f.row_ptr[k]:
@@ -101,20 +123,16 @@ def _bad_cells(f):
         for c in range(f.matrix_start[m], f.matrix_start[m + 1]):
             if f.cell_col[c] < 0 or f.cell_col[c] >= f.matrix_cols[m]:
                 return 2
-    return 0
-
-
-@numba.njit(cache=True)
-def rows_fit(f):
-    """Every terminal's entries index rows (player 0) and columns (player 1) of its matrix."""
     for s in range(f.node_kind.shape[0]):
         if f.node_kind[s] != TERMINAL:
             continue
         m = f.term_matrix[s]
+        if m < 0 or m >= f.matrix_cols.shape[0]:
+            return 3
         rows = f.matrix_rowp[m + 1] - f.matrix_rowp[m] - 1
         b, n0 = f.entry_start[s], f.num_entries0[s]
         for e in range(b, f.entry_start[s + 1]):
             r = f.entry_row[e]
             if r < 0 or r >= (rows if e < b + n0 else f.matrix_cols[m]):
-                return False
-    return True
+                return 4
+    return 0

@@ -10,6 +10,7 @@ exploitability of the public tree's policy.
 
 import os
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pyspiel
@@ -20,7 +21,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import solvers
 from solvers import GameTree, PublicTree, Solver
-from solvers.public_matrices import sparse_matrices
+from solvers.public_matrices import dense_matrix, sparse_matrices
 from solvers.public_derive import hidden_chance_labels, openspiel_labels
 
 ALGORITHMS = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"]
@@ -185,9 +186,8 @@ def test_sparse_matrices_keep_the_non_zero_cells(shapes, seed):
     flat = np.concatenate([d.ravel() for d in dense])
     sp = sparse_matrices(start, cols, flat)
     assert sp["matrix_data"].shape[0] == np.count_nonzero(flat) and np.all(sp["matrix_data"] != 0)
-    holder = type("Holder", (), {"flat": type("F", (), sp)})()
     for m, d in enumerate(dense):
-        assert np.array_equal(PublicTree.dense_matrix(holder, m).reshape(d.shape), d)
+        assert np.array_equal(dense_matrix(SimpleNamespace(**sp), m).reshape(d.shape), d)
     with pytest.raises(ValueError, match="rows x matrix_cols"):
         sparse_matrices([0, 3], [2], np.ones(3))
 
