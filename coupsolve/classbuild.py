@@ -50,7 +50,7 @@ _OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64,
 ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
 _NODE_ARRAYS = ("node_kind", "node_player", "child_start", "num_children", "entry_start",
                 "num_entries0", "term_matrix", "term_scale")
-_ENTRY_ARRAYS = ("entry_parent", "entry_slot", "entry_row", "entry_infoset", "entry_hand")
+_ENTRY_ARRAYS = ("entry_parent", "entry_slot", "entry_ref", "entry_hand")
 _INFOSET_ARRAYS = ("infoset_player", "infoset_num_actions", "infoset_offset", "infoset_count",
                    "infoset_node", "infoset_context")
 _GROW_OUT = {W.NEED_ONODE: _NODE_ARRAYS, W.NEED_OENT: _ENTRY_ARRAYS,

@@ -146,7 +146,7 @@ def _write_node(cur, i, O, S, G, v, ent_inf, child0, nch):
         b = b_lo + cur.e_bk[e] + (nb0 if e - e_lo >= ne0 else 0)
         g = eo + e - e_lo
         O.entry_parent[g], O.entry_slot[g] = cur.e_par[e], cur.e_slot[e]
-        O.entry_row[g], O.entry_infoset[g] = cur.b_row[b], ent_inf[e - e_lo]
+        O.entry_ref[g] = cur.b_row[b] if kind == TERMINAL else ent_inf[e - e_lo]
         O.entry_hand[g] = pack_hand(cur.b_cls[b])
 
 

@@ -61,7 +61,7 @@ def _accumulate_public(T, acts, hand, ctx, sigma, reach, cf, acc):
         b, n = _side(T, s, q)
         ph, turn, c, one = -1, 0, -1, 0
         for x in range(b, b + n):
-            I = T.entry_infoset[x]
+            I = T.entry_ref[x]
             if I < 0:
                 continue
             k = ctx[I]
@@ -103,7 +103,7 @@ def _successes(T, acts, hand, s, q, turn, one, c, reach, cf, acc):
             k = T.entry_slot[e]
             if k < 0:
                 continue
-            I = T.entry_infoset[qb + T.entry_parent[e]]
+            I = T.entry_ref[qb + T.entry_parent[e]]
             challenged = acts[T.infoset_offset[I] + k] == E.ACT_CHALLENGE
             break
         if not challenged:
@@ -159,7 +159,7 @@ def _choices(coup_public, sigma, reach, cf, v, br):
     for I in np.flatnonzero(is_choice[tree.infoset_offset]):
         o, k = int(tree.infoset_offset[I]), int(tree.infoset_num_actions[I])
         seat, s = int(tree.infoset_player[I]), int(tree.infoset_node[I])
-        x = next(e for e in _entries(tree, s, seat) if tree.entry_infoset[e] == I)
+        x = next(e for e in _entries(tree, s, seat) if tree.entry_ref[e] == I)
         names = [CHARACTERS[a - E.ACT_CHOOSE] for a in tree.infoset_actions[o:o + k]]
         sums = np.zeros((2, k))
         first = _entries(tree, s, seat).start

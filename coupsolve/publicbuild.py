@@ -168,8 +168,7 @@ def _out(size=None):
     if size is None:
         return PublicOut(**{k: np.zeros(0, dt) for k, dt in _OUT_DTYPES.items()})
     length = dict.fromkeys(_OUT_DTYPES, size.nodes)
-    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_row", "entry_infoset",
-                                 "entry_hand"), size.entries))
+    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_ref", "entry_hand"), size.entries))
     length.update({k: size.infosets for k in _OUT_DTYPES if k.startswith("infoset_")})
     length.update(entry_start=size.nodes + 1, matrix_start=size.matrices + 1,
                   matrix_cols=size.matrices, matrix_data=size.cells, infoset_actions=size.actions)

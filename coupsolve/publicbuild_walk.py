@@ -64,8 +64,7 @@ def _commit(W, O, G, d, fill):
             O.entry_hand[eo + e] = pack_hand(W.st[srow], 0 if e < n0 else 1)
             O.entry_parent[eo + e] = W.e_par[elo + e]
             O.entry_slot[eo + e] = W.e_slot[elo + e]
-            O.entry_row[eo + e] = W.e_row[elo + e]
-            O.entry_infoset[eo + e] = -1
+            O.entry_ref[eo + e] = W.e_row[elo + e] if kind == TERMINAL else -1
         O.child_start[v] = W.free_node[d + 1]
         O.num_children[v] = nch
         if kind != TERMINAL:
@@ -93,7 +92,7 @@ def _write_infoset(W, O, G, g, ge, p, v, srow):
     ``p`` at public node ``v``, whose first history's state is ``W.st[srow]``."""
     i, a = G[G_INFOSETS], G[G_ACTIONS]
     k, a0 = W.e_nact[g], W.e_alo[g]
-    O.entry_infoset[ge] = i
+    O.entry_ref[ge] = i
     O.infoset_player[i], O.infoset_num_actions[i], O.infoset_offset[i] = p, k, a
     O.infoset_actions[a:a + k] = W.acts[a0:a0 + k]
     O.infoset_count[i], O.infoset_node[i] = W.e_count[g], v

@@ -58,7 +58,7 @@ def _forward_node(T, sigma, reach, s):
             r = reach[par]
             k = T.entry_slot[e]
             if k >= 0:
-                r *= sigma[T.infoset_offset[T.entry_infoset[par]] + k]
+                r *= sigma[T.infoset_offset[T.entry_ref[par]] + k]
             reach[e] = r
 
 
@@ -112,7 +112,7 @@ def _terminal(T, s, reach, v, p, col):
     scale = T.term_scale[s]
     b0, n0 = _side(T, s, 0)
     b1, n1 = _side(T, s, 1)
-    data, cc, ptr, row = T.matrix_data, T.cell_col, T.row_ptr, T.entry_row
+    data, cc, ptr, row = T.matrix_data, T.cell_col, T.row_ptr, T.entry_ref
     if p != 1:
         for j in range(b1, b1 + n1):
             col[row[j]] += reach[j]
@@ -171,7 +171,7 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
             par = b + T.entry_parent[e]
             k = T.entry_slot[e]
             if q == actor and k >= 0:
-                o = T.infoset_offset[T.entry_infoset[par]] + k
+                o = T.infoset_offset[T.entry_ref[par]] + k
                 acc[o] += v[e]
                 if predictive:
                     acc2[o] += w[e]
@@ -190,7 +190,7 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
         value += sigma[o + a] * acc[o + a]
     v[x] = value
     wr = weight * reach[x]
-    n = T.infoset_count[T.entry_infoset[x]]
+    n = T.infoset_count[T.entry_ref[x]]
     for a in range(m):
         cumulative[o + a] += n * (wr * sigma[o + a])
     if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
@@ -241,7 +241,7 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
     if actor >= 0 and (p == BOTH_PLAYERS or p == actor):
         b, n = _side(T, s, actor)
         for x in range(b, b + n):
-            I = T.entry_infoset[x]
+            I = T.entry_ref[x]
             if I >= 0:
                 _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], sigma, regret,
                         cumulative, acc, acc2, reach, v, w, plus, discount, weight, fpos, fneg)
@@ -325,7 +325,7 @@ def _value_body(T, sigma, reach, v, acc, p, best, choice, s, col):
     if actor >= 0 and (actor == p or p == BOTH_PLAYERS):
         b, n = _side(T, s, actor)
         for x in range(b, b + n):
-            I = T.entry_infoset[x]
+            I = T.entry_ref[x]
             if I < 0:
                 continue
             o = T.infoset_offset[I]

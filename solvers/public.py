@@ -41,9 +41,10 @@ per entry (``E``):
                                (-1 at the root)
 ``entry_slot``       int16     when the entry's player acted at the parent: the action's position in
                                that entry's information set; else -1
-``entry_row``        int32     row (player 0) or column (player 1) of the entry in its terminal's matrix
-                               (any value at non-terminals)
-``entry_infoset``    int32     the information set of the entry when its player acts at its node, else -1
+``entry_ref``        int32     at a decision node, the entry's information set when its player acts
+                               there, else -1; at a terminal, the entry's row (player 0) or column
+                               (player 1) in the terminal's matrix; -1 at chance nodes (one field: an
+                               entry never needs both, which saves 4 bytes per entry)
 per matrix (``M``), stored sparse (only the cells with histories, row by row):
 ``matrix_start``     int64     ``M + 1`` entries; matrix ``m``'s cells are ``matrix_start[m] : ...[m+1]``
 ``matrix_cols``      int32     its number of columns
@@ -77,7 +78,7 @@ decision node, and everybody's at the children of a chance node, have a parent a
 probabilities are not on the edges but in the matrices.
 
 The value of a terminal ``z`` for player 0's entry ``e`` is
-``term_scale[z] * sum_f U[entry_row[e], entry_row[f]] * reach[f]`` over player 1's entries ``f`` at
+``term_scale[z] * sum_f U[entry_ref[e], entry_ref[f]] * reach[f]`` over player 1's entries ``f`` at
 ``z`` (and minus the transposed sum for player 1), ``U`` the matrix ``term_matrix[z]``
 (:meth:`PublicTree.dense_matrix`). The kernels read it row by row: player 1's reach is summed per
 column into a scratch vector, each row of player 0 is a sparse dot product with it; for player 1 the
@@ -88,7 +89,7 @@ may share a matrix (rows and columns are then indices into the entries of a comm
 how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
-Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 14 per entry, 12 per matrix
+Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 10 per entry, 12 per matrix
 cell, 8 per row pointer, 20 per matrix, 29 per information set and 4 per action.
 """
 
@@ -119,8 +120,7 @@ class PublicFlat(NamedTuple):
     term_scale: np.ndarray
     entry_parent: np.ndarray
     entry_slot: np.ndarray
-    entry_row: np.ndarray
-    entry_infoset: np.ndarray
+    entry_ref: np.ndarray
     matrix_start: np.ndarray
     matrix_cols: np.ndarray
     matrix_rowp: np.ndarray
@@ -137,14 +137,14 @@ class PublicFlat(NamedTuple):
 _DTYPES = dict(
     level_start=np.int64, node_kind=np.int8, node_player=np.int8, child_start=np.int64,
     num_children=np.int32, entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32,
-    term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_row=np.int32,
-    entry_infoset=np.int32, matrix_start=np.int64, matrix_cols=np.int32, matrix_rowp=np.int64,
+    term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_ref=np.int32,
+    matrix_start=np.int64, matrix_cols=np.int32, matrix_rowp=np.int64,
     row_ptr=np.int64, cell_col=np.int32, matrix_data=np.float64,
     infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int64,
     infoset_count=np.int64, infoset_node=np.int64,
 )
 _BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start included
-_BYTES_PER_ENTRY = 4 + 2 + 4 + 4
+_BYTES_PER_ENTRY = 4 + 2 + 4
 _BYTES_PER_INFOSET = 1 + 4 + 8 + 8 + 8
 _BYTES_PER_ACTION = 4
 
@@ -242,7 +242,7 @@ class PublicTree(InfosetTable):
                 raise ValueError(f"PublicTree: {name} has {getattr(f, name).shape[0]} entries, "
                                  f"node_kind {n}")
         e = f.entry_parent.shape[0]
-        for name in ("entry_slot", "entry_row", "entry_infoset"):
+        for name in ("entry_slot", "entry_ref"):
             if getattr(f, name).shape[0] != e:
                 raise ValueError(f"PublicTree: {name} has {getattr(f, name).shape[0]} entries, "
                                  f"entry_parent {e}")
@@ -268,7 +268,6 @@ class PublicTree(InfosetTable):
         dec = f.node_kind == DECISION
         if np.any((f.node_player[dec] != 0) & (f.node_player[dec] != 1)):
             raise ValueError("PublicTree: decision nodes need node_player 0 or 1")
-        check_matrices(f)
         ni = f.infoset_player.shape[0]
         for name in ("infoset_num_actions", "infoset_offset", "infoset_count", "infoset_node"):
             if getattr(f, name).shape[0] != ni:
@@ -279,8 +278,7 @@ class PublicTree(InfosetTable):
                     self.infoset_actions.shape[0]:
                 raise ValueError("PublicTree: infoset_offset must be the cumulative sum of "
                                  "infoset_num_actions, and infoset_actions one per action")
-        if np.any((f.entry_infoset < -1) | (f.entry_infoset >= ni)):
-            raise ValueError("PublicTree: entry_infoset out of range")
+        check_matrices(f)
 
     def dense_matrix(self, m):
         """Matrix ``m`` as a dense ``rows x columns`` array (zeros where no cell is stored)."""

@@ -213,13 +213,13 @@ def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_
     e = int(entry_start[-1])
     entry_parent = np.empty(e, np.int32)
     entry_slot = np.empty(e, np.int16)
-    entry_infoset = np.empty(e, np.int32)
-    entry_row = np.empty(e, np.int32)
+    entry_ref = np.empty(e, np.int32)  # infoset at decisions (-1 at chance), the row at terminals
     for s in range(num_pub):
         i = int(entry_start[s])
         for p in range(2):
             for k, (par, slot, infoset) in enumerate(info[p][s]):
-                entry_parent[i], entry_slot[i], entry_infoset[i], entry_row[i] = par, slot, infoset, k
+                entry_parent[i], entry_slot[i] = par, slot
+                entry_ref[i] = k if kind[s] == TERMINAL else infoset
                 i += 1
     # children of public nodes are contiguous (level order); their counts from the histories
     num_children = np.zeros(num_pub, dtype=np.int64)
@@ -249,7 +249,7 @@ def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_
         level_start=level_start, node_kind=kind, node_player=player, child_start=child_start,
         num_children=num_children, entry_start=entry_start, num_entries0=n0,
         term_matrix=term_matrix, term_scale=term_scale, entry_parent=entry_parent,
-        entry_slot=entry_slot, entry_row=entry_row, entry_infoset=entry_infoset,
+        entry_slot=entry_slot, entry_ref=entry_ref,
         **sparse_matrices(matrix_start, n1[terminals], matrix_data),
         infoset_player=tree.infoset_player, infoset_num_actions=tree.infoset_num_actions,
         infoset_offset=tree.infoset_offset, infoset_count=count, infoset_node=infoset_node)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .kinds import TERMINAL
+from .kinds import DECISION, TERMINAL
 
 __all__ = ["sparse_matrices", "sparse_bytes", "dense_bytes", "dense_matrix", "check_matrices"]
 
@@ -88,12 +88,14 @@ def dense_matrix(f, m):
 _BAD = {1: "a matrix's row pointers must not decrease",
         2: "a cell's column is outside its matrix",
         3: "every terminal needs a matrix in 0 .. num_matrices-1",
-        4: "a terminal's entry_row is outside its matrix's rows (player 0) or columns (player 1)"}
+        4: "a terminal's entry_ref is outside its matrix's rows (player 0) or columns (player 1)",
+        5: "an entry_ref at a decision node is neither -1 nor an information set"}
 
 
 def check_matrices(f):
-    """The sparse matrices' arrays agree with each other and with the terminals that read them
-    (O(size), allocating O(matrices)); ``ValueError`` naming the first fault."""
+    """The sparse matrices' arrays agree with each other and with the terminals that read them, and
+    the decision nodes' ``entry_ref`` are information sets or -1 (O(size), allocating O(matrices));
+    ``ValueError`` naming the first fault."""
     m, c = f.matrix_cols.shape[0], f.matrix_data.shape[0]
     if f.matrix_start.shape[0] != m + 1 or f.matrix_start[0] != 0 or f.matrix_start[-1] != c \
             or np.any(np.diff(f.matrix_start) < 0) or f.cell_col.shape[0] != c:
@@ -115,7 +117,7 @@ def check_matrices(f):
 
 @numba.njit(cache=True)
 def _fault(f):
-    """0, or the first fault of :data:`_BAD` found: in the cells, then at the terminals."""
+    """0, or the first fault of :data:`_BAD` found: in the cells, then at the nodes."""
     for m in range(f.matrix_cols.shape[0]):
         for k in range(f.matrix_rowp[m], f.matrix_rowp[m + 1] - 1):
             if f.row_ptr[k + 1] < f.row_ptr[k]:
@@ -123,7 +125,12 @@ def _fault(f):
         for c in range(f.matrix_start[m], f.matrix_start[m + 1]):
             if f.cell_col[c] < 0 or f.cell_col[c] >= f.matrix_cols[m]:
                 return 2
+    ni = f.infoset_player.shape[0]
     for s in range(f.node_kind.shape[0]):
+        if f.node_kind[s] == DECISION:
+            for e in range(f.entry_start[s], f.entry_start[s + 1]):
+                if f.entry_ref[e] < -1 or f.entry_ref[e] >= ni:
+                    return 5
         if f.node_kind[s] != TERMINAL:
             continue
         m = f.term_matrix[s]
@@ -132,7 +139,7 @@ def _fault(f):
         rows = f.matrix_rowp[m + 1] - f.matrix_rowp[m] - 1
         b, n0 = f.entry_start[s], f.num_entries0[s]
         for e in range(b, f.entry_start[s + 1]):
-            r = f.entry_row[e]
+            r = f.entry_ref[e]
             if r < 0 or r >= (rows if e < b + n0 else f.matrix_cols[m]):
                 return 4
     return 0

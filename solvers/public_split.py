@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .kinds import TERMINAL
+from .kinds import DECISION, TERMINAL
 from .public import PublicFlat, _DTYPES
 
 __all__ = ["Piece", "split", "choose_depth", "subtree_entries", "piece_bytes", "pack_matrices"]
@@ -116,13 +116,14 @@ def _piece(f, ranges, cut, roots):
     es = np.concatenate([np.diff(f.entry_start[lo:hi + 1]) for lo, hi in ranges])
     entry_start = np.zeros(ls[-1] + 1, np.int64)
     np.cumsum(es, out=entry_start[1:])
-    for name in ("entry_parent", "entry_slot", "entry_row"):
+    for name in ("entry_parent", "entry_slot"):
         a[name] = _cat(getattr(f, name), e_ranges)
-    g = _cat(f.entry_infoset, e_ranges)
-    if cut:
-        g[sum(counts[:-1]):] = -1
-    owned = np.unique(g[g >= 0]).astype(np.int64)
-    a["entry_infoset"] = np.where(g >= 0, np.searchsorted(owned, np.maximum(g, 0)), -1)
+    ref = _cat(f.entry_ref, e_ranges)  # information sets at decision nodes, rows at terminals
+    if cut:  # the leaves' information sets and matrices are the parts'
+        ref[sum(counts[:-1]):] = -1
+    infoset = np.repeat(a["node_kind"] == DECISION, es) & (ref >= 0)
+    owned = np.unique(ref[infoset]).astype(np.int64)
+    a["entry_ref"] = np.where(infoset, np.searchsorted(owned, ref), ref)
     m = f.infoset_num_actions[owned].astype(np.int64)
     offset = np.concatenate(([0], np.cumsum(m)[:-1])).astype(np.int64) if m.shape[0] else m
     actions = np.repeat(f.infoset_offset[owned] - offset, m) + np.arange(int(m.sum()))

@@ -105,13 +105,13 @@ def _public_uniform_value(tree):
         pe = f.entry_start[pn] + np.where(player1[e], f.num_entries0[pn], 0) + f.entry_parent[e]
         acted = f.entry_slot[e] >= 0
         step = np.ones(e.shape[0])
-        step[acted] = 1.0 / f.infoset_num_actions[f.entry_infoset[pe[acted]]]
+        step[acted] = 1.0 / f.infoset_num_actions[f.entry_ref[pe[acted]]]
         reach[e] = reach[pe] * step
     total = 0.0
     for z in np.nonzero(f.node_kind == TERMINAL)[0]:
         U = tree.dense_matrix(f.term_matrix[z])
         b, n0, end = f.entry_start[z], f.num_entries0[z], f.entry_start[z + 1]
-        sub = U[np.ix_(f.entry_row[b:b + n0], f.entry_row[b + n0:end])]
+        sub = U[np.ix_(f.entry_ref[b:b + n0], f.entry_ref[b + n0:end])]
         total += f.term_scale[z] * (reach[b:b + n0] @ sub @ reach[b + n0:end])
     return total
 

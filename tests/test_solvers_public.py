@@ -166,11 +166,11 @@ def test_broken_arrays_are_refused(kuhn):
     ptr[mid] = ptr[mid + 1] + 1
     with pytest.raises(ValueError, match="must not decrease"):
         PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, row_ptr=ptr))
-    row = arrays["entry_row"].copy()
+    row = arrays["entry_ref"].copy()
     z = int(np.flatnonzero(arrays["node_kind"] == solvers.TERMINAL)[0])
     row[arrays["entry_start"][z]] = 99
-    with pytest.raises(ValueError, match="entry_row is outside"):
-        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, entry_row=row))
+    with pytest.raises(ValueError, match="entry_ref is outside"):
+        PublicTree("x", infoset_actions=public.infoset_actions, **dict(arrays, entry_ref=row))
 
 
 @settings(max_examples=40, deadline=None)
