@@ -21,10 +21,10 @@ import numpy as np
 
 from ._passes import normalize_average
 from ._matching import schedule
-from ._public_kernel import backward_levels, forward_levels, scratch, values_levels
+from ._public_kernel import backward_levels, forward_levels, values_levels
 from ._state import Params
 from .kinds import BOTH_PLAYERS
-from .public_rep import PRANGE_MIN_ENTRIES, PublicState, estimate_public_solve_bytes
+from .public_rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state
 from .public_split import choose_depth, split
 from .representation import check_state
 
@@ -64,15 +64,9 @@ class PieceRunner:
         self.params = params
         self.threads = int(threads)
         f = piece.flat
-        real = np.float32 if precision == "float32" else np.float64
-        a, e = piece.actions.shape[0], f.entry_parent.shape[0]
-        pred = params.predictive
-        self.state = PublicState(
-            sigma=np.repeat(1.0 / f.infoset_num_actions, f.infoset_num_actions), regret=np.zeros(a),
-            cumulative=np.zeros(a), acc=np.zeros(a), acc2=np.zeros(a if pred else 0),
-            reach=np.empty(e, real), v=np.empty(e, real), w=np.empty(e if pred else 0, real),
-            scratch=scratch(f, self.threads), counter=np.zeros(1, np.int64))
-        self._prange = e >= PRANGE_MIN_ENTRIES
+        self.state = new_state(f, precision, params.predictive, self.threads)
+        self._real = self.state.reach.dtype
+        self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
         self._roots = int(f.entry_start[f.level_start[1]])  # entries of level 0
         self._last = piece.num_levels - 1  # a part's last level; the trunk's level of leaves
 
@@ -96,8 +90,8 @@ class PieceRunner:
         information set of the piece)."""
         f, S = self.piece.flat, self.state
         numba.set_num_threads(self.threads)
-        sigma = self.average() if sigma is None else _kernel_array(sigma)
-        reach, v = np.empty(S.reach.shape[0]), np.empty(S.reach.shape[0])
+        sigma = self.average() if sigma is None else _kernel_array(sigma, self._real)
+        reach, v = np.empty_like(S.reach), np.empty_like(S.reach)
         reach[:self._roots] = root_reach
         forward_levels(f, sigma, reach, 0, self._last, self._prange)
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
@@ -109,9 +103,9 @@ class PieceRunner:
     def trunk_down(self, sigma=None):
         """The trunk's forward pass from its root: the reach of its leaves' entries (a copy)."""
         f, S = self.piece.flat, self.state
-        reach = S.reach if sigma is None else np.empty(S.reach.shape[0])
+        reach = S.reach if sigma is None else np.empty_like(S.reach)
         reach[:int(f.entry_start[1])] = 1.0
-        sigma = S.sigma if sigma is None else _kernel_array(sigma)
+        sigma = S.sigma if sigma is None else _kernel_array(sigma, self._real)
         forward_levels(f, sigma, reach, 0, self._last, self._prange)
         self._eval_reach = reach
         lo = int(f.entry_start[f.level_start[self._last]])
@@ -133,10 +127,10 @@ class PieceRunner:
         ``p`` and the best actions at the trunk's information sets."""
         f = self.piece.flat
         lo = int(f.entry_start[f.level_start[self._last]])
-        v = np.empty(self._eval_reach.shape[0])
+        v = np.empty_like(self._eval_reach)
         v[lo:] = leaf_v
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
-        sigma = _kernel_array(sigma)
+        sigma = _kernel_array(sigma, self._real)
         values_levels(f, sigma, self._eval_reach, v, self.state.acc, self.state.scratch, p, best,
                       choice, 0, self._last, self._prange)
         root = int(f.entry_start[0]) + (0 if p == 0 else int(f.num_entries0[0]))
@@ -156,7 +150,7 @@ class PieceRunner:
     def average(self):
         """The piece's normalised average policy."""
         f = self.piece.flat
-        out = np.empty(self.state.cumulative.shape[0])
+        out = np.empty_like(self.state.cumulative)
         normalize_average(self.state.cumulative, f.infoset_offset, f.infoset_num_actions, out)
         return out
 
@@ -181,9 +175,10 @@ def _writable(a):
     return a if a.flags.writeable else a.copy()
 
 
-def _kernel_array(a):
-    """``a`` as the kernels are compiled for: float64, contiguous and writable."""
-    return _writable(np.ascontiguousarray(a, np.float64))
+def _kernel_array(a, real):
+    """``a`` as the kernels are compiled for: of the solve's precision ``real``, contiguous and
+    writable."""
+    return _writable(np.ascontiguousarray(a, real))
 
 
 def local_parts(parts, params, precision, threads):

@@ -6,10 +6,14 @@ checkpoints and exact exploitability, with the kernels of :mod:`solvers._public_
 
 Memory (``E`` entries, ``a`` actions, ``real`` the precision's bytes; :meth:`PublicTreeRep.estimate_bytes`):
 per entry the reach and the value (``real`` each; PCFR+ a second value), per action the strategy, the
-regrets, the average weights and the action values (float64; PCFR+ a second action value). The
-exploitability evaluation shares the reach and value buffers at float64 and has its own 16 bytes per
-entry at float32. Policies are in the tree's information-set order, which is the order the kernels
-keep: nothing is converted.
+regrets, the average weights, the action values and the normalised average (``real`` each; PCFR+ a
+second action value), and 16 bytes for the float64 policies a result copies out. The exploitability
+evaluation runs in the solve's reach and value buffers. Unlike the history tree's (whose float32
+stores only reach and values in float32), a float32 solve here keeps every buffer in float32: the
+public tree is the representation for games whose histories do not fit, where memory decides (turn
+limit 4 of Coup: 284 million actions, 20 bytes each saved), and the terminals' sums still add up in
+float64. Policies are in the tree's information-set order, which is the order the kernels keep:
+nothing is converted.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from .memory import check_fits
 from .public import PublicTree
 from .representation import check_state, register
 
-__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes"]
+__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state"]
 
 
 def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False):
@@ -34,9 +38,23 @@ def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", p
     (module docstring)."""
     real = 4 if precision == "float32" else 8
     pred = 1 if predictive else 0
-    per_entry = real * (2 + pred) + (16 if real == 4 else 0)
-    per_action = 8 * (5 + pred) + 16  # the buffers, the average, the copies into a result
+    per_entry = real * (2 + pred)
+    per_action = real * (5 + pred) + 16  # the buffers, the average, the float64 copies of a result
     return per_entry * num_entries + per_action * num_actions
+
+
+def new_state(flat, precision, predictive, threads):
+    """The buffers of a solve of the public-tree arrays ``flat`` (a tree's, or a piece's), all in
+    ``precision``: the strategy uniform, the regrets and average weights zero."""
+    real = np.float32 if precision == "float32" else np.float64
+    n = flat.infoset_num_actions
+    sigma = np.repeat((1.0 / n).astype(real), n)
+    a, e = sigma.shape[0], flat.entry_parent.shape[0]
+    return PublicState(
+        sigma=sigma, regret=np.zeros(a, real), cumulative=np.zeros(a, real), acc=np.zeros(a, real),
+        acc2=np.zeros(a if predictive else 0, real), reach=np.empty(e, real), v=np.empty(e, real),
+        w=np.empty(e if predictive else 0, real), scratch=scratch(flat, threads),
+        counter=np.zeros(1, np.int64))
 
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
@@ -50,10 +68,10 @@ PRANGE_MIN_ENTRIES = 1 << 14
 
 
 class PublicState(NamedTuple):
-    """The buffers of a public-tree solve: per action (float64) ``sigma``, ``regret``, ``cumulative``,
-    ``acc`` and ``acc2`` (PCFR+, else empty); per entry (``real``) ``reach``, ``v`` and ``w`` (PCFR+,
-    else empty); ``scratch`` (float64, threads x the widest matrix's columns) for the terminals;
-    ``counter`` (int64, 1) the completed iterations."""
+    """The buffers of a public-tree solve (:func:`new_state`), in the solve's precision: per action
+    ``sigma``, ``regret``, ``cumulative``, ``acc`` and ``acc2`` (PCFR+, else empty); per entry
+    ``reach``, ``v`` and ``w`` (PCFR+, else empty); ``scratch`` (float64, threads x the widest matrix's
+    columns) for the terminals; ``counter`` (int64, 1) the completed iterations."""
 
     sigma: np.ndarray
     regret: np.ndarray
@@ -88,20 +106,8 @@ class PublicTreeRep:
         self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                              simultaneous=updates == "simultaneous", alpha=spec.alpha,
                              beta=spec.beta, gamma=spec.gamma)
-        real = np.float32 if precision == "float32" else np.float64
-        a, e = tree.num_actions, tree.num_entries
-        pred = spec.predictive
-        sigma = np.repeat(1.0 / tree.infoset_num_actions, tree.infoset_num_actions)
-        self.state = PublicState(
-            sigma=sigma, regret=np.zeros(a), cumulative=np.zeros(a), acc=np.zeros(a),
-            acc2=np.zeros(a if pred else 0), reach=np.empty(e, real), v=np.empty(e, real),
-            w=np.empty(e if pred else 0, real), scratch=scratch(tree.flat, self.threads),
-            counter=np.zeros(1, np.int64))
-        if real is np.float64:
-            self._eval = (self.state.reach, self.state.v)
-        else:
-            self._eval = (np.empty(e), np.empty(e))
-        self.avg = np.empty(a)
+        self.state = new_state(tree.flat, precision, spec.predictive, self.threads)
+        self.avg = np.empty_like(self.state.sigma)
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
@@ -127,34 +133,34 @@ class PublicTreeRep:
     def evaluate(self):
         """``(br0, br1, ev0)`` of the average policy."""
         numba.set_num_threads(self.threads)
-        reach, v = self._eval
-        return evaluate(self.game_tree.flat, self._normalize(), reach, v, self.state.acc,
-                        self.state.scratch, self._prange)
+        S = self.state
+        return evaluate(self.game_tree.flat, self._normalize(), S.reach, S.v, S.acc, S.scratch,
+                        self._prange)
 
     def best_response(self, policy, player):
         """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
         tree order) and the pure best response, ``policy`` with ``player``'s part replaced."""
-        t, reach, v = self.game_tree, *self._eval
-        sigma = np.ascontiguousarray(policy, np.float64)
+        t, reach, v = self.game_tree, self.state.reach, self.state.v
+        sigma = np.ascontiguousarray(policy, reach.dtype)
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
         forward(t.flat, sigma, reach, self._prange)
         values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, True, choice,
                self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
-        out = sigma.copy()
+        out = np.array(policy, np.float64)
         mine = np.flatnonzero(t.infoset_player == player)
         out[np.repeat(t.infoset_player == player, t.infoset_num_actions)] = 0.0
         out[t.infoset_offset[mine] + choice[mine]] = 1.0
         return value, out
 
     def average_policy(self):
-        """The normalised average policy (a new array)."""
-        return self._normalize().copy()
+        """The normalised average policy (a new float64 array)."""
+        return self._normalize().astype(np.float64)
 
     def current_policy(self):
-        """The current policy (a new array)."""
-        return self.state.sigma.copy()
+        """The current policy (a new float64 array)."""
+        return self.state.sigma.astype(np.float64)
 
     def get_state(self):
         """Regrets, average weights and strategy (copies)."""

@@ -110,6 +110,42 @@ def test_checkpoint_resume_continues_bit_for_bit(leduc, tmp_path):
     assert np.array_equal(s.current_policy(), r.current_policy())
 
 
+def test_float32_keeps_every_buffer_in_float32(leduc):
+    """A float32 solve on a public tree holds its per-action state in float32 too, and the memory
+    figure counts 4 bytes a buffer where float64 counts 8 (nothing runs: no kernel compiles)."""
+    _, _, public = leduc
+    state = Solver(public, "pcfr+", precision="float32").representation.state
+    assert {x.dtype for x in state[:8]} == {np.dtype(np.float32)}
+    assert all(x.size for x in state[:8])  # PCFR+: the prediction buffers too
+    est = solvers.public_rep.estimate_public_solve_bytes
+    assert est(0, 1, "float64") - est(0, 1, "float32") == 5 * 4
+    assert est(1, 0, "float64", True) - est(1, 0, "float32", True) == 3 * 4
+    assert est(0, 1, "float32", True) - est(0, 1, "float32") == 4
+
+
+@pytest.mark.slow  # compiles the public kernels for float32 (minutes, cold)
+@pytest.mark.parametrize("algorithm", ["cfr+", "pcfr+"])
+def test_float32_tracks_float64_and_resumes(leduc, tmp_path, algorithm):
+    """The float32 solve's exploitability stays near the float64 solve's (CFR+'s regret matching
+    amplifies rounding, so the policies drift apart where little is at stake), its own float32
+    evaluation agrees with the history tree's float64 one, and a checkpoint resumes it bit for bit."""
+    _, tree, public = leduc
+    a = Solver(public, algorithm)
+    b = Solver(public, algorithm, precision="float32")
+    a.step(200)
+    b.step(200)
+    assert b.average_policy().dtype == np.float64
+    assert abs(b.exploitability() - a.exploitability()) < 0.1 * a.exploitability()
+    assert abs(b.exploitability() - solvers.exploitability(tree, b.average_policy())) < 1e-5
+    path = os.fspath(tmp_path / "c32.npz")
+    b.save(path)
+    r = Solver.load(path, public, precision="float32")  # speed options are the caller's
+    b.step(5)
+    r.step(5)
+    assert np.array_equal(b.average_policy(), r.average_policy())
+    assert np.array_equal(b.current_policy(), r.current_policy())
+
+
 def test_strategy_files_record_the_public_tree(kuhn, leduc, tmp_path):
     """A strategy solved on a public tree is read back only onto that public tree: its digest and its
     tree type are recorded (a history tree of the same layout is refused)."""
