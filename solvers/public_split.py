@@ -167,9 +167,10 @@ def _matrices(f, a, term):
         f.row_ptr[rows]
 
 
-def split(tree, depth, parts):
+def split(tree, depth, parts, bounds=None):
     """Cut ``tree`` (a :class:`~solvers.public.PublicTree`) at level ``depth`` into a trunk and at most
-    ``parts`` parts, balanced by entries.
+    ``parts`` parts, balanced by entries, or cut at ``bounds`` (the first node of each part among the
+    level's nodes, then their number).
 
     Returns
     -------
@@ -192,9 +193,14 @@ def split(tree, depth, parts):
     cut_entries = (int(f.entry_start[lo]), int(f.entry_start[hi]))
     trunk = _piece(f, [(int(f.level_start[d]), int(f.level_start[d + 1])) for d in range(depth + 1)],
                    True, cut_entries)
-    cost = np.cumsum(subtree_entries(f, depth))
-    bounds = np.searchsorted(cost, cost[-1] * np.arange(1, parts) / parts, side="left") + 1
-    edges = np.unique(np.concatenate(([0], np.minimum(bounds, hi - lo), [hi - lo])))
+    if bounds is None:
+        cost = np.cumsum(subtree_entries(f, depth))
+        cuts = np.searchsorted(cost, cost[-1] * np.arange(1, parts) / parts, side="left") + 1
+        edges = np.unique(np.concatenate(([0], np.minimum(cuts, hi - lo), [hi - lo])))
+    else:
+        edges = np.asarray(bounds, np.int64)
+        if edges[0] != 0 or edges[-1] != hi - lo or np.any(np.diff(edges) <= 0):
+            raise ValueError(f"bounds must increase from 0 to the {hi - lo} nodes of level {depth}")
     out = []
     for a, b in zip(edges[:-1], edges[1:]):
         ranges = _ranges(f, lo + a, lo + b, levels - 1 - depth)
