@@ -46,6 +46,9 @@ PublicTree
     :mod:`solvers.public`): ``PublicTree.from_game_tree(tree, labels)`` for
     small games, built directly for large ones; solved by the same
     :class:`Solver` (vector CFR, :mod:`solvers.public_rep`).
+PublicPieces
+    A public tree held as a trunk and parts, never whole (:mod:`solvers.public_pieces`): for trees
+    too large to build at once; the same ``Solver``, iterating the parts one after the other.
 DECISION, CHANCE, TERMINAL
     The node kinds of ``GameTree.node_kind`` (:mod:`solvers.kinds`).
 
@@ -73,6 +76,7 @@ from .memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
 from .mccfr import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCCFR (solvers/mccfr.py)
 from .public import PublicTree
 from .public_rep import PublicTreeRep
+from .public_pieces import PublicPieces  # registers its representation
 from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
 from .result import SolveResult
 from .solver import PRECISIONS, UPDATES, Solver, check_threads
@@ -86,6 +90,7 @@ __all__ = [
     "DECISION",
     "GameTree",
     "PRECISIONS",
+    "PublicPieces",
     "PublicTree",
     "PublicTreeRep",
     "SolveResult",

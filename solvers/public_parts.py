@@ -55,16 +55,19 @@ class PieceRunner:
     precision : {"float64", "float32"}
     threads : int
         numba threads for its passes.
+    shared : tuple of ndarray, optional
+        Per-entry buffers ``(reach, v, w)`` to use the first entries of (runners iterated one after
+        the other in one process: :class:`solvers.public_pieces.PiecesRep`).
     """
 
-    def __init__(self, piece, params, precision="float64", threads=1):
+    def __init__(self, piece, params, precision="float64", threads=1, shared=None):
         piece = piece._replace(flat=type(piece.flat)(*map(_writable, piece.flat)),
                                infosets=_writable(piece.infosets), actions=_writable(piece.actions))
         self.piece = piece
         self.params = params
         self.threads = int(threads)
         f = piece.flat
-        self.state = new_state(f, precision, params.predictive, self.threads)
+        self.state = new_state(f, precision, params.predictive, self.threads, shared)
         self._real = self.state.reach.dtype
         self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
         self._roots = int(f.entry_start[f.level_start[1]])  # entries of level 0
@@ -290,7 +293,7 @@ class PartsRep:
         return value, out
 
     def _gather(self, name):
-        out = np.empty(self.game_tree.num_actions)
+        out = np.empty(self.game_tree.num_actions, self.trunk.state.sigma.dtype)
         pieces = [self.trunk.piece] + list(self.parts)
         states = [self.trunk.get_state()] + self._call_parts("get_state", [()] * len(self.parts))
         for q, s in zip(pieces, states):
@@ -298,13 +301,14 @@ class PartsRep:
         return out
 
     def average_policy(self):
-        out = self._gather("cumulative")
+        cumulative = self._gather("cumulative").astype(np.float64, copy=False)
         t = self.game_tree
-        normalize_average(out.copy(), t.infoset_offset, t.infoset_num_actions, out)
+        out = np.empty(cumulative.shape[0])
+        normalize_average(cumulative, t.infoset_offset, t.infoset_num_actions, out)
         return out
 
     def current_policy(self):
-        return self._gather("sigma")
+        return self._gather("sigma").astype(np.float64, copy=False)
 
     def get_state(self):
         return {name: self._gather(name) for name in ("regret", "cumulative", "sigma")}

@@ -43,18 +43,22 @@ def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", p
     return per_entry * num_entries + per_action * num_actions
 
 
-def new_state(flat, precision, predictive, threads):
+def new_state(flat, precision, predictive, threads, shared=None):
     """The buffers of a solve of the public-tree arrays ``flat`` (a tree's, or a piece's), all in
-    ``precision``: the strategy uniform, the regrets and average weights zero."""
+    ``precision``: the strategy uniform, the regrets and average weights zero. ``shared``: per-entry
+    buffers ``(reach, v, w)`` at least as long as ``flat``'s entries, whose first entries serve
+    instead of new ones (pieces iterated one after the other)."""
     real = np.float32 if precision == "float32" else np.float64
     n = flat.infoset_num_actions
     sigma = np.repeat((1.0 / n).astype(real), n)
     a, e = sigma.shape[0], flat.entry_parent.shape[0]
+    w = e if predictive else 0
+    if shared is None:
+        shared = (np.empty(e, real), np.empty(e, real), np.empty(w, real))
     return PublicState(
         sigma=sigma, regret=np.zeros(a, real), cumulative=np.zeros(a, real), acc=np.zeros(a, real),
-        acc2=np.zeros(a if predictive else 0, real), reach=np.empty(e, real), v=np.empty(e, real),
-        w=np.empty(e if predictive else 0, real), scratch=scratch(flat, threads),
-        counter=np.zeros(1, np.int64))
+        acc2=np.zeros(a if predictive else 0, real), reach=shared[0][:e], v=shared[1][:e],
+        w=shared[2][:w], scratch=scratch(flat, threads), counter=np.zeros(1, np.int64))
 
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel

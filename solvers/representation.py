@@ -73,8 +73,9 @@ class Representation(Protocol):
         """The current (last iterate's) policy, tree order (a new float64 array)."""
 
     def get_state(self) -> dict:
-        """``{"regret", "cumulative", "sigma"}``: float64 arrays of ``num_actions``, tree
-        order, from which :meth:`set_state` restores the iterates bit for bit."""
+        """``{"regret", "cumulative", "sigma"}``: arrays of ``num_actions`` (float64, or float32 where
+        the representation keeps them so), tree order, from which :meth:`set_state` restores the
+        iterates bit for bit."""
 
     def set_state(self, state: dict, iterations: int) -> None:
         """Restore what :meth:`get_state` returned, at iteration ``iterations``."""

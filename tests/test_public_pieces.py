@@ -1,0 +1,104 @@
+"""A public tree held as pieces (solvers.PublicPieces) solves like the whole tree.
+
+Leduc poker's public tree cut by ``split`` and Coup's built in pieces by the class walk
+(``coupsolve.classpieces``) give the whole tree's iterates, exploitability, checkpoints and strategy
+files, with the parts iterated one after the other over one set of per-entry buffers.
+"""
+
+import os
+
+import numpy as np
+import pyspiel
+import pytest
+
+import coupsolve
+import solvers
+from coupsolve.classbuild import build_class_tree
+from coupsolve.classpieces import build_class_pieces
+from solvers import GameTree, PublicPieces, PublicTree, Solver
+from solvers.public_derive import openspiel_labels
+from solvers.public_pieces import PiecesRep
+from solvers.public_rep import PublicTreeRep
+from solvers.public_split import split
+
+
+@pytest.fixture(scope="module")
+def leduc():
+    game = pyspiel.load_game("leduc_poker")
+    public = PublicTree.from_game_tree(GameTree.from_openspiel(game), openspiel_labels(game))
+    trunk, parts = split(public, 3, 4)
+    return public, PublicPieces(public.game_id, trunk, parts, public.infoset_actions)
+
+
+@pytest.mark.parametrize("algorithm, updates", [("cfr+", "alternating"), ("pcfr+", "simultaneous"),
+                                                ("dcfr", "alternating")])
+def test_leduc_pieces_iterate_like_the_whole_tree(leduc, algorithm, updates):
+    public, pieces = leduc
+    a, b = Solver(public, algorithm, updates=updates), Solver(pieces, algorithm, updates=updates)
+    for _ in range(3):
+        a.step(4)
+        b.step(4)
+        assert np.array_equal(a.average_policy(), b.average_policy())
+        assert np.array_equal(a.current_policy(), b.current_policy())
+        assert abs(a.exploitability() - b.exploitability()) < 1e-12
+    runners = [h._runner for h in b.representation.handles]
+    assert len(runners) > 1
+    assert all(r.state.reach.base is runners[0].state.reach.base for r in runners)
+
+
+def test_pieces_checkpoints_and_strategy_files(leduc, tmp_path):
+    public, pieces = leduc
+    s = Solver(pieces, "cfr+")
+    s.step(5)
+    path = os.fspath(tmp_path / "c.npz")
+    s.save(path)
+    r = Solver.load(path, pieces)
+    s.step(3)
+    r.step(3)
+    assert np.array_equal(s.average_policy(), r.average_policy())
+    result = solvers.solve(pieces, iterations=4, progress=False)
+    result.save(os.fspath(tmp_path / "s.npz"))
+    back = solvers.SolveResult.load(os.fspath(tmp_path / "s.npz"), tree=pieces)
+    assert np.array_equal(back.average_policy, result.average_policy)
+    with pytest.raises(ValueError, match="solved on a PublicPieces"):
+        solvers.SolveResult.load(os.fspath(tmp_path / "s.npz"), tree=public)
+
+
+def test_only_the_largest_part_has_per_entry_buffers(leduc):
+    public, pieces = leduc
+    spec = solvers.ALGORITHMS["cfr+"]
+    whole = PublicTreeRep.estimate_bytes(public, spec, "float64", "alternating", 1)
+    cut = PiecesRep.estimate_bytes(pieces, spec, "float64", "alternating", 1)
+    entries = [q.flat.entry_parent.shape[0] for q in pieces.parts]
+    trunk = pieces.trunk.flat.entry_parent.shape[0]
+    # per entry 16 bytes: the whole tree's entries against the trunk's and the largest part's
+    assert whole - cut == 16 * (public.num_entries - trunk - max(entries)) - \
+        (PublicTreeRep.estimate_bytes(public, spec, "float64", "alternating", 1)
+         - solvers.public_rep.estimate_public_solve_bytes(public.num_entries, public.num_actions))
+
+
+def test_inconsistent_pieces_are_refused(leduc):
+    public, pieces = leduc
+    with pytest.raises(ValueError, match="exactly one piece"):
+        PublicPieces("x", pieces.trunk, pieces.parts[:-1], public.infoset_actions)
+    with pytest.raises(ValueError, match="follow each other"):
+        PublicPieces("x", pieces.trunk, pieces.parts[::-1], public.infoset_actions)
+
+
+@pytest.mark.slow  # compiles the parallel level kernels of the pieces' passes (minutes, cold)
+def test_coup_built_in_pieces_solves_like_the_whole_tree():
+    rules = coupsolve.Rules.two_player_selection(turn_limit=2)
+    whole = build_class_tree(rules)
+    built = build_class_pieces(rules, 8, 5)
+    pieces = PublicPieces("coup tl2", built.trunk, built.parts, built.infoset_actions)
+    a, b = Solver(whole.tree, "cfr+"), Solver(pieces, "cfr+")
+    a.step(6)
+    b.step(6)
+    assert abs(a.exploitability() - b.exploitability()) < 1e-12
+    index = {int(h): i for i, h in enumerate(whole.infoset_hash)}
+    j = np.array([index[int(h)] for h in built.infoset_hash])
+    n = pieces.infoset_num_actions
+    pos = np.repeat(whole.tree.infoset_offset[j] - pieces.infoset_offset, n) + np.arange(n.sum())
+    assert np.array_equal(whole.tree.infoset_actions[pos], pieces.infoset_actions)
+    assert np.array_equal(a.average_policy()[pos], b.average_policy())
+    assert np.array_equal(a.current_policy()[pos], b.current_policy())
