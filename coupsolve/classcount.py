@@ -83,13 +83,13 @@ def _part_level(cur, a, b):
                  b_cnt=cur.b_cnt[b0:b1].copy())
 
 
-def _part_out(O, level):
-    """A count's output arrays holding the anchor matrices ``level`` reads (renumbered in
-    ``level.amat``), with a new count's room to grow; returns ``(O, matrices, cells, row
-    pointers)``."""
+def _part_out(O, level, fill=False):
+    """A count's (``fill``: a build's) output arrays holding the anchor matrices ``level`` reads
+    (renumbered in ``level.amat``), with a new walk's room to grow; returns ``(O, matrices, cells,
+    row pointers)``."""
     used = np.unique(level.amat)
     packed = CC.packed_anchors(O, used)
-    P = B._new_out(False)
+    P = B._new_out(fill)
     P = P._replace(**{k: np.concatenate((a, np.zeros(getattr(P, k).shape[0], a.dtype)))
                       for k, a in packed.items()})
     level.amat[:] = np.searchsorted(used, level.amat)

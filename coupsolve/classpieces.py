@@ -32,7 +32,7 @@ from solvers.public_split import Piece, _matrices
 
 from . import classbuild as B
 from . import classwalk_children as CC
-from .classcount import _bounds, _part_level
+from .classcount import _bounds, _part_level, _part_out
 from .rules import Rules
 
 __all__ = ["ClassPieces", "build_class_pieces"]
@@ -128,7 +128,7 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
     stamp = int(G[CC.G_STAMP])
     for k, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:])):
         level = _part_level(cur, int(lo), int(hi))
-        Q, n0, c0, r0 = _part_out(O, level)
+        Q, n0, c0, r0 = _part_out(O, level, fill=True)
         H = np.zeros(CC.NG, np.int64)
         H[CC.G_MATRICES], H[CC.G_CELLS], H[CC.G_ROWS], H[CC.G_STAMP] = n0, c0, r0, stamp
         _, _, S, Q, pln, _, _, _ = B._levels(P, level, int(hi - lo), Q, S, H, True, None,
@@ -161,15 +161,3 @@ def _even_levels(parts):
         ls = np.concatenate((ls, np.full(deepest - q.num_levels, ls[-1], ls.dtype)))
         out.append(q._replace(flat=q.flat._replace(level_start=ls), num_levels=deepest))
     return out
-
-
-def _part_out(O, level):
-    """The tree's arrays for a part: the anchor matrices ``level`` reads (renumbered in
-    ``level.amat``), then room to grow; returns ``(O, matrices, cells, row pointers)``."""
-    used = np.unique(level.amat)
-    packed = CC.packed_anchors(O, used)
-    Q = B._new_out(True)
-    Q = Q._replace(**{k: np.concatenate((v, np.zeros(getattr(Q, k).shape[0], v.dtype)))
-                      for k, v in packed.items()})
-    level.amat[:] = np.searchsorted(used, level.amat)
-    return Q, used.shape[0], packed["matrix_data"].shape[0], packed["row_ptr"].shape[0]

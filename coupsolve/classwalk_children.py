@@ -160,7 +160,10 @@ def _store(O, S, G, c, nb0, nb1, at, sp):
     code. Pre-buckets merged into one bucket have the same row (column), so pairs of the same buckets
     hold the same cell."""
     mid, cells, rows = at[0], at[1], at[2]
-    if mid + 1 >= O.matrix_start.shape[0]:
+    # every per-matrix array is checked: a part's arrays start from its packed anchors, where
+    # matrix_cols is one shorter than matrix_start and matrix_rowp, and each growth doubles the gap
+    if mid + 1 >= O.matrix_start.shape[0] or mid + 1 >= O.matrix_rowp.shape[0] or \
+            mid >= O.matrix_cols.shape[0]:
         G[G_NEED] = mid + 2
         return NEED_MAT
     if rows + nb0 + 1 > O.row_ptr.shape[0]:
