@@ -64,7 +64,6 @@ class PublicPieces(InfosetTable):
         ni = sum(q.infosets.shape[0] for q in pieces)
         self.infoset_player = np.full(ni, -1, np.int8)
         self.infoset_num_actions = np.zeros(ni, np.int32)
-        self.infoset_count = np.zeros(ni, np.int64)
         seen = np.zeros(ni, bool)
         for q in pieces:
             if q.infosets.shape[0] and (q.infosets.min() < 0 or q.infosets.max() >= ni
@@ -74,7 +73,6 @@ class PublicPieces(InfosetTable):
             seen[q.infosets] = True
             self.infoset_player[q.infosets] = q.flat.infoset_player
             self.infoset_num_actions[q.infosets] = q.flat.infoset_num_actions
-            self.infoset_count[q.infosets] = q.flat.infoset_count
         if not seen.all():
             raise ValueError("PublicPieces: every information set must be in exactly one piece")
         self.infoset_offset = np.zeros(ni, np.int64)
@@ -114,8 +112,8 @@ class PublicPieces(InfosetTable):
     @property
     def nbytes(self):
         """Bytes held by the pieces and the information-set table."""
-        table = (self.infoset_player, self.infoset_num_actions, self.infoset_count,
-                 self.infoset_offset, self.infoset_actions)
+        table = (self.infoset_player, self.infoset_num_actions, self.infoset_offset,
+                 self.infoset_actions)
         return sum(piece_bytes(q) for q in [self.trunk] + self.parts) + sum(a.nbytes for a in table)
 
     def __repr__(self):
