@@ -211,6 +211,7 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
     init, player, moves, step, returns = game
     n = hh.shape[1]
     D = st.shape[0]
+    averaged = (i + 1) % n  # the player whose strategy is averaged (a division: once, not per node)
     init(P, st[0], hh[0], W)
     d = 0
     v = 0.0
@@ -236,7 +237,7 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
                     return -1 - o
                 off[d] = o
                 nk[d] = k
-                if pl == (i + 1) % n:
+                if pl == averaged:
                     _prefetch(avg, o)  # added to below, after the regrets' load
                 _match(regret, o, k, sig[d])
                 if pl == i:
@@ -246,7 +247,7 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
                 else:
                     mode[d] = _ONE
                     j = _sample(sig[d], k, rng)
-                    if pl == (i + 1) % n:
+                    if pl == averaged:
                         for a in range(k):
                             avg[o + a] += weight * sig[d, a]
         while j < 0:  # climb with the value v until a node has another child to walk
