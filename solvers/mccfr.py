@@ -127,7 +127,8 @@ def new_table(capacity):
 
 def estimate_bytes(game, max_infosets, max_actions):
     """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack."""
-    stack = (game.max_depth + 1) * (4 * game.state_size + 16 * game.num_players + 28 * game.max_moves)
+    state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
+    stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
     return (_capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack)
 
 
