@@ -5,8 +5,7 @@ All functions are numba kernels (``njit(cache=True)``) over the engine's arrays,
 ``int32[S_SIZE]`` (mutated in place), ``ev`` the event buffer ``int32[k, 3]`` with ``ne`` rows used.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .tables import *  # noqa: F403 (the layout constants and tables)
 
 

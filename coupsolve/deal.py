@@ -9,8 +9,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .chance import draw_cards, draw_outcomes
 from .core import deck_size, emit_private, emit_public, in_game, marks_at, plain_count
 from .flow import deal_done

@@ -47,8 +47,8 @@ announces a public decision (``PUBLIC_DECISION``) before the phase's step adds w
 """
 
 import numpy as np
-from numba import njit
 
+from ._njit import njit
 from .chance import draw_outcomes  # noqa: F401 (re-exported)
 from .claims import (block_actions, block_challenge_actions, block_challenge_step, block_step,
                      challenge_actions, challenge_step, prove_actions, prove_step)

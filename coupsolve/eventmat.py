@@ -9,8 +9,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out``/``prob`` ``int
 ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .core import emit_public, marks_at, plain_count
 from .tables import *  # noqa: F403 (the layout constants and tables)
 

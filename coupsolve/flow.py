@@ -6,8 +6,7 @@ and ``turn_over`` (a Vengeance's actor restored, a Treaty or a Selective Coup's 
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]`` (mutated in place).
 """
 
-from numba import njit
-
+from ._njit import njit
 from .core import begin_turn, influence, next_living
 from .eventmat import event_turn
 from .tables import *  # noqa: F403 (the layout constants and tables)

@@ -10,8 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used, ``ret`` ``float64[>= players]``.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .chance import draw_cards, draw_outcomes
 from .core import game_over, influence, marks_at, plain_count
 from .flow import end_turn

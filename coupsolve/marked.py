@@ -10,8 +10,7 @@ a claim (:mod:`coupsolve.claims`).
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]`` (mutated in place), ``out`` ``int32[MAX_MOVES]``.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .core import influence, plain_count
 from .tables import *  # noqa: F403 (the layout constants and tables)
 

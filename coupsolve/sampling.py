@@ -22,6 +22,7 @@ from solvers import _mccfr_kernel as K
 from solvers import _mccfr_outcome as O
 from solvers.mccfr import SamplingGame
 
+from . import _njit
 from . import engine as E
 from .builder import HASH_SEED, absorb_events
 from .couptree import rules_game_id
@@ -32,7 +33,7 @@ __all__ = ["sampling_game", "ABSTRACTIONS"]
 ABSTRACTIONS = ("exact", "features")
 
 
-@njit(cache=True)
+@_njit.njit(cache=True)
 def coup_init(P, s, h, W):
     """The initial state (after its forced steps) and every player's hashes."""
     ev, buf, prob = W
@@ -42,13 +43,13 @@ def coup_init(P, s, h, W):
     absorb_events(h, h, ev, E.initial_state(P, s, ev, buf, prob))
 
 
-@njit(cache=True)
+@_njit.njit(cache=True)
 def coup_player(P, s):
     """The seat to act, -1 at chance, -4 at the end (``engine.current_player``)."""
     return E.current_player(s)
 
 
-@njit(cache=True)
+@_njit.njit(cache=True)
 def coup_moves(P, s, out, prob):
     """Legal actions, or chance outcomes with their probabilities."""
     if E.is_chance(s):
@@ -56,19 +57,21 @@ def coup_moves(P, s, out, prob):
     return E.legal_actions(P, s, out)
 
 
-@njit(cache=True)
+@_njit.njit(cache=True)
 def coup_step(P, s, h, a, W):
     """Apply ``a`` and its forced steps; mix the events into the hashes."""
     ev, buf, prob = W
     absorb_events(h, h, ev, E.apply(P, s, a, ev, 0, buf, prob))
 
 
-@njit(cache=True)
+@_njit.njit(cache=True)
 def coup_returns(P, s, ret):
     """The payoffs of a terminal state."""
     E.returns(P, s, ret)
 
 
+# Compiled without reference counting, as the engine is (coupsolve._njit): they allocate nothing, and
+# the kernels below own the arrays they are passed.
 FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)
 
 

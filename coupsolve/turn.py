@@ -10,8 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from numba import njit
-
+from ._njit import njit
 from .core import enter_loss, in_game, influence, next_living
 from .flow import end_turn
 from .tables import *  # noqa: F403 (the layout constants and tables)

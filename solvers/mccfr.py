@@ -115,9 +115,20 @@ def _capacity(max_infosets):
     return 1 << max(4, math.ceil(math.log2(max_infosets / K.MAX_LOAD + 1)))
 
 
+def new_table(capacity):
+    """``capacity`` empty slots (:data:`solvers._mccfr_kernel.SLOT_DTYPE`) starting on a 64-byte
+    boundary, so that no slot straddles two cache lines (NumPy aligns large arrays to 16 bytes only)."""
+    raw = np.zeros(capacity * K.SLOT_BYTES + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    table = raw[start:start + capacity * K.SLOT_BYTES].view(K.SLOT_DTYPE)
+    table["offset"] = -1
+    return table
+
+
 def estimate_bytes(game, max_infosets, max_actions):
     """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack."""
-    stack = (game.max_depth + 1) * (4 * game.state_size + 16 * game.num_players + 28 * game.max_moves)
+    state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
+    stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
     return (_capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack)
 
 
@@ -184,8 +195,7 @@ class MCCFRSolver:
                          f"{max_actions:,} actions")
         self.bytes = need
         cap = _capacity(max_infosets)
-        self._table = (np.zeros(cap, np.uint64), np.zeros(cap, np.uint64), np.full(cap, -1, np.int64),
-                       np.zeros(cap, np.int32), np.zeros(cap, np.int8))
+        self._table = new_table(cap)
         self._regret = np.zeros(max_actions, np.float64)
         self._avg = np.zeros(max_actions, np.float64)
         self._rng = np.array([self.seed], np.uint64)
@@ -203,7 +213,7 @@ class MCCFRSolver:
         """Write every page of the preallocated table once (the same bytes back), so that no iteration
         pays a page's first fault; the seconds it took (a one-off cost of the table's size)."""
         began = time.perf_counter()
-        for a in (*self._table, self._regret, self._avg):
+        for a in (self._table, self._regret, self._avg):
             b = a.view(np.uint8)
             b[::4096] = b[::4096].copy()
         return time.perf_counter() - began
@@ -262,12 +272,13 @@ class MCCFRSolver:
         ``key``, ``check`` (uint64), ``owner`` (int8), ``num_actions`` (int32), ``offset`` (int64)
         into ``regret`` and ``average`` (float64, the cumulative regrets and average-strategy
         weights, unnormalised)."""
-        keys, checks, offs, nacts, owners = self._table
-        used = np.flatnonzero(offs >= 0)
-        used = used[np.argsort(offs[used], kind="stable")]
+        t = self._table
+        used = np.flatnonzero(t["offset"] >= 0)
+        used = t[used[np.argsort(t["offset"][used], kind="stable")]]
         na = int(self._stats[1])
-        return {"key": keys[used], "check": checks[used], "owner": owners[used],
-                "num_actions": nacts[used], "offset": offs[used],
+        key, check, owner, nact, offset = (np.ascontiguousarray(used[f]) for f in
+                                           ("key", "check", "owner", "nact", "offset"))
+        return {"key": key, "check": check, "owner": owner, "num_actions": nact, "offset": offset,
                 "regret": self._regret[:na].copy(), "average": self._avg[:na].copy()}
 
     def find(self, keys, checks, owners, num_actions):
