@@ -71,10 +71,8 @@ def test_only_the_largest_part_has_per_entry_buffers(leduc):
     cut = PiecesRep.estimate_bytes(pieces, spec, "float64", "alternating", 1)
     entries = [q.flat.entry_parent.shape[0] for q in pieces.parts]
     trunk = pieces.trunk.flat.entry_parent.shape[0]
-    # per entry 16 bytes: the whole tree's entries against the trunk's and the largest part's
-    assert whole - cut == 16 * (public.num_entries - trunk - max(entries)) - \
-        (PublicTreeRep.estimate_bytes(public, spec, "float64", "alternating", 1)
-         - solvers.public_rep.estimate_public_solve_bytes(public.num_entries, public.num_actions))
+    # the same per-action state; per-entry state (16 bytes) for the trunk and the largest part only
+    assert whole - cut == 16 * (public.num_entries - trunk - max(entries))
 
 
 def test_inconsistent_pieces_are_refused(leduc):
