@@ -198,8 +198,9 @@ def _public_hint(rules, histories=None):
     if name == "classbuild":
         return (f"--representation public counts the public tree by the class walk{when}; at turn "
                 "limit 4 of the card-selection setup it counts in about 27 minutes on 2 threads "
-                "(2.6 GiB), an 18.0 GiB tree whose float64 solve needs 25.8 GiB more: a 24 GiB "
-                "machine cannot hold both")
+                "(2.6 GiB), a 15.3 GiB tree whose float32 solve needs 15.0 GiB more: a 24 GiB "
+                "machine cannot hold both (built in pieces, coupsolve.classpieces, it is 16.4 GiB "
+                "with a 9.9 GiB float32 solve)")
     return (f"--representation public counts the public tree stepping every history, since the class "
             f"walk does not take {why}{when}; that walk of the card-selection setup at turn limit 4 "
             "was measured to need more than 14.5 GiB")
