@@ -372,6 +372,27 @@ def _pair_kinds(G):
     return (int(G[CC.G_PAIRS]) - term - chance, chance, term)
 
 
+def written(O, G, level_nodes):
+    """What a walk writing the tree wrote into ``O`` (counters ``G``, ``level_nodes`` per level),
+    cut to its sizes (views): the :class:`~solvers.public.PublicFlat` fields, the action ids and the
+    Coup extras (keys, contexts, hands)."""
+    n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
+    na, nm = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES])
+    cells, rows = int(O.matrix_start[nm]), int(O.matrix_rowp[nm])
+    if (cells, rows) != (int(G[CC.G_CELLS]), int(G[CC.G_ROWS])):
+        raise AssertionError(f"the class walk's matrices end at cell {cells:,} and row pointer "
+                             f"{rows:,}, its counters say {int(G[CC.G_CELLS]):,} and "
+                             f"{int(G[CC.G_ROWS]):,}")
+    size = dict.fromkeys(_NODE_ARRAYS, n)
+    size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
+    size.update(infoset_hash=ni, infoset_actions=na, matrix_cols=nm, matrix_start=nm + 1,
+                matrix_rowp=nm + 1, row_ptr=rows, cell_col=cells, matrix_data=cells)
+    arrays = {k: getattr(O, k)[:size[k]] for k in size}
+    arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
+    arrays["level_start"] = np.concatenate(([0], np.cumsum(level_nodes, dtype=np.int64)))
+    return arrays
+
+
 def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None, *,
                      every_pair: bool = False) -> CoupPublicTree:
     """The public tree of two-player ``rules`` by the class walk (see the module docstring).
@@ -389,25 +410,9 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
                    f"information sets) and its walk")
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
     _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
-    n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
-    na, nm = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES])
-    size = dict.fromkeys(_NODE_ARRAYS, n)
-    size.update(dict.fromkeys(_ENTRY_ARRAYS, e), **dict.fromkeys(_INFOSET_ARRAYS, ni))
-    size.update(infoset_hash=ni, infoset_actions=na, matrix_cols=nm)
-    arrays = {k: getattr(O, k)[:size[k]] for k in size}
-    cells, rows = int(O.matrix_start[nm]), int(O.matrix_rowp[nm])
-    if (cells, rows) != (int(G[CC.G_CELLS]), int(G[CC.G_ROWS])):
-        raise AssertionError(f"the class walk's matrices end at cell {cells:,} and row pointer "
-                             f"{rows:,}, its counters say {int(G[CC.G_CELLS]):,} and "
-                             f"{int(G[CC.G_ROWS]):,}")
-    arrays.update(matrix_start=O.matrix_start[:nm + 1], matrix_rowp=O.matrix_rowp[:nm + 1],
-                  row_ptr=O.row_ptr[:rows], cell_col=O.cell_col[:cells],
-                  matrix_data=O.matrix_data[:cells])
-    arrays["entry_start"] = np.concatenate((arrays["entry_start"], [e]))
-    level_start = np.concatenate(([0], np.cumsum(ln)))
-    flat = {k: arrays[k] for k in PublicFlat._fields if k in arrays}
+    arrays = written(O, G, ln)
     tree = PublicTree(rules_game_id(rules), infoset_actions=arrays["infoset_actions"],
-                      level_start=level_start, **flat)
+                      **{k: arrays[k] for k in PublicFlat._fields})
     info = dict(count_seconds=0.0, fill_seconds=sec, bytes=tree.nbytes, work_bytes=work,
                 pairs=int(G[CC.G_PAIRS]), pairs_by_kind=_pair_kinds(G),
                 stepped=int(G[CC.G_STEPPED]), level_entries=le.tolist())

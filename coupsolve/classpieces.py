@@ -28,7 +28,7 @@ import numpy as np
 
 from solvers.kinds import TERMINAL
 from solvers.public import _DTYPES, PublicFlat
-from solvers.public_split import Piece, _matrices
+from solvers.public_split import Piece, _matrices, check_bounds
 
 from . import classbuild as B
 from . import classwalk_children as CC
@@ -59,21 +59,17 @@ class ClassPieces(NamedTuple):
 
 
 def _arrays(O, G, level_nodes):
-    """The written arrays of a walk's output ``O`` (counters ``G``), cut to their sizes: a dict of the
-    :class:`~solvers.public.PublicFlat` fields with every matrix the walk held, and the keys and the
-    action ids."""
-    n, e, ni = int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS])
-    na, nm = int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES])
-    cells, rows = int(O.matrix_start[nm]), int(O.matrix_rowp[nm])
-    a = {k: getattr(O, k)[:n].copy() for k in B._NODE_ARRAYS}
-    a.update({k: getattr(O, k)[:e].copy() for k in B._ENTRY_ARRAYS if k in PublicFlat._fields})
-    a.update({k: getattr(O, k)[:ni].copy() for k in B._INFOSET_ARRAYS if k in PublicFlat._fields})
-    a["entry_start"] = np.concatenate((a["entry_start"], [e]))
-    a["level_start"] = np.concatenate(([0], np.cumsum(level_nodes, dtype=np.int64)))
-    mats = SimpleNamespace(matrix_start=O.matrix_start[:nm + 1], matrix_rowp=O.matrix_rowp[:nm + 1],
-                           matrix_cols=O.matrix_cols[:nm], row_ptr=O.row_ptr[:rows],
-                           cell_col=O.cell_col[:cells], matrix_data=O.matrix_data[:cells])
-    return a, mats, O.infoset_hash[:ni].copy(), O.infoset_actions[:na].copy()
+    """The written arrays of a walk's output ``O`` (:func:`coupsolve.classbuild.written`): copies of
+    the :class:`~solvers.public.PublicFlat` fields but the matrices (``a``), of the keys and of the
+    action ids, and every matrix the walk held (``mats``, views: :func:`_piece` copies those it
+    keeps)."""
+    w = B.written(O, G, level_nodes)
+    mats = SimpleNamespace(**{k: w.pop(k) for k in _MATRIX_FIELDS})
+    a = {k: w[k].copy() for k in PublicFlat._fields if k in w}
+    return a, mats, w["infoset_hash"].copy(), w["infoset_actions"].copy()
+
+
+_MATRIX_FIELDS = ("matrix_start", "matrix_rowp", "matrix_cols", "row_ptr", "cell_col", "matrix_data")
 
 
 def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
@@ -120,9 +116,7 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
         raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
     e0 = int(G[CC.G_ENTRIES])
     a, tmats, keys, acts = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
-    cuts = _bounds(cur, n, parts) if bounds is None else np.asarray(bounds, np.int64)
-    if cuts[0] != 0 or cuts[-1] != n or np.any(np.diff(cuts) <= 0):
-        raise ValueError(f"bounds must increase from 0 to the {n} nodes of level {depth}")
+    cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
     out, all_keys, all_acts = [], [keys], [acts]
     infoset0, action0 = keys.shape[0], acts.shape[0]
     stamp = int(G[CC.G_STAMP])

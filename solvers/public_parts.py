@@ -22,20 +22,12 @@ import numpy as np
 from ._passes import normalize_average
 from ._matching import schedule
 from ._public_kernel import backward_levels, forward_levels, values_levels
-from ._state import Params
 from .kinds import BOTH_PLAYERS
-from .public_rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state
+from .public_rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state, params_of
 from .public_split import choose_depth, split
 from .representation import check_state
 
 __all__ = ["PieceRunner", "PartsRep", "LocalBackend", "local_parts", "params_of", "piece_solve_bytes"]
-
-
-def params_of(spec, updates):
-    """The kernels' :class:`~solvers._state.Params` of an algorithm and update scheme."""
-    return Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
-                  simultaneous=updates == "simultaneous", alpha=spec.alpha, beta=spec.beta,
-                  gamma=spec.gamma)
 
 
 def piece_solve_bytes(piece, params, precision):
@@ -90,11 +82,12 @@ class PieceRunner:
     def values_pass(self, sigma, root_reach, p, best):
         """Root values of player ``p`` under ``sigma`` (the piece's per-action policy, or None for
         its average policy; with ``best`` the best response's) and the best actions (int32, per
-        information set of the piece)."""
+        information set of the piece). It runs in the passes' reach and value buffers, which hold
+        nothing between passes, as :class:`~solvers.public_rep.PublicTreeRep`'s evaluation does."""
         f, S = self.piece.flat, self.state
         numba.set_num_threads(self.threads)
         sigma = self.average() if sigma is None else _kernel_array(sigma, self._real)
-        reach, v = np.empty_like(S.reach), np.empty_like(S.reach)
+        reach, v = S.reach, S.v
         reach[:self._roots] = root_reach
         forward_levels(f, sigma, reach, 0, self._last, self._prange)
         choice = np.zeros(f.infoset_player.shape[0], np.int32)

@@ -30,7 +30,7 @@ from .memory import check_fits
 from .public import PublicTree
 from .representation import check_state, register
 
-__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state"]
+__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state", "params_of"]
 
 
 def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False):
@@ -41,6 +41,13 @@ def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", p
     per_entry = real * (2 + pred)
     per_action = real * (5 + pred) + 16  # the buffers, the average, the float64 copies of a result
     return per_entry * num_entries + per_action * num_actions
+
+
+def params_of(spec, updates):
+    """The kernels' :class:`~solvers._state.Params` of an algorithm and update scheme."""
+    return Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
+                  simultaneous=updates == "simultaneous", alpha=spec.alpha, beta=spec.beta,
+                  gamma=spec.gamma)
 
 
 def new_state(flat, precision, predictive, threads, shared=None):
@@ -107,9 +114,7 @@ class PublicTreeRep:
         self.game_tree = tree
         self.threads = 1 if tree.num_entries < PARALLEL_MIN_ENTRIES else threads
         self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
-        self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
-                             simultaneous=updates == "simultaneous", alpha=spec.alpha,
-                             beta=spec.beta, gamma=spec.gamma)
+        self.params = params_of(spec, updates)
         self.state = new_state(tree.flat, precision, spec.predictive, self.threads)
         self.avg = np.empty_like(self.state.sigma)
 

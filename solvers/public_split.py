@@ -34,7 +34,8 @@ import numpy as np
 from .kinds import DECISION, TERMINAL
 from .public import PublicFlat, _DTYPES
 
-__all__ = ["Piece", "split", "choose_depth", "subtree_entries", "piece_bytes", "pack_matrices"]
+__all__ = ["Piece", "split", "check_bounds", "choose_depth", "subtree_entries", "piece_bytes",
+           "pack_matrices"]
 
 
 class Piece(NamedTuple):
@@ -198,15 +199,23 @@ def split(tree, depth, parts, bounds=None):
         cuts = np.searchsorted(cost, cost[-1] * np.arange(1, parts) / parts, side="left") + 1
         edges = np.unique(np.concatenate(([0], np.minimum(cuts, hi - lo), [hi - lo])))
     else:
-        edges = np.asarray(bounds, np.int64)
-        if edges[0] != 0 or edges[-1] != hi - lo or np.any(np.diff(edges) <= 0):
-            raise ValueError(f"bounds must increase from 0 to the {hi - lo} nodes of level {depth}")
+        edges = check_bounds(bounds, hi - lo, depth)
     out = []
     for a, b in zip(edges[:-1], edges[1:]):
         ranges = _ranges(f, lo + a, lo + b, levels - 1 - depth)
         roots = (int(f.entry_start[lo + a]), int(f.entry_start[lo + b]))
         out.append(_piece(f, ranges, False, roots))
     return trunk, out
+
+
+def check_bounds(bounds, nodes, depth):
+    """``bounds`` (each part's first node among the ``nodes`` of level ``depth``, then ``nodes``) as
+    int64, or ``ValueError`` when they do not increase from 0 to ``nodes``."""
+    edges = np.asarray(bounds, np.int64)
+    if edges.ndim != 1 or edges.shape[0] < 2 or edges[0] != 0 or edges[-1] != nodes or \
+            np.any(np.diff(edges) <= 0):
+        raise ValueError(f"bounds must increase from 0 to the {nodes} nodes of level {depth}")
+    return edges
 
 
 def choose_depth(tree, workers):
