@@ -155,10 +155,12 @@ class CoupPublicTree(NamedTuple):
 
 
 # The arrays the fill writes: the ``solvers.public`` layout (but ``level_start``, from the count) and
-# the information-set extras, as one named tuple the kernels take.
+# the information-set extras, as one named tuple the kernels take. The fields the tree holds narrower
+# are written in int64 (``solvers.public.flat_array`` checks them when the tree is made).
 _OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items()
                if k not in ("level_start", "matrix_rowp", "row_ptr", "cell_col")}  # matrices dense
-_OUT_DTYPES.update(infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
+_OUT_DTYPES.update(infoset_offset=np.int64, infoset_count=np.int64, infoset_node=np.int64,
+                   infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
                    entry_hand=np.uint16)
 PublicOut = namedtuple("PublicOut", list(_OUT_DTYPES))
 

@@ -61,10 +61,11 @@ per cell (``C``):
                                probability (times their payoff to player 0 when ``term_scale`` is 1 and
                                payoffs are not public); a cell absent is 0
 per information set (``I``), as in ``GameTree``: ``infoset_player`` (int8), ``infoset_num_actions``
-(int32), ``infoset_offset`` (int64), ``infoset_actions`` (int32, per action), and
-``infoset_count``     int64    the number of histories in it (OpenSpiel's average strategy adds the
+(int32), ``infoset_offset`` (int32: one tree holds fewer than 2**31 actions; a larger game is held
+in pieces, each numbering its own), ``infoset_actions`` (int32, per action), and
+``infoset_count``     int32    the number of histories in it (OpenSpiel's average strategy adds the
                                owner's reach once per history)
-``infoset_node``      int64    its public node (an information set lies in exactly one)
+``infoset_node``      int32    its public node (an information set lies in exactly one)
 ===================  ========  ==========================================================================
 
 At a decision node an entry of the actor may also have no information set (-1): its histories pass
@@ -90,7 +91,7 @@ how a game with public payoffs (Coup: who won, or the influence count) stores a 
 of private states only where chance last moved, never per terminal history.
 
 Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 10 per entry, 12 per matrix
-cell, 8 per row pointer, 20 per matrix, 29 per information set and 4 per action.
+cell, 8 per row pointer, 20 per matrix, 17 per information set and 4 per action.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ from .infosets import InfosetTable
 from .kinds import DECISION, TERMINAL
 from .public_matrices import check_matrices, dense_matrix, sparse_bytes
 
-__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes"]
+__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes", "flat_array"]
 
 
 class PublicFlat(NamedTuple):
@@ -140,13 +141,28 @@ _DTYPES = dict(
     term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_ref=np.int32,
     matrix_start=np.int64, matrix_cols=np.int32, matrix_rowp=np.int64,
     row_ptr=np.int64, cell_col=np.int32, matrix_data=np.float64,
-    infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int64,
-    infoset_count=np.int64, infoset_node=np.int64,
+    infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int32,
+    infoset_count=np.int32, infoset_node=np.int32,
 )
 _BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start included
 _BYTES_PER_ENTRY = 4 + 2 + 4
-_BYTES_PER_INFOSET = 1 + 4 + 8 + 8 + 8
+_BYTES_PER_INFOSET = 1 + 4 + 4 + 4 + 4
 _BYTES_PER_ACTION = 4
+
+
+def flat_array(name, a):
+    """``a`` as :class:`PublicFlat`'s field ``name`` is held (the layout's dtype, contiguous), or
+    ``ValueError`` naming the field when a value does not fit that dtype (a narrowed int32 field of
+    a tree too large for one set of arrays: build it in pieces, :mod:`solvers.public_pieces`)."""
+    dt = np.dtype(_DTYPES[name])
+    a = np.asarray(a)
+    if a.dtype != dt and a.size and dt.kind == "i" and a.dtype.kind in "iu":
+        info = np.iinfo(dt)
+        lo, hi = int(a.min()), int(a.max())
+        if lo < info.min or hi > info.max:
+            raise ValueError(f"PublicTree: {name} holds {hi if hi > info.max else lo}, beyond "
+                             f"{dt.name}: too large for one public tree; build it in pieces")
+    return np.ascontiguousarray(a, dtype=dt)
 
 
 def estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices, num_infosets,
@@ -190,7 +206,7 @@ class PublicTree(InfosetTable):
             raise TypeError(f"PublicTree: missing arrays {sorted(missing)}, unknown {sorted(extra)}")
         conv = {}
         for name in PublicFlat._fields:
-            a = np.ascontiguousarray(arrays[name], dtype=_DTYPES[name])
+            a = flat_array(name, arrays[name])
             if a.ndim != 1:
                 raise ValueError(f"PublicTree: {name} must be 1-D, got shape {a.shape}")
             conv[name] = a

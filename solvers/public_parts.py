@@ -25,6 +25,7 @@ from ._public_kernel import backward_levels, forward_levels, values_levels
 from .kinds import BOTH_PLAYERS
 from .public_rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state, params_of
 from .public_split import choose_depth, split
+from .public_split import count as _count
 from .representation import check_state
 
 __all__ = ["PieceRunner", "PartsRep", "LocalBackend", "local_parts", "params_of", "piece_solve_bytes"]
@@ -33,7 +34,7 @@ __all__ = ["PieceRunner", "PartsRep", "LocalBackend", "local_parts", "params_of"
 def piece_solve_bytes(piece, params, precision):
     """Working memory of a piece's share of a solve (bytes)."""
     f = piece.flat
-    return estimate_public_solve_bytes(f.entry_parent.shape[0], piece.actions.shape[0], precision,
+    return estimate_public_solve_bytes(f.entry_parent.shape[0], _count(piece.actions), precision,
                                        params.predictive)
 
 
@@ -47,19 +48,20 @@ class PieceRunner:
     precision : {"float64", "float32"}
     threads : int
         numba threads for its passes.
-    shared : tuple of ndarray, optional
-        Per-entry buffers ``(reach, v, w)`` to use the first entries of (runners iterated one after
-        the other in one process: :class:`solvers.public_pieces.PiecesRep`).
+    shared, held : tuple of ndarray, optional
+        The pass buffers to use the first elements of, and the piece's per-action state as views
+        of the whole numbering's (runners iterated one after the other in one process:
+        :class:`solvers.public_pieces.PiecesRep`; :func:`~solvers.public_rep.new_state`).
     """
 
-    def __init__(self, piece, params, precision="float64", threads=1, shared=None):
+    def __init__(self, piece, params, precision="float64", threads=1, shared=None, held=None):
         piece = piece._replace(flat=type(piece.flat)(*map(_writable, piece.flat)),
                                infosets=_writable(piece.infosets), actions=_writable(piece.actions))
         self.piece = piece
         self.params = params
         self.threads = int(threads)
         f = piece.flat
-        self.state = new_state(f, precision, params.predictive, self.threads, shared)
+        self.state = new_state(f, precision, params.predictive, self.threads, shared, held)
         self._real = self.state.reach.dtype
         self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
         self._roots = int(f.entry_start[f.level_start[1]])  # entries of level 0
@@ -165,10 +167,10 @@ class PieceRunner:
 
 
 def _writable(a):
-    """``a``, copied when read-only. Ray hands an actor its piece and the policies it is sent
+    """``a`` (an array; a slice is returned as it is), copied when read-only. Ray hands an actor its piece and the policies it is sent
     read-only (zero-copy from its object store); numba types a read-only array apart from a writable
     one and would compile every kernel a second time for them (minutes, and a second cache)."""
-    return a if a.flags.writeable else a.copy()
+    return a if isinstance(a, slice) or a.flags.writeable else a.copy()
 
 
 def _kernel_array(a, real):
@@ -212,14 +214,16 @@ class PartsRep:
         ``make_runners(parts, params, precision)`` -> handles with ``.run_pass.remote(...)`` etc.
     get : callable
         Resolves what the handles' calls return (``ray.get``; the identity in this process).
+    trunk_held : tuple of ndarray, optional
+        The trunk's per-action state as views (:class:`PieceRunner`'s ``held``).
     """
 
     def __init__(self, tree, spec, precision, updates, threads, trunk, parts, make_runners,
-                 get=_identity):
+                 get=_identity, trunk_held=None):
         self.game_tree = tree
         self.threads = threads
         self.params = params_of(spec, updates)
-        self.trunk = PieceRunner(trunk, self.params, precision, threads)
+        self.trunk = PieceRunner(trunk, self.params, precision, threads, held=trunk_held)
         self.trunk.warm()
         self.parts = parts
         self.precision = precision
@@ -276,8 +280,11 @@ class PartsRep:
         return tuple(self._values(None, p, best)[0] for p, best in ((0, True), (1, True), (0, False)))
 
     def best_response(self, policy, player):
+        """As :meth:`~solvers.public_rep.PublicTreeRep.best_response`; the policy returned is in
+        ``policy``'s precision when that is float32 (a float32 solve's own, at 4 bytes an action)."""
         t = self.game_tree
-        sigma = np.ascontiguousarray(policy, np.float64)
+        real = np.float32 if np.asarray(policy).dtype == np.float32 else np.float64
+        sigma = np.ascontiguousarray(policy, real)
         value, choice = self._values(sigma, player, True)
         out = sigma.copy()
         mine = np.flatnonzero(t.infoset_player == player)

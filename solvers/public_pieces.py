@@ -6,11 +6,15 @@ is too large to build, the pieces can be built directly (Coup: :func:`coupsolve.
 build_class_pieces`) and handed to :class:`PublicPieces`, a tree type of its own: the pieces, and the
 table of every information set (player, actions, their ids and keys) in the pieces' numbering, which is
 all that policies, results and checkpoints read. :class:`PiecesRep`, registered for it, is a
-``PartsRep`` whose parts run in this process one after the other, so they share one set of per-entry
-buffers (reach, values, predictions) as long as the largest part: a solve holds every piece's arrays
-and per-action state but only the largest part's per-entry state, instead of every entry's (turn
-limit 4 of Coup: 735 million entries, 8 bytes each at float32, against 50 million in its largest of
-400 parts).
+``PartsRep`` whose parts run in this process one after the other, so they share one set of pass
+buffers (reach, values, predictions, action values) as long as the largest part: a solve holds every
+piece's arrays and per-action state but only the largest part's per-entry state, instead of every
+entry's (turn limit 4 of Coup: 735 million entries, 8 bytes each at float32, against 50 million in
+its largest of 400 parts).
+
+Memory: the pieces' information sets and actions are numbered one piece after the other, so a piece
+names its own by two slices, and its players and numbers of actions are views of the table's; the
+narrowed fields of :mod:`solvers.public` (int32 offsets, counts and nodes) hold within a piece.
 
 The digest of strategy files and checkpoints (``DIGEST_FIELDS``) is one sha256 per piece of the
 fields :attr:`solvers.public.PublicTree.DIGEST_FIELDS` names, plus its roots.
@@ -22,15 +26,15 @@ import hashlib
 
 import numpy as np
 
+from ._passes import normalize_average
 from .infosets import InfosetTable
 from .memory import check_fits
 from .public import PublicTree
 from .public_parts import PartsRep, PieceRunner, _Local, params_of
-from .public_rep import estimate_public_solve_bytes
-from .public_split import piece_bytes
-from .representation import register
+from .public_split import count, piece_bytes
+from .representation import check_state, register
 
-__all__ = ["PublicPieces", "PiecesRep"]
+__all__ = ["PublicPieces", "PiecesRep", "estimate_pieces_solve_bytes"]
 
 
 class PublicPieces(InfosetTable):
@@ -42,50 +46,49 @@ class PublicPieces(InfosetTable):
     trunk : solvers.public_split.Piece
     parts : list of Piece
         In the order of their roots, which must follow each other over the trunk's leaves' entries.
+        Their ``infosets`` and ``actions`` are slices numbering them one piece after the other, the
+        trunk's first (:func:`~solvers.public_split.renumbered` makes them from ``split``'s).
     infoset_actions : ndarray, int32
-        The game's action ids, per action of the pieces' numbering (``Piece.actions`` index it).
+        The game's action ids, per action of the pieces' numbering.
     keys : callable or sequence of str, optional
         As for :class:`~solvers.public.PublicTree`.
 
     Raises
     ------
     ValueError
-        Pieces whose information sets or actions do not cover the numbering exactly once, or whose
-        roots do not follow each other over the trunk's leaves.
+        Pieces whose information sets or actions are not numbered one piece after the other, or
+        whose roots do not follow each other over the trunk's leaves.
     """
 
     DIGEST_FIELDS = ("piece_digests",)
 
     def __init__(self, game_id, trunk, parts, infoset_actions, keys=None):
         self.game_id = str(game_id)
-        self.trunk, self.parts = trunk, list(parts)
         self.infoset_actions = np.ascontiguousarray(infoset_actions, dtype=np.int32)
-        pieces = [trunk] + self.parts
-        ni = sum(q.infosets.shape[0] for q in pieces)
-        self.infoset_player = np.full(ni, -1, np.int8)
-        self.infoset_num_actions = np.zeros(ni, np.int32)
-        seen = np.zeros(ni, bool)
+        pieces = [trunk] + list(parts)
+        first = [0, 0]
         for q in pieces:
-            if q.infosets.shape[0] and (q.infosets.min() < 0 or q.infosets.max() >= ni
-                                        or seen[q.infosets].any()):
-                raise ValueError(f"PublicPieces: every information set must be in exactly one "
-                                 f"piece, and the pieces' {ni} number them 0 .. {ni - 1}")
-            seen[q.infosets] = True
-            self.infoset_player[q.infosets] = q.flat.infoset_player
-            self.infoset_num_actions[q.infosets] = q.flat.infoset_num_actions
-        if not seen.all():
-            raise ValueError("PublicPieces: every information set must be in exactly one piece")
-        self.infoset_offset = np.zeros(ni, np.int64)
-        np.cumsum(self.infoset_num_actions[:-1], out=self.infoset_offset[1:])
-        if int(self.infoset_num_actions.sum()) != self.infoset_actions.shape[0]:
+            f = q.flat
+            have = (f.infoset_player.shape[0], int(f.infoset_num_actions.sum()))
+            for k, ids in enumerate((q.infosets, q.actions)):
+                if not isinstance(ids, slice) or ids.start != first[k] or \
+                        ids.stop - ids.start != have[k]:
+                    raise ValueError("PublicPieces: every information set must be in exactly one "
+                                     "piece, numbered one piece after the other, the trunk's first "
+                                     "(slices; solvers.public_split.renumbered makes them)")
+                first[k] += have[k]
+        if first[1] != self.infoset_actions.shape[0]:
             raise ValueError("PublicPieces: infoset_actions must have one id per action")
+        self.infoset_player = np.concatenate([q.flat.infoset_player for q in pieces])
+        self.infoset_num_actions = np.concatenate([q.flat.infoset_num_actions for q in pieces])
+        self.infoset_offset = np.zeros(first[0], np.int64)
+        np.cumsum(self.infoset_num_actions[:-1], out=self.infoset_offset[1:])
+        held = []  # the pieces' players and numbers of actions become views of the table
         for q in pieces:
-            own = np.repeat(self.infoset_offset[q.infosets], q.flat.infoset_num_actions) + \
-                np.arange(q.actions.shape[0]) - np.repeat(q.flat.infoset_offset,
-                                                          q.flat.infoset_num_actions)
-            if not np.array_equal(own, q.actions):
-                raise ValueError("PublicPieces: a piece's actions are not those of its information "
-                                 "sets in the numbering")
+            s = q.infosets
+            held.append(q._replace(flat=q.flat._replace(
+                infoset_player=self.infoset_player[s], infoset_num_actions=self.infoset_num_actions[s])))
+        self.trunk, self.parts = held[0], held[1:]
         ends = [trunk.roots[0]] + [e for q in self.parts for e in q.roots] + [trunk.roots[1]]
         if any(ends[k] != ends[k + 1] for k in range(0, len(ends), 2)):
             raise ValueError("PublicPieces: the parts' roots must follow each other over the "
@@ -111,10 +114,13 @@ class PublicPieces(InfosetTable):
 
     @property
     def nbytes(self):
-        """Bytes held by the pieces and the information-set table."""
+        """Bytes held by the pieces and the information-set table (the pieces' players and
+        numbers of actions are views of the table's, counted once)."""
         table = (self.infoset_player, self.infoset_num_actions, self.infoset_offset,
                  self.infoset_actions)
-        return sum(piece_bytes(q) for q in [self.trunk] + self.parts) + sum(a.nbytes for a in table)
+        pieces = [self.trunk] + self.parts
+        views = sum(q.flat.infoset_player.nbytes + q.flat.infoset_num_actions.nbytes for q in pieces)
+        return sum(piece_bytes(q) for q in pieces) - views + sum(a.nbytes for a in table)
 
     def __repr__(self):
         return (f"PublicPieces({self.game_id!r}: a trunk and {len(self.parts)} parts, "
@@ -130,32 +136,84 @@ def _entries(piece):
 
 
 class PiecesRep(PartsRep):
-    """The parts of a :class:`PublicPieces`, iterated in this process one after the other with one
-    set of per-entry buffers (module docstring); the iterates of the whole tree's solve."""
+    """The parts of a :class:`PublicPieces`, iterated in this process one after the other (module
+    docstring); the iterates of the whole tree's solve.
+
+    The per-action state (strategy, regrets, average weights) is one array each in the pieces'
+    numbering, of which every piece's runner holds its slice; the buffers that hold nothing between
+    passes (reach, values, predictions, action values) are one set as long as the largest part's.
+    So nothing is gathered: the policies are normalised from those arrays, in the solve's precision
+    (a float32 solve's are float32: at turn limit 4 of Coup, 1.1 GiB each instead of 2.1), and a
+    checkpoint writes them as they are.
+    """
 
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its {len(tree.parts) + 1} pieces")
         params = params_of(spec, updates)
         real = np.float32 if precision == "float32" else np.float64
-        n = max(_entries(q) for q in tree.parts)
-        shared = (np.empty(n, real), np.empty(n, real), np.empty(n if params.predictive else 0, real))
+        na = tree.num_actions
+        self.held = {name: np.empty(na, real) for name in ("sigma", "regret", "cumulative")}
+        e, a = _largest(tree)
+        p = params.predictive
+        shared = (np.empty(e, real), np.empty(e, real), np.empty(e if p else 0, real),
+                  np.zeros(a, real), np.zeros(a if p else 0, real))
+
+        def views(q):
+            return tuple(self.held[k][q.actions] for k in ("sigma", "regret", "cumulative"))
 
         def runners(parts, params, precision):
-            return [_Local(PieceRunner(q, params, precision, threads, shared)) for q in parts]
+            return [_Local(PieceRunner(q, params, precision, threads, shared, views(q)))
+                    for q in parts]
 
-        super().__init__(tree, spec, precision, updates, threads, tree.trunk, tree.parts, runners)
+        super().__init__(tree, spec, precision, updates, threads, tree.trunk, tree.parts, runners,
+                         trunk_held=views(tree.trunk))
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
-        """The trunk's solve, every part's per-action state and the largest part's per-entry state."""
-        pred = spec.predictive
-        per_action = estimate_public_solve_bytes(0, 1, precision, pred)
-        per_entry = estimate_public_solve_bytes(1, 0, precision, pred)
-        trunk = estimate_public_solve_bytes(_entries(tree.trunk), tree.trunk.actions.shape[0],
-                                            precision, pred)
-        return trunk + per_action * sum(q.actions.shape[0] for q in tree.parts) + \
-            per_entry * max(_entries(q) for q in tree.parts)
+        """Working memory of a solve of ``tree`` (bytes, int): :func:`estimate_pieces_solve_bytes`."""
+        return estimate_pieces_solve_bytes(tree.num_actions, (_entries(tree.trunk),
+                                                              count(tree.trunk.actions)),
+                                           _largest(tree), precision, spec.predictive)
+
+    def average_policy(self):
+        """The normalised average policy, in the solve's precision (a new array)."""
+        out = np.empty_like(self.held["cumulative"])
+        t = self.game_tree
+        normalize_average(self.held["cumulative"], t.infoset_offset, t.infoset_num_actions, out)
+        return out
+
+    def current_policy(self):
+        """The current policy, in the solve's precision (a new array)."""
+        return self.held["sigma"].copy()
+
+    def get_state(self):
+        """The regrets, average weights and strategy: the solve's own arrays, not copies (a
+        checkpoint writes them before the next iteration)."""
+        return dict(self.held)
+
+    def set_state(self, state, iterations):
+        check_state(state, self.game_tree.num_actions)
+        for name, a in self.held.items():
+            a[:] = state[name]
+        for runner in [self.trunk] + [h._runner for h in self.handles]:
+            runner.state.counter[0] = iterations
+
+
+def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64", predictive=False):
+    """Working memory (bytes, int) of :class:`PiecesRep`'s solve of pieces of ``num_actions`` actions
+    in all, whose trunk and largest part have ``(entries, actions)`` ``trunk`` and ``largest``: the
+    per-action state (three arrays) and the two policies a result copies out, in the solve's
+    precision; the trunk's pass buffers and the largest part's, which every part shares."""
+    real = 4 if precision == "float32" else 8
+    pred = 1 if predictive else 0
+    return real * 5 * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
+                                             for e, a in (trunk, largest))
+
+
+def _largest(tree):
+    """The most entries and the most actions of a part of ``tree``."""
+    return (max(_entries(q) for q in tree.parts), max(count(q.actions) for q in tree.parts))
 
 
 register(PublicPieces, PiecesRep)

@@ -50,22 +50,30 @@ def params_of(spec, updates):
                   gamma=spec.gamma)
 
 
-def new_state(flat, precision, predictive, threads, shared=None):
+def new_state(flat, precision, predictive, threads, shared=None, held=None):
     """The buffers of a solve of the public-tree arrays ``flat`` (a tree's, or a piece's), all in
-    ``precision``: the strategy uniform, the regrets and average weights zero. ``shared``: per-entry
-    buffers ``(reach, v, w)`` at least as long as ``flat``'s entries, whose first entries serve
-    instead of new ones (pieces iterated one after the other)."""
+    ``precision``: the strategy uniform, the regrets and average weights zero. Pieces iterated one
+    after the other in one process pass ``shared``, the buffers that hold nothing between passes
+    ``(reach, v, w, acc, acc2)`` at least as long as the piece's entries and actions (their first
+    elements serve; ``acc`` and ``acc2`` zero, as every pass leaves them), and ``held``, the
+    piece's ``(sigma, regret, cumulative)``: views of the whole numbering's arrays."""
     real = np.float32 if precision == "float32" else np.float64
     n = flat.infoset_num_actions
-    sigma = np.repeat((1.0 / n).astype(real), n)
-    a, e = sigma.shape[0], flat.entry_parent.shape[0]
-    w = e if predictive else 0
+    a, e = int(n.sum()), flat.entry_parent.shape[0]
+    w, a2 = (e, a) if predictive else (0, 0)
     if shared is None:
-        shared = (np.empty(e, real), np.empty(e, real), np.empty(w, real))
+        shared = (np.empty(e, real), np.empty(e, real), np.empty(w, real), np.zeros(a, real),
+                  np.zeros(a2, real))
+    if held is None:
+        held = (np.empty(a, real), np.empty(a, real), np.empty(a, real))
+    sigma, regret, cumulative = held
+    sigma[:] = np.repeat((1.0 / n).astype(real), n)
+    regret[:] = 0.0
+    cumulative[:] = 0.0
     return PublicState(
-        sigma=sigma, regret=np.zeros(a, real), cumulative=np.zeros(a, real), acc=np.zeros(a, real),
-        acc2=np.zeros(a if predictive else 0, real), reach=shared[0][:e], v=shared[1][:e],
-        w=shared[2][:w], scratch=scratch(flat, threads), counter=np.zeros(1, np.int64))
+        sigma=sigma, regret=regret, cumulative=cumulative, acc=shared[3][:a], acc2=shared[4][:a2],
+        reach=shared[0][:e], v=shared[1][:e], w=shared[2][:w], scratch=scratch(flat, threads),
+        counter=np.zeros(1, np.int64))
 
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel

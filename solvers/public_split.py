@@ -18,7 +18,9 @@ arithmetic it does in the whole tree, so the iterates are the same numbers.
 A :class:`Piece` is a :class:`~solvers.public.PublicFlat` of the piece's nodes, level by level (node
 and entry indices are the piece's own; ``entry_parent`` is a local index, so it needs no change), its
 information sets in the tree's order (``infosets``: their ids in the tree) and its actions' positions
-in the tree's per-action arrays (``actions``). A matrix shared by terminals of several pieces is copied
+in the tree's per-action arrays (``actions``): index arrays, or slices when they are contiguous
+(pieces built directly, and :func:`renumbered`, which :class:`~solvers.public_pieces.PublicPieces`
+needs). A matrix shared by terminals of several pieces is copied
 into each.
 
 Parts are balanced by the entries below their roots (:func:`subtree_entries`), the measure of a part's
@@ -32,18 +34,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .kinds import DECISION, TERMINAL
-from .public import PublicFlat, _DTYPES
+from .public import PublicFlat, flat_array
 
-__all__ = ["Piece", "split", "check_bounds", "choose_depth", "subtree_entries", "piece_bytes",
-           "pack_matrices"]
+__all__ = ["Piece", "split", "renumbered", "check_bounds", "choose_depth", "subtree_entries",
+           "piece_bytes", "pack_matrices", "count", "ids"]
 
 
 class Piece(NamedTuple):
     """A trunk or a part of a cut public tree (module docstring)."""
 
     flat: PublicFlat
-    infosets: np.ndarray  # int64, per local information set: its id in the tree
-    actions: np.ndarray  # int64, per local action: its position in the tree's per-action arrays
+    infosets: object  # per local information set its id in the tree: int64 array, or a slice
+    actions: object  # per local action its position in the tree's per-action arrays: the same
     roots: tuple  # (first, end) of the tree's entries that are the piece's level 0 (parts) or its
     # leaves' entries at the cut (trunk)
     num_levels: int  # levels of the piece (the trunk's includes the level of its leaves)
@@ -51,7 +53,34 @@ class Piece(NamedTuple):
 
 def piece_bytes(piece):
     """Bytes held by a piece's arrays."""
-    return sum(a.nbytes for a in piece.flat) + piece.infosets.nbytes + piece.actions.nbytes
+    return sum(a.nbytes for a in piece.flat) + sum(getattr(x, "nbytes", 0)
+                                                   for x in (piece.infosets, piece.actions))
+
+
+def count(ids):
+    """How many ids a piece's ``infosets`` or ``actions`` hold (an array, or a slice)."""
+    return ids.stop - ids.start if isinstance(ids, slice) else ids.shape[0]
+
+
+def renumbered(trunk, parts):
+    """The pieces with their information sets and actions numbered one piece after the other (the
+    trunk's first, then each part's), as slices; and, per information set and per action of the new
+    numbering, its id in the old (int64). A policy ``p`` of the old numbering is ``p[actions]`` in
+    the new."""
+    pieces, out, first = [trunk] + list(parts), [], [0, 0]
+    for q in pieces:
+        n = (count(q.infosets), count(q.actions))
+        out.append(q._replace(infosets=slice(first[0], first[0] + n[0]),
+                              actions=slice(first[1], first[1] + n[1])))
+        first = [first[0] + n[0], first[1] + n[1]]
+    return (out[0], out[1:], np.concatenate([ids(q.infosets) for q in pieces]),
+            np.concatenate([ids(q.actions) for q in pieces]))
+
+
+def ids(x):
+    """A piece's ``infosets`` or ``actions`` as an int64 array (a slice spelled out)."""
+    return np.arange(x.start, x.stop, dtype=np.int64) if isinstance(x, slice) else \
+        np.asarray(x, np.int64)
 
 
 def _kids(f):
@@ -137,8 +166,7 @@ def _piece(f, ranges, cut, roots):
         level_start=ls, entry_start=entry_start, infoset_player=f.infoset_player[owned],
         infoset_num_actions=m, infoset_offset=offset, infoset_count=f.infoset_count[owned],
         infoset_node=local_node, **a)
-    flat = PublicFlat(*(np.ascontiguousarray(x, dtype=_DTYPES[n])
-                        for n, x in zip(PublicFlat._fields, flat)))
+    flat = PublicFlat(*(flat_array(n, x) for n, x in zip(PublicFlat._fields, flat)))
     return Piece(flat, owned, actions.astype(np.int64), roots, len(ranges))
 
 

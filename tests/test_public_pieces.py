@@ -19,35 +19,39 @@ from solvers import GameTree, PublicPieces, PublicTree, Solver
 from solvers.public_derive import openspiel_labels
 from solvers.public_pieces import PiecesRep
 from solvers.public_rep import PublicTreeRep
-from solvers.public_split import split
+from solvers.public_split import renumbered, split
 
 
 @pytest.fixture(scope="module")
 def leduc():
     game = pyspiel.load_game("leduc_poker")
     public = PublicTree.from_game_tree(GameTree.from_openspiel(game), openspiel_labels(game))
-    trunk, parts = split(public, 3, 4)
-    return public, PublicPieces(public.game_id, trunk, parts, public.infoset_actions)
+    trunk, parts, _, actions = renumbered(*split(public, 3, 4))
+    pieces = PublicPieces(public.game_id, trunk, parts, public.infoset_actions[actions])
+    return public, pieces, actions
 
 
 @pytest.mark.parametrize("algorithm, updates", [("cfr+", "alternating"), ("pcfr+", "simultaneous"),
                                                 ("dcfr", "alternating")])
 def test_leduc_pieces_iterate_like_the_whole_tree(leduc, algorithm, updates):
-    public, pieces = leduc
+    public, pieces, order = leduc
     a, b = Solver(public, algorithm, updates=updates), Solver(pieces, algorithm, updates=updates)
     for _ in range(3):
         a.step(4)
         b.step(4)
-        assert np.array_equal(a.average_policy(), b.average_policy())
-        assert np.array_equal(a.current_policy(), b.current_policy())
+        assert np.array_equal(a.average_policy()[order], b.average_policy())
+        assert np.array_equal(a.current_policy()[order], b.current_policy())
         assert abs(a.exploitability() - b.exploitability()) < 1e-12
     runners = [h._runner for h in b.representation.handles]
     assert len(runners) > 1
+    # one set of pass buffers; each piece's state a slice of the numbering's arrays
     assert all(r.state.reach.base is runners[0].state.reach.base for r in runners)
+    assert all(r.state.acc.base is runners[0].state.acc.base for r in runners)
+    assert all(r.state.regret.base is b.representation.held["regret"] for r in runners)
 
 
 def test_pieces_checkpoints_and_strategy_files(leduc, tmp_path):
-    public, pieces = leduc
+    public, pieces, _ = leduc
     s = Solver(pieces, "cfr+")
     s.step(5)
     path = os.fspath(tmp_path / "c.npz")
@@ -64,23 +68,38 @@ def test_pieces_checkpoints_and_strategy_files(leduc, tmp_path):
         solvers.SolveResult.load(os.fspath(tmp_path / "s.npz"), tree=public)
 
 
-def test_only_the_largest_part_has_per_entry_buffers(leduc):
-    public, pieces = leduc
-    spec = solvers.ALGORITHMS["cfr+"]
-    whole = PublicTreeRep.estimate_bytes(public, spec, "float64", "alternating", 1)
-    cut = PiecesRep.estimate_bytes(pieces, spec, "float64", "alternating", 1)
-    entries = [q.flat.entry_parent.shape[0] for q in pieces.parts]
-    trunk = pieces.trunk.flat.entry_parent.shape[0]
-    # the same per-action state; per-entry state (16 bytes) for the trunk and the largest part only
-    assert whole - cut == 16 * (public.num_entries - trunk - max(entries))
+def test_the_estimate_is_the_buffers_a_solve_holds(leduc):
+    public, pieces, _ = leduc
+    precision = "float64"  # float32's is the same count of elements (a float32 compile is slow)
+    spec = solvers.ALGORITHMS["pcfr+"]
+    rep = PiecesRep(pieces, spec, precision, "alternating", 1)
+    held = {}
+    for r in [rep.trunk] + [h._runner for h in rep.handles]:
+        for name in ("sigma", "regret", "cumulative", "acc", "acc2", "reach", "v", "w"):
+            a = getattr(r.state, name)
+            base = a if a.base is None else a.base
+            held[id(base)] = base.nbytes
+    real = np.dtype(precision).itemsize
+    # the buffers, and the two policies a result copies out
+    assert PiecesRep.estimate_bytes(pieces, spec, precision, "alternating", 1) == \
+        sum(held.values()) + 2 * real * pieces.num_actions
+    whole = PublicTreeRep.estimate_bytes(public, spec, precision, "alternating", 1)
+    assert sum(held.values()) < whole
 
 
 def test_inconsistent_pieces_are_refused(leduc):
-    public, pieces = leduc
-    with pytest.raises(ValueError, match="exactly one piece"):
-        PublicPieces("x", pieces.trunk, pieces.parts[:-1], public.infoset_actions)
+    public, pieces, _ = leduc
+    acts = pieces.infoset_actions
+    with pytest.raises(ValueError, match="one piece after the other"):
+        PublicPieces("x", pieces.trunk, pieces.parts[1:], acts)
+    with pytest.raises(ValueError, match="one piece after the other"):
+        PublicPieces("x", *split(public, 3, 4), public.infoset_actions)  # not renumbered
+    with pytest.raises(ValueError, match="one id per action"):
+        PublicPieces("x", pieces.trunk, pieces.parts, acts[:-1])
+    first = pieces.parts[0]
+    moved = [first._replace(roots=(first.roots[0] + 1, first.roots[1]))] + pieces.parts[1:]
     with pytest.raises(ValueError, match="follow each other"):
-        PublicPieces("x", pieces.trunk, pieces.parts[::-1], public.infoset_actions)
+        PublicPieces("x", pieces.trunk, moved, acts)
 
 
 @pytest.mark.slow  # compiles the parallel level kernels of the pieces' passes (minutes, cold)
