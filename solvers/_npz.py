@@ -64,8 +64,9 @@ def save(path, kind, metadata, arrays):
     replace_durably(path, lambda handle: np.savez(handle, **{_META: meta}, **arrays))
 
 
-def load(path, kind):
-    """Read a file written by :func:`save`; returns ``(metadata, arrays)``.
+def load(path, kind, skip=()):
+    """Read a file written by :func:`save`; returns ``(metadata, arrays)``, the arrays named in
+    ``skip`` left unread.
 
     Raises
     ------
@@ -78,7 +79,7 @@ def load(path, kind):
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("it holds a single array, not an .npz archive")
         with data:
-            arrays = {name: data[name] for name in data.files}
+            arrays = {name: data[name] for name in data.files if name not in skip}
     except FileNotFoundError:
         raise
     except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:

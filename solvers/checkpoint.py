@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import signal
 import threading
+import zipfile
+from collections.abc import Mapping
 
 import numpy as np
 
 from . import _npz
 
-__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint", "tree_digest", "write_durably"]
+__all__ = ["save_checkpoint", "load_checkpoint", "check_checkpoint", "tree_digest", "write_durably",
+           "CheckpointState"]
 
 _KIND = "coupsolve.solvers.checkpoint"
 _STATE = ("regret", "cumulative", "sigma")
@@ -103,8 +107,9 @@ def save_checkpoint(path, tree, algorithm, seed, iteration, seconds, state, curv
     return write_durably(path, _KIND, meta, arrays)
 
 
-def load_checkpoint(path, tree=None):
-    """Read a checkpoint written for ``tree``.
+def load_checkpoint(path, tree=None, state=True):
+    """Read a checkpoint written for ``tree`` (its state arrays too, unless ``state`` is False:
+    then :class:`CheckpointState` reads them one at a time).
 
     Parameters
     ----------
@@ -126,12 +131,13 @@ def load_checkpoint(path, tree=None):
         If the file is not a checkpoint or was written for another game or
         infoset layout.
     """
-    meta, arrays = _npz.load(path, _KIND)
-    missing = [n for n in _STATE + _CURVE + ("infoset_num_actions", "infoset_actions")
+    meta, arrays = _npz.load(path, _KIND, skip=() if state else _STATE)
+    missing = [n for n in (_STATE if state else ()) + _CURVE + ("infoset_num_actions",
+                                                                 "infoset_actions")
                if n not in arrays]
     if missing:
         raise ValueError(f"checkpoint {path} lacks arrays {missing}")
-    out = {name: np.ascontiguousarray(arrays[name], dtype=np.float64) for name in _STATE}
+    out = {name: _state_array(arrays[name]) for name in _STATE if state}
     out.update(path=path, game_id=meta["game_id"], infoset_num_actions=arrays["infoset_num_actions"],
                infoset_actions=arrays["infoset_actions"], tree_digest=meta.get("tree_digest"))
     if tree is not None:
@@ -142,6 +148,36 @@ def load_checkpoint(path, tree=None):
     out.update(algorithm=meta["algorithm"], seed=int(meta["seed"]),
                iterations=int(meta["iterations"]), seconds=float(meta["seconds"]))
     return out
+
+
+def _state_array(a):
+    """A state array as a solver takes it: float32 stays float32 (a float32 public solve's, which
+    float64 would double), anything else is float64."""
+    return np.ascontiguousarray(a, dtype=np.float32 if a.dtype == np.float32 else np.float64)
+
+
+class CheckpointState(Mapping):
+    """The state arrays of the checkpoint ``path``, each read from the file when asked for: a resume
+    holds one of them at a time beside the solver's own buffers (at turn limit 4 of Coup, 1.1 GiB
+    instead of 3.2)."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+
+    def __getitem__(self, name):
+        if name not in _STATE:
+            raise KeyError(name)
+        try:
+            with np.load(self.path, allow_pickle=False) as f:
+                return _state_array(f[name])
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"checkpoint {self.path}: cannot read {name} ({exc})") from exc
+
+    def __iter__(self):
+        return iter(_STATE)
+
+    def __len__(self):
+        return len(_STATE)
 
 
 def check_checkpoint(saved, tree):

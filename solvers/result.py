@@ -68,6 +68,10 @@ class SolveResult:
     tree_type : str
         The class of the tree it was solved on (``"GameTree"`` or ``"PublicTree"``), saved with it
         so a reader knows which tree to build before loading it onto one.
+    infoset_hash : numpy.ndarray or None
+        Optional, uint64 per information set: a key that finds it without the tree (Coup's
+        sequence hashes), saved with it; a strategy too large to rebuild its tree for, such as one
+        solved in pieces (:class:`solvers.PublicPieces`), is then usable from the file alone.
     """
 
     game_id: str
@@ -88,6 +92,7 @@ class SolveResult:
     version: str = field(default_factory=_npz.library_version)
     tree: object = field(default=None, repr=False)
     tree_type: str = ""
+    infoset_hash: np.ndarray = None
 
     def __post_init__(self):
         if self.tree is not None and not self.tree_type:
@@ -163,7 +168,12 @@ class SolveResult:
         if hasattr(self.tree, "DIGEST_FIELDS"):  # not without a tree, nor for types without a digest
             meta["tree_digest"] = tree_digest(self.tree)
             meta["tree_type"] = self.tree_type
-        write_durably(path, _KIND, meta, {name: np.asarray(getattr(self, name)) for name in _ARRAYS})
+        arrays = {name: np.asarray(getattr(self, name)) for name in _ARRAYS}
+        if self.infoset_hash is not None:
+            if np.shape(self.infoset_hash) != np.shape(self.infoset_num_actions):
+                raise ValueError("infoset_hash must have one key per information set")
+            arrays["infoset_hash"] = np.asarray(self.infoset_hash, np.uint64)
+        write_durably(path, _KIND, meta, arrays)
 
     @classmethod
     def load(cls, path, tree=None):

@@ -28,7 +28,7 @@ import numpy as np
 from ._layout import PARTS
 from .algorithms import get_algorithm
 from .best_response import exploitability_of
-from .checkpoint import check_checkpoint, load_checkpoint, save_checkpoint
+from .checkpoint import CheckpointState, check_checkpoint, load_checkpoint, save_checkpoint
 from .history import HistoryTree  # noqa: F401  (registers the GameTree representation)
 from .representation import representation_for
 from .result import SolveResult
@@ -146,7 +146,7 @@ class Solver:
         ValueError
             A checkpoint for another game or layout, or a mismatched algorithm or seed.
         """
-        saved = load_checkpoint(path)
+        saved = load_checkpoint(path, state=False)  # the state is read after the buffers exist
         for name, given in (("algorithm", algorithm), ("seed", seed)):
             if given is not None and given != saved[name]:
                 raise ValueError(f"checkpoint {path} was written with {name}={saved[name]!r}, "
@@ -155,7 +155,7 @@ class Solver:
             check_checkpoint(saved, tree)  # the game, before the solver's buffers are allocated
         solver = cls(tree, saved["algorithm"], seed=saved["seed"], **options)
         check_checkpoint(saved, solver.tree)
-        solver._rep.set_state(saved, saved["iterations"])
+        solver._rep.set_state(CheckpointState(path), saved["iterations"])
         solver.seconds = saved["seconds"]
         solver._curve = list(zip(saved["curve_iterations"].tolist(),
                                  saved["curve_seconds"].tolist(),
