@@ -14,20 +14,26 @@ against ``split`` of the level-by-level build.
 
 Numbering: the trunk's information sets and actions come first, then each part's in the order of its
 roots (the whole walk numbers them level by level instead, so the ids differ from
-``build_class_tree``'s; each piece's ``infosets`` and ``actions`` are ids in this numbering). A matrix
+``build_class_tree``'s; each piece's ``infosets`` and ``actions`` are slices of this numbering, which
+is what :class:`solvers.PublicPieces` takes). A matrix
 read by several pieces is copied into each, as ``split`` does. What is not kept: the entries' hands
 and the information sets' contexts (the public analysis reads them from a whole tree).
 """
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
 
 from solvers.kinds import TERMINAL
-from solvers.public import _DTYPES, PublicFlat
+from solvers.memory import format_bytes
+from solvers.public import PublicFlat, estimate_public_tree_bytes, flat_array
+from solvers.public_matrices import sparse_bytes
+from solvers.public_pieces import estimate_pieces_solve_bytes
 from solvers.public_split import Piece, _matrices, check_bounds
 
 from . import classbuild as B
@@ -35,7 +41,7 @@ from . import classwalk_children as CC
 from .classcount import _bounds, _part_level, _part_out
 from .rules import Rules
 
-__all__ = ["ClassPieces", "build_class_pieces"]
+__all__ = ["ClassPieces", "PiecesPlan", "build_class_pieces"]
 
 
 class ClassPieces(NamedTuple):
@@ -56,6 +62,71 @@ class ClassPieces(NamedTuple):
     @property
     def num_actions(self):
         return self.infoset_actions.shape[0]
+
+
+class PiecesPlan(NamedTuple):
+    """A build in pieces planned from a count by parts (:func:`coupsolve.classbuild.count_class_tree`
+    with ``split_depth``: its ``parts``): cut where the count cut, at its parts' bounds, with
+    ``workers`` parts walked at a time; and the memory of the build and of a solve, estimated from
+    the parts' figures before anything is allocated (checked at turn limit 2 in
+    ``tests/test_classpieces.py``)."""
+
+    size: object  # the ClassSize of a count by parts
+    depth: int
+    bounds: np.ndarray
+    workers: int = 1
+
+    @classmethod
+    def of(cls, size, workers=1):
+        """The plan of the count ``size``; ``ValueError`` for a count that was not by parts."""
+        if not size.parts:
+            raise ValueError("a build in pieces is planned from a count by parts (split_depth)")
+        parts = sorted(size.parts, key=lambda q: q.first)
+        depth = len(size.level_nodes) - max(q.levels for q in parts)
+        bounds = np.array([q.first for q in parts] + [parts[-1].first + parts[-1].roots], np.int64)
+        return cls(size, depth, bounds, int(workers))
+
+    def _trunk(self):
+        """The trunk's ``(entries, actions)``: the levels above the cut, and its leaves' entries."""
+        s, d = self.size, self.depth
+        above = int(np.sum(s.level_entries[:d]))
+        return above + int(s.level_entries[d]), s.actions - sum(q.actions for q in s.parts)
+
+    def tree_bytes(self) -> int:
+        """Bytes of the pieces, their information-set table and keys: the tree's layout, with the
+        cut level's nodes and entries held twice (the trunk's leaves, the parts' roots), a matrix
+        read by several pieces copied into each, and per information set 21 bytes of table and key
+        beside a piece's 17."""
+        s, d = self.size, self.depth
+        # the parts' matrices, copies included, are nearly all (turn limit 4: 114.6 million cells
+        # against 114.4 in the whole tree); the trunk's terminals are few
+        cells = max(s.pair_cells, sum(q.pair_cells for q in s.parts))
+        mats = max(s.matrices, sum(q.matrices for q in s.parts))
+        return (estimate_public_tree_bytes(s.nodes + int(s.level_nodes[d]),
+                                           s.entries + int(s.level_entries[d]), 0, 0, s.infosets,
+                                           s.actions, 0)
+                + sparse_bytes(cells, s.row_entries - s.matrices, mats)
+                + (1 + 4 + 8 + 8) * s.infosets)
+
+    def solve_bytes(self, precision="float64", predictive=False) -> int:
+        """:func:`solvers.public_pieces.estimate_pieces_solve_bytes` of these pieces."""
+        largest = (max(q.entries for q in self.size.parts), max(q.actions for q in self.size.parts))
+        return estimate_pieces_solve_bytes(self.size.actions, self._trunk(), largest, precision,
+                                           predictive)
+
+    def build_bytes(self) -> int:
+        """Beside the pieces: the walk of the levels above the cut, then ``workers`` parts' walks."""
+        s, d = self.size, self.depth
+        return max(B.level_walk_bytes(s.level_nodes[:d + 1], s.level_entries[:d + 1]),
+                   self.workers * max(q.work_bytes for q in s.parts))
+
+    def peak_bytes(self, precision="float64", predictive=False) -> int:
+        """The pieces, and the larger of their build's walks and a solve."""
+        return self.tree_bytes() + max(self.build_bytes(), self.solve_bytes(precision, predictive))
+
+    def describe(self) -> str:
+        return (f"in pieces: cut at level {self.depth} into a trunk and {len(self.bounds) - 1} parts "
+                f"({self.workers} walked at a time); {format_bytes(self.tree_bytes())} of pieces")
 
 
 def _arrays(O, G, level_nodes):
@@ -81,10 +152,9 @@ def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
     if cut:
         term[a["level_start"][-2]:] = False
     _matrices(mats, a, term)
-    flat = PublicFlat(**{k: np.ascontiguousarray(a[k], dtype=_DTYPES[k]) for k in PublicFlat._fields})
+    flat = PublicFlat(**{k: flat_array(k, a[k]) for k in PublicFlat._fields})
     ni, na = flat.infoset_player.shape[0], int(flat.infoset_num_actions.sum())
-    return Piece(flat, infoset0 + np.arange(ni, dtype=np.int64),
-                 action0 + np.arange(na, dtype=np.int64), roots, levels)
+    return Piece(flat, slice(infoset0, infoset0 + ni), slice(action0, action0 + na), roots, levels)
 
 
 def _trunk(O, G, cur, n, level_nodes, roots):
@@ -103,46 +173,90 @@ def _trunk(O, G, cur, n, level_nodes, roots):
     return a, mats, keys, acts
 
 
-def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None,
+def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None, workers: int = 1,
                        progress=None) -> ClassPieces:
     """The pieces of ``rules``' public tree cut at level ``depth`` (module docstring): the trunk and
     at most ``parts`` parts, contiguous runs of level ``depth``'s nodes balanced by their entries, or
-    cut at ``bounds`` (the first node of each part, then the level's number of nodes)."""
-    if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1:
-        raise ValueError(f"depth and parts must be at least 1, got {depth} and {parts}")
+    cut at ``bounds`` (the first node of each part, then the level's number of nodes). ``workers``
+    parts are walked at a time, on threads (the walk releases the GIL), each with its own walk's
+    memory; the pieces are the same whatever their number."""
+    if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1 or \
+            int(workers) < 1:
+        raise ValueError(f"depth, parts and workers must be at least 1, got {depth}, {parts} and "
+                         f"{workers}")
     P, cur, O, S, G, _ = B._start(rules, True)
     cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, True, progress, depth=depth)
+    del S
     if len(ln) < depth or not n:
         raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
     e0 = int(G[CC.G_ENTRIES])
     a, tmats, keys, acts = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
     cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
+    stop, local, walked = threading.Event(), threading.local(), {}
+
+    def run(k, lo, hi):
+        if not hasattr(local, "walker"):
+            local.walker = _Walker(P, O, cur, stop, depth, e0)
+        return k, lo, hi, local.walker.walk(lo, hi)
+
+    with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+        todo = {pool.submit(run, k, int(lo), int(hi))
+                for k, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))}
+        try:
+            while todo:
+                done, todo = wait(todo, return_when=FIRST_COMPLETED)
+                for f in done:
+                    k, lo, hi, (piece, leaves, pkeys, pacts) = f.result()
+                    for name, v in leaves.items():  # the trunk's leaves: the part's roots
+                        a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
+                    walked[k] = (piece, pkeys, pacts)
+                    if progress is not None:
+                        progress("parts below level %d" % depth, len(walked), len(cuts) - 1)
+        except BaseException:
+            stop.set()
+            raise
+    trunk = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
     out, all_keys, all_acts = [], [keys], [acts]
     infoset0, action0 = keys.shape[0], acts.shape[0]
-    stamp = int(G[CC.G_STAMP])
-    for k, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:])):
-        level = _part_level(cur, int(lo), int(hi))
-        Q, n0, c0, r0 = _part_out(O, level, fill=True)
-        H = np.zeros(CC.NG, np.int64)
-        H[CC.G_MATRICES], H[CC.G_CELLS], H[CC.G_ROWS], H[CC.G_STAMP] = n0, c0, r0, stamp
-        _, _, S, Q, pln, _, _, _ = B._levels(P, level, int(hi - lo), Q, S, H, True, None,
-                                             first=depth)
-        stamp = int(H[CC.G_STAMP])
-        pa, pmats, pkeys, pacts = _arrays(Q, H, pln)
-        roots = (e0 + int(cur.elo[lo]), e0 + int(cur.elo[hi]))
-        out.append(_piece(pa, pmats, roots, len(pln), infoset0, action0))
-        for name in ("node_kind", "node_player", "term_scale"):  # the trunk's leaves: the roots
-            a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = pa[name][:hi - lo]
+    for k in range(len(walked)):  # numbered in the order of their roots
+        piece, pkeys, pacts = walked.pop(k)
+        out.append(piece._replace(infosets=slice(infoset0, infoset0 + pkeys.shape[0]),
+                                  actions=slice(action0, action0 + pacts.shape[0])))
         infoset0, action0 = infoset0 + pkeys.shape[0], action0 + pacts.shape[0]
         all_keys.append(pkeys)
         all_acts.append(pacts)
-        if progress is not None:
-            progress("parts below level %d" % depth, k + 1, len(cuts) - 1)
-    trunk = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
     out = _even_levels(out)
     keys = np.concatenate(all_keys)
     B._check_keys(keys)
     return ClassPieces(rules, trunk, out, cuts, keys, np.concatenate(all_acts))
+
+
+class _Walker:
+    """One thread's walk of parts into pieces (its own scratch arrays, and table stamps that only
+    grow), as :class:`coupsolve.classcount._Worker` counts them."""
+
+    def __init__(self, P, O, cur, stop, depth, e0):
+        self.P, self.O, self.cur, self.stop, self.depth, self.e0 = P, O, cur, stop, depth, e0
+        self.S, self.stamp = B._scratch(), 0
+
+    def _check(self, *_):
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+
+    def walk(self, lo, hi):
+        """The part of the cut level's nodes ``lo .. hi - 1``: ``(piece, its roots' kinds, players
+        and payoffs, keys, action ids)``; the piece's ids are numbered later."""
+        level = _part_level(self.cur, lo, hi)
+        Q, n0, c0, r0 = _part_out(self.O, level, fill=True)
+        H = np.zeros(CC.NG, np.int64)
+        H[CC.G_MATRICES], H[CC.G_CELLS], H[CC.G_ROWS], H[CC.G_STAMP] = n0, c0, r0, self.stamp
+        _, _, self.S, Q, pln, _, _, _ = B._levels(self.P, level, hi - lo, Q, self.S, H, True,
+                                                  self._check, first=self.depth)
+        self.stamp = int(H[CC.G_STAMP])
+        pa, pmats, pkeys, pacts = _arrays(Q, H, pln)
+        roots = (self.e0 + int(self.cur.elo[lo]), self.e0 + int(self.cur.elo[hi]))
+        leaves = {k: pa[k][:hi - lo].copy() for k in ("node_kind", "node_player", "term_scale")}
+        return _piece(pa, pmats, roots, len(pln), 0, 0), leaves, pkeys, pacts
 
 
 def _even_levels(parts):

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 
 import coupsolve
-from coupsolve.classbuild import build_class_tree
-from coupsolve.classpieces import build_class_pieces
+import solvers
+from coupsolve.classbuild import build_class_tree, count_class_tree
+from coupsolve.classpieces import PiecesPlan, build_class_pieces
+from solvers import PublicPieces
 from solvers.public import PublicFlat
+from solvers.public_pieces import PiecesRep
 from solvers.public_split import split
 
 
@@ -22,10 +25,11 @@ def whole():
     return rules, build_class_tree(rules)
 
 
-@pytest.mark.parametrize("depth, parts", [(5, 1), (8, 3), (12, 7)])
-def test_pieces_equal_the_whole_tree_split(whole, depth, parts):
+@pytest.mark.parametrize("depth, parts, workers", [(5, 1, 1), (8, 3, 1), (12, 7, 2)])
+def test_pieces_equal_the_whole_tree_split(whole, depth, parts, workers):
+    """Two workers walk parts at once, finishing in any order: the same pieces, numbered in order."""
     rules, tree = whole
-    pieces = build_class_pieces(rules, depth, parts)
+    pieces = build_class_pieces(rules, depth, parts, workers=workers)
     assert len(pieces.parts) == pieces.bounds.shape[0] - 1 <= parts
     trunk, cut = split(tree.tree, depth, parts, bounds=pieces.bounds)
     assert len(cut) == len(pieces.parts)
@@ -42,6 +46,23 @@ def test_pieces_equal_the_whole_tree_split(whole, depth, parts):
     assert pieces.num_actions == tree.tree.num_actions
 
 
+def test_a_plan_from_a_count_by_parts_builds_its_pieces_in_the_memory_it_says(whole):
+    rules, _ = whole
+    size = count_class_tree(rules, split_depth=8, parts=3)
+    plan = PiecesPlan.of(size, workers=2)
+    assert plan.depth == 8 and len(plan.bounds) == len(size.parts) + 1
+    built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers)
+    np.testing.assert_array_equal(built.bounds, plan.bounds)
+    pieces = PublicPieces("tl2", built.trunk, built.parts, built.infoset_actions)
+    held = pieces.nbytes + built.infoset_hash.nbytes
+    assert held <= plan.tree_bytes() <= 1.15 * held
+    spec = solvers.ALGORITHMS["pcfr+"]
+    assert plan.solve_bytes("float32", True) == \
+        PiecesRep.estimate_bytes(pieces, spec, "float32", "alternating", 1)
+    with pytest.raises(ValueError, match="count by parts"):
+        PiecesPlan.of(count_class_tree(rules))
+
+
 def test_bad_cuts_are_refused(whole):
     rules, _ = whole
     with pytest.raises(ValueError, match="bounds must increase"):
@@ -50,3 +71,5 @@ def test_bad_cuts_are_refused(whole):
         build_class_pieces(rules, 40)
     with pytest.raises(ValueError, match="at least 1"):
         build_class_pieces(rules, 0)
+    with pytest.raises(ValueError, match="at least 1"):
+        build_class_pieces(rules, 8, workers=0)
