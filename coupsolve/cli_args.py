@@ -141,7 +141,7 @@ class _Help(argparse.HelpFormatter):
 
 
 #: The trees ``solve`` and ``info`` take (``--representation``).
-REPRESENTATIONS = ("auto", "history", "public")
+REPRESENTATIONS = ("auto", "history", "public", "pieces")
 
 
 def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_TURN_LIMIT,
@@ -168,9 +168,14 @@ def _add_rules_args(p):
     p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
                    help="the tree to solve on: the history tree (every history stored; fastest per "
                         "iteration), the public tree (public nodes x private states: less memory; built "
-                        "by the class walk when it takes the rules, else by stepping every history), or "
-                        "auto, the history tree when it fits the memory, else the public tree; info "
-                        "counts the public tree too unless history is given")
+                        "by the class walk when it takes the rules, else by stepping every history), "
+                        "pieces, the public tree built and held as a trunk and parts (the least "
+                        "memory: turn limit 4; the class walk only), or auto, the history tree when it "
+                        "fits the memory, else the public tree, else its pieces; info counts the public "
+                        "tree too unless history is given")
+    p.add_argument("--pieces", type=_positive_int, metavar="N",
+                   help="parts of the public tree's count by parts and of a build in pieces (default: "
+                        "400; the cut is the first level of 32 x N nodes)")
     p.add_argument("--no-cache", action="store_true",
                    help="count the tree afresh: no size from the table of known sizes or from the cache of "
                         "earlier counts (kept in $COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or "

@@ -10,17 +10,24 @@ then write the strategy, the analysis, the plot and the JSON report.
 Which tree (:func:`choose_tree`, the one place that chooses): ``--representation history`` the history
 tree; ``public`` the public tree (counted, with its memory, then built); ``auto`` the history tree when
 it fits, else the public tree when the history tree is small enough for a public count to take
-minutes (:data:`AUTO_PUBLIC_MAX_HISTORIES`), else a refusal that says what a public count would cost.
+minutes (:data:`~coupsolve.cli_public.AUTO_PUBLIC_MAX_HISTORIES`, by the class walk
+:data:`~coupsolve.cli_public.AUTO_CLASS_MAX_HISTORIES`), else a refusal that says what a public count
+would cost.
 The public tree is built by the class walk (:mod:`coupsolve.classbuild`, which steps no history)
 whenever it takes the rules, else by stepping every history (:mod:`coupsolve.publicbuild`: marked
 cards, the event mat); :func:`public_builder` chooses, and says which. The strategy file records the
 tree it was solved on and, for a public tree, its builder (the two trees have the same information
 sets in different layouts); ``analyse`` and ``play`` rebuild that one (:mod:`coupsolve.cli_strategy`).
+
+When the whole public tree does not fit (turn limit 4), ``auto`` and ``public`` build it in pieces
+(:class:`~coupsolve.classpieces.PiecesPlan`, cut where the count by parts cut; ``--representation
+pieces`` asks for that directly, ``--pieces`` sets the number of parts): a trunk and parts held
+apart and solved that way (:class:`solvers.PublicPieces`). Its strategy file carries each information
+set's key (``SolveResult.infoset_hash``), so ``analyse`` and ``play`` read it without any tree.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 import time
@@ -28,24 +35,9 @@ import warnings
 
 from .cli_args import CliError, rules_of
 from .cli_checks import check_outputs, stopping_rule
-
-
-def _fmt(n):
-    from solvers.memory import format_bytes
-
-    return format_bytes(n)
-
-
-def _every(seconds, report):
-    """``report``, called through at most once every ``seconds`` (progress lines, not a flood)."""
-    last = [time.perf_counter()]
-
-    def throttled(*args):
-        now = time.perf_counter()
-        if now - last[0] >= seconds:
-            last[0] = now
-            report(*args)
-    return throttled
+from .cli_public import (AUTO_CLASS_MAX_HISTORIES, AUTO_PUBLIC_MAX_HISTORIES, _budget,
+                         _build_pieces, _every, _fmt, _plan_pieces, _public_hint, builder_of,
+                         measure_public, public_builder)
 
 
 def compile_needed() -> bool:
@@ -101,16 +93,6 @@ def _where(source, size):
             sizecache.KNOWN: "a known size, packaged with coupsolve"}[source]
 
 
-def _budget(args):
-    """``(bytes, what)``: the memory a solve may take (``--max-memory``, else what is available) and
-    how to name it."""
-    from solvers.memory import available_bytes
-
-    if args.max_memory:
-        return args.max_memory, "--max-memory"
-    return available_bytes(), "available"
-
-
 def measure(rules, args, out, build=False):
     """Size the tree of ``rules`` within the memory budget and print its size and memory.
 
@@ -157,100 +139,12 @@ def measure(rules, args, out, build=False):
     return size, need, budget
 
 
-#: ``--representation auto`` tries the public tree only for history trees up to this size: the class
-#: walk counts turn limit 3 of the card-selection setup (103 million histories) in about 2 minutes (a
-#: 1.0 GiB tree, 1.4 GiB to walk); turn limit 4 (3 billion) is refused with what a count would take.
-AUTO_PUBLIC_MAX_HISTORIES = 200_000_000
-#: Public counts' paces per history of the history tree, measured here on the card-selection setup:
-#: ``publicbuild`` at turn limit 4, the class walk at turn limit 3 (107 s, 17 of 56 million pairs stepped).
-PUBLIC_WALK_SECONDS_PER_HISTORY = 1.7e-6
-CLASS_WALK_SECONDS_PER_HISTORY = 1.04e-6
-#: Parts of the class walk's count (:func:`coupsolve.classcount.count_by_parts`, cut at the first level
-#: of 32 nodes per part: level 12 of the selection setup at turn limit 4, 19,693 nodes).
-COUNT_PARTS = 400
-
-
-def public_builder(rules):
-    """``(name, why)``: the builder of ``rules``' public tree (the one place that chooses it): the class
-    walk whenever :func:`coupsolve.classwalk_state.supported` takes the rules, else ``publicbuild``;
-    ``why`` is the class walk's refusal ('' when it builds)."""
-    from .classwalk_state import supported
-
-    why = supported(rules)
-    return ("publicbuild" if why else "classbuild"), why
-
-
-def builder_of(size):
-    """The name of the public builder a count is of, or None for the history tree's count."""
-    from .classbuild import ClassSize
-    from .publicbuild import PublicSize
-
-    return {ClassSize: "classbuild", PublicSize: "publicbuild"}.get(type(size))
-
-
-def _public_hint(rules, histories=None):
-    """What ``--representation public`` would do for ``rules`` (and, given the history tree's size
-    ``histories``, how long its count would take at the measured pace)."""
-    name, why = public_builder(rules)
-    pace = CLASS_WALK_SECONDS_PER_HISTORY if name == "classbuild" else PUBLIC_WALK_SECONDS_PER_HISTORY
-    when = "" if histories is None else (f" (about {histories * pace / 60:,.0f} minutes here at the pace "
-                                         f"measured at turn limit {3 if name == 'classbuild' else 4})")
-    if name == "classbuild":
-        return (f"--representation public counts the public tree by the class walk{when}; at turn "
-                "limit 4 of the card-selection setup it counts in about 27 minutes on 2 threads "
-                "(2.6 GiB), a 15.3 GiB tree whose float32 solve needs 15.0 GiB more: a 24 GiB "
-                "machine cannot hold both (built in pieces, coupsolve.classpieces, it is 16.4 GiB "
-                "with a 9.9 GiB float32 solve)")
-    return (f"--representation public counts the public tree stepping every history, since the class "
-            f"walk does not take {why}{when}; that walk of the card-selection setup at turn limit 4 "
-            "was measured to need more than 14.5 GiB")
-
-
-def measure_public(rules, args, out):
-    """Count the public tree of ``rules`` with its builder (:func:`public_builder`, said in one line;
-    progress, Ctrl-C) and print its size and memory.
-
-    Returns
-    -------
-    (ClassSize or PublicSize, peak bytes of a build and solve, budget in bytes or None)
-    """
-    from .cli_strategy import public_functions
-
-    name, why = public_builder(rules)
-    count = public_functions(name)[0]
-    budget, what = _budget(args)
-    if name == "classbuild":
-        print("counting the public tree by the class walk (no history is stepped; the first run "
-              "compiles it; Ctrl-C stops) ...", file=out, flush=True)
-        report = _every(5.0, lambda stage, done, total: print(
-            f"  {stage}: {done:,} of {total:,}{' public nodes' if stage.startswith('level') else ''}",
-            file=out, flush=True))
-        # by parts: the same figures in far less memory, on the threads asked for
-        count = functools.partial(count, split_depth="auto", parts=COUNT_PARTS,
-                                  workers=getattr(args, "threads", None) or os.cpu_count() or 1)
-    else:
-        print(f"counting the public tree stepping every history (publicbuild; the class walk does not "
-              f"take {why}; the first run compiles its walk; Ctrl-C stops) ...", file=out, flush=True)
-        report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
-                                                              flush=True))
-    try:
-        size = count(rules, progress=report)
-    except MemoryError as e:
-        raise CliError(f"the public tree cannot even be counted here: {e}") from None
-    peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
-    print(size.describe(), file=out)
-    if budget is not None:
-        verdict = "fits" if peak <= budget else "does NOT fit"
-        print(f"public tree memory: about {_fmt(peak)} at the peak of a build and solve; {what}: "
-              f"{_fmt(budget)}: it {verdict}", file=out)
-    return size, peak, budget
-
-
 def cmd_info(args) -> int:
     """``coupsolve info``: the history tree's size, and the public tree's with ``--representation
-    public`` (counted by its builder, :func:`measure_public`: minutes from turn limit 3 on)."""
+    public`` or ``pieces`` (counted by its builder, :func:`measure_public`: minutes from turn limit
+    3 on; and, for the class walk's count by parts, built in pieces)."""
     rules = rules_of(args)
-    if args.representation != "public":
+    if args.representation not in ("public", "pieces"):
         measure(rules, args, sys.stdout)
         print("(coupsolve info --representation public also counts the public tree)")
         return 0
@@ -258,19 +152,25 @@ def cmd_info(args) -> int:
         measure(rules, args, sys.stdout)
     except CliError as e:
         print(f"history tree: {e}")
-    measure_public(rules, args, sys.stdout)
+    size, peak, budget = measure_public(rules, args, sys.stdout)
+    if builder_of(size) == "classbuild" and (size.parts or args.representation == "pieces"):
+        try:  # and in pieces, as a solve would build it when the whole tree does not fit
+            _plan_pieces(size, args, sys.stdout, budget, peak)
+        except CliError as e:
+            print(e)
     return 0
 
 
 def choose_tree(rules, args, out):
     """Size the tree a solve runs on, as ``--representation`` says (the one place that chooses it):
-    the history tree when asked or, under ``auto``, when it fits; else the public tree. Refuses, with
-    the figures, what does not fit. Returns the count to build from (``TreeSize``, or the public
-    builder's ``ClassSize`` or ``PublicSize``: :func:`public_builder`)."""
+    the history tree when asked or, under ``auto``, when it fits; else the public tree, whole when it
+    fits, else in pieces (class walk only). Refuses, with the figures, what does not fit. Returns the
+    count to build from (``TreeSize``, or the public builder's ``ClassSize`` or ``PublicSize``:
+    :func:`public_builder`), or a :class:`~coupsolve.classpieces.PiecesPlan`."""
     rep = args.representation
     if getattr(args, "ray", None):
         rep = "public"  # --representation history was refused by _ray_backend
-    if rep == "public":
+    if rep in ("public", "pieces"):
         print(f"rules: {rules}", file=out)
     else:
         try:
@@ -279,16 +179,23 @@ def choose_tree(rules, args, out):
             raise CliError(f"{e} ({_public_hint(rules)})") from None
         if budget is None or need[2] <= budget:
             return size
-        if rep == "history" or size.nodes > AUTO_PUBLIC_MAX_HISTORIES:
+        cap = AUTO_CLASS_MAX_HISTORIES if public_builder(rules)[0] == "classbuild" else \
+            AUTO_PUBLIC_MAX_HISTORIES
+        if rep == "history" or size.nodes > cap:
             hint = "--representation public" if rep == "history" else _public_hint(rules, size.nodes)
             raise CliError(f"the build and solve need about {_fmt(need[2])}, more than the "
                            f"{_fmt(budget)} of memory; try a lower --turn-limit or {hint}")
         print("the history tree does not fit: trying the public tree", file=out)
+    if rep == "pieces" and public_builder(rules)[0] != "classbuild":
+        raise CliError(f"--representation pieces builds by the class walk, which does not take "
+                       f"{public_builder(rules)[1]}; try --representation public")
     size, peak, budget = measure_public(rules, args, out)
-    if budget is not None and peak > budget:
+    if rep != "pieces" and (budget is None or peak <= budget):
+        return size
+    if builder_of(size) != "classbuild" or getattr(args, "ray", None):
         raise CliError(f"the public tree's build and solve need about {_fmt(peak)}, more than the "
                        f"{_fmt(budget)} of memory; try a lower --turn-limit")
-    return size
+    return _plan_pieces(size, args, out, budget, peak)
 
 
 def pick_tree(rules, size, out):
@@ -299,6 +206,8 @@ def pick_tree(rules, size, out):
     from .cli_strategy import PUBLIC_BUILDERS, public_functions
 
     builder = builder_of(size)
+    if builder == "classpieces":
+        return _build_pieces(rules, size, out)
     if builder is None:
         from .couptree import build_coup_tree as build
 
@@ -367,7 +276,7 @@ def cmd_solve(args) -> int:
     import solvers
 
     from .cli_report import present, title
-    from .cli_strategy import analyse_any
+    from .cli_strategy import PIECES_GAMES, analyse_any, analyse_pieces
 
     check_outputs(args)
     rules = rules_of(args)
@@ -394,6 +303,8 @@ def cmd_solve(args) -> int:
         result = _solve(solvers, tree, args, iterations, target, checkpoint, backend)
     if builder is not None:  # which tree analyse and play rebuild (cli_strategy.load_strategy)
         result.options = {**result.options, "tree_builder": builder}
+    if builder == "classpieces":  # no tree is rebuilt: the keys go with the strategy
+        result.infoset_hash = coup_tree.infoset_hash
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)
@@ -402,8 +313,11 @@ def cmd_solve(args) -> int:
         print(f"strategy saved to {args.out}", file=human)
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
-    print("analysing the strategy ...", file=human, flush=True)
-    analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
+    if builder == "classpieces":
+        analysis = analyse_pieces(rules, result, PIECES_GAMES, args.seed, human)
+    else:
+        print("analysing the strategy ...", file=human, flush=True)
+        analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
     present(analysis, result, rules, args, human, histories=histories, infosets=tree.num_infosets,
             build_seconds=build_s)
     return 130 if result.interrupted else 0

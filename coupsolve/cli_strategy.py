@@ -25,7 +25,7 @@ from .cli_checks import check_outputs
 
 
 #: The builders of a public tree, by the name a strategy file records (``options["tree_builder"]``,
-#: :func:`coupsolve.cli_solve.public_builder` chooses); a file that records none was written before
+#: :func:`coupsolve.cli_public.public_builder` chooses); a file that records none was written before
 #: the class walk, on ``publicbuild``'s tree. Their trees differ in layout and digest.
 PUBLIC_BUILDERS = {"classbuild": "the class walk", "publicbuild": "stepping every history"}
 
@@ -43,7 +43,8 @@ def public_functions(name):
 
 
 def load_strategy(path):
-    """``(rules, CoupTree, SolveResult)`` of a strategy file, or a one-line ``CliError`` saying why not."""
+    """``(rules, CoupTree, SolveResult)`` of a strategy file (no tree for one solved in pieces: None),
+    or a one-line ``CliError`` saying why not."""
     import solvers
     from solvers._npz import library_version
     from solvers.policy import check_policy
@@ -69,6 +70,8 @@ def load_strategy(path):
     if rules_game_id(rules) != result.game_id:
         raise CliError(f"{path} records the game {result.game_id}, which this version writes as "
                        f"{rules_game_id(rules)}; solve it again")
+    if result.tree_type == "PublicPieces":  # solved in pieces: its keys are in the file, no tree
+        return rules, None, _pieces_result(path, result)
     if result.tree_type == "PublicTree":  # solved on the public tree: no history is built
         builder = result.options.get("tree_builder", "publicbuild")
         if builder not in PUBLIC_BUILDERS:
@@ -85,6 +88,43 @@ def load_strategy(path):
     except ValueError as e:
         raise CliError(f"{path} does not fit the tree of the rules it records: {e}") from None
     return rules, coup_tree, result
+
+
+def _pieces_result(path, result):
+    """A strategy solved in pieces, checked without its tree: one key per information set, one
+    probability per action, each information set's summing to 1."""
+    n = np.asarray(result.infoset_num_actions)
+    if result.infoset_hash is None or result.infoset_hash.shape != n.shape:
+        raise CliError(f"{path} was solved in pieces but lacks its information sets' keys; solve it "
+                       "again")
+    sigma = np.asarray(result.average_policy)
+    starts = np.concatenate(([0], np.cumsum(n)[:-1]))
+    if sigma.shape != (int(n.sum()),) or not np.all(np.isfinite(sigma)) or sigma.min() < 0 or \
+            np.abs(np.add.reduceat(sigma, starts) - 1.0).max(initial=0.0) > 1e-4:
+        raise CliError(f"{path}: its average policy is not one probability per action summing to 1 "
+                       "per information set")
+    return result
+
+
+#: Self-play games behind the estimated analysis of a strategy solved in pieces, in ``solve``.
+PIECES_GAMES = 2000
+
+
+def analyse_pieces(rules, result, games, seed, out=None):
+    """The analysis of a strategy solved in pieces, estimated from ``games`` seeded self-play games
+    with intervals (:func:`coupsolve.sampled_analysis.sampled_analysis`): the exact analysis reads
+    each entry's hand and each information set's context, which pieces do not keep yet."""
+    from .cli_report import title
+    from .game import load_game
+    from .publicpolicy import PublicTreePolicy
+    from .sampled_analysis import sampled_analysis
+
+    print(f"a strategy solved in pieces: its analysis is estimated from {games:,} self-play games "
+          f"(seed {seed}; the exact analysis of pieces is not built yet) ...", file=out or sys.stdout,
+          flush=True)
+    game = load_game(rules)
+    return sampled_analysis(game, PublicTreePolicy.of_result(game, rules, result), games=games,
+                            seed=seed, meta={"title": title(rules, result)})
 
 
 def analyse_any(coup_tree, policy, meta=None):
@@ -115,8 +155,11 @@ def cmd_analyse(args) -> int:
         present_sampled(rules, solver, meta, args, human)
         return 0
     rules, coup_tree, result = load_strategy(args.strategy)
-    print("analysing the strategy ...", flush=True)
-    analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
+    if coup_tree is None:
+        analysis = analyse_pieces(rules, result, args.games, args.seed)
+    else:
+        print("analysing the strategy ...", flush=True)
+        analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
     stopped = " (interrupted)" if result.interrupted else ""
     print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations{stopped}, exploitability "
           f"{result.exploitability:.3g}, coupsolve {result.version}\n")
@@ -148,6 +191,10 @@ def _play_setup(path):
         return rules, game, SampledPolicy(solver, game), f"{meta['iterations']:,} MCCFR iterations"
     rules, coup_tree, result = load_strategy(path)
     game = load_game(rules)
+    if coup_tree is None:  # solved in pieces: looked up by the keys the file carries
+        from .publicpolicy import PublicTreePolicy
+
+        return rules, game, PublicTreePolicy.of_result(game, rules, result), f"{result.algorithm}"
     return rules, game, _bot(game, coup_tree, result.average_policy), f"{result.algorithm}"
 
 

@@ -15,6 +15,7 @@ score it, within the interval).
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from open_spiel.python import policy as os_policy
@@ -27,14 +28,16 @@ Z99 = 2.5758293035489004  # two-sided 99% normal quantile
 
 
 class PublicTreePolicy(os_policy.Policy):
-    """A flat policy over a :class:`~coupsolve.publicbuild.CoupPublicTree`, for OpenSpiel.
+    """A flat policy over a :class:`~coupsolve.publicbuild.CoupPublicTree`, for OpenSpiel
+    (:meth:`of_table` for any table of the same information sets with their keys: a tree held in
+    pieces, :class:`solvers.PublicPieces`).
 
     Parameters
     ----------
     game : pyspiel.Game
         The ``python_coup`` game of the tree's rules.
     coup_public : CoupPublicTree
-    flat : ndarray, float64, shape (num_actions,)
+    flat : ndarray, float64 (or float32: kept so), shape (num_actions,)
         The policy, in the tree's information-set order.
 
     Raises
@@ -44,18 +47,42 @@ class PublicTreePolicy(os_policy.Policy):
     """
 
     def __init__(self, game, coup_public, flat):
+        self._setup(game, coup_public.rules, coup_public.tree, coup_public.infoset_hash, flat)
+
+    @classmethod
+    def of_table(cls, game, rules, table, infoset_hash, flat):
+        """The policy ``flat`` over ``table`` (an information-set table: ``game_id``,
+        ``infoset_offset``, ``infoset_num_actions``, ``infoset_actions``) whose information set ``i``
+        has the key ``infoset_hash[i]``."""
+        self = cls.__new__(cls)
+        self._setup(game, rules, table, np.asarray(infoset_hash), flat)
+        return self
+
+    @classmethod
+    def of_result(cls, game, rules, result):
+        """The average policy of a :class:`solvers.SolveResult` that carries its information sets'
+        keys (``infoset_hash``: a strategy solved in pieces), with no tree."""
+        n = np.asarray(result.infoset_num_actions, np.int32)
+        table = SimpleNamespace(
+            game_id=result.game_id, infoset_num_actions=n, infoset_actions=result.infoset_actions,
+            infoset_offset=np.concatenate(([0], np.cumsum(n, dtype=np.int64)[:-1])),
+            num_infosets=n.shape[0], num_actions=int(n.sum()))
+        return cls.of_table(game, rules, table, result.infoset_hash, result.average_policy)
+
+    def _setup(self, game, rules, tree, infoset_hash, flat):
         super().__init__(game, [0, 1])
-        tree = coup_public.tree
         if str(game) != tree.game_id:
             raise ValueError(f"game {str(game)!r} is not the public tree's {tree.game_id!r}")
-        flat = np.ascontiguousarray(flat, dtype=np.float64)
-        if flat.shape != (tree.num_actions,):
-            raise ValueError(f"policy has shape {flat.shape}, expected ({tree.num_actions},)")
-        self._rules = coup_public.rules
+        flat = np.ascontiguousarray(flat, dtype=np.float32 if np.asarray(flat).dtype == np.float32
+                                    else np.float64)
+        if flat.shape != (tree.num_actions,) or infoset_hash.shape != (tree.num_infosets,):
+            raise ValueError(f"policy has shape {flat.shape} and keys {infoset_hash.shape}, expected "
+                             f"({tree.num_actions},) and ({tree.num_infosets},)")
+        self._rules = rules
         self._tree = tree
         self._flat = flat
-        self._order = np.argsort(coup_public.infoset_hash, kind="stable")
-        self._sorted = coup_public.infoset_hash[self._order]
+        self._order = np.argsort(infoset_hash, kind="stable")
+        self._sorted = infoset_hash[self._order]
 
     def infoset_of(self, state):
         """The public tree's information set of ``state``'s current player (int).

@@ -92,11 +92,16 @@ def _counted(monkeypatch):
 
 @pytest.mark.parametrize("preset", ["two-player-selection", "two-player-standard"])
 def test_turn_limit_4_is_refused_without_counting(preset, capsys, monkeypatch):
-    """With 24 GiB available (the default budget), the table of known sizes refuses turn limit 4 at
-    once: the selection preset's exact size by its peak, the standard one's lower bound by the budget."""
+    """With 24 GiB available (the default budget), the table of known sizes refuses turn limit 4's
+    history tree at once: the selection preset's exact size by its peak, the standard one's lower bound
+    by the budget. (With the public tree's count allowed, ``auto`` would count it by the class walk for
+    about 25 minutes: here that count is capped below turn limit 4's size, so the refusal is immediate.)"""
     import solvers.memory
 
+    from coupsolve import cli_solve
+
     monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 24 * 2**30)
+    monkeypatch.setattr(cli_solve, "AUTO_CLASS_MAX_HISTORIES", 1_000_000_000)
     monkeypatch.setattr(builder, "count_tree", _refuse)
     assert main(["solve", "--preset", preset, "--turn-limit", "4"]) == 2
     captured = capsys.readouterr()

@@ -25,6 +25,8 @@ BAD = [
     (["solve", "--check-every", "x"], "--check-every"),
     (["solve", "--seed", "-1"], "--seed"),
     (["solve", "--threads", "0"], "--threads"),
+    (["solve", "--pieces", "0"], "--pieces"),
+    (["info", "--pieces", "-3"], "--pieces"),
     (["solve", "--ray", "local", "--representation", "history"], "--ray solves the public tree"),
     (["solve", "--ray-workers", "0"], "--ray-workers"),
     (["solve", "--precision", "float16"], "--precision"),

@@ -76,7 +76,7 @@ def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, m
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--representation",
                            "history"], capsys)
     assert code == 2 and "more than the 16.00 GiB" in err and "--representation public" in err
-    monkeypatch.setattr(cli_solve, "AUTO_PUBLIC_MAX_HISTORIES", 1000)  # too large to count here
+    monkeypatch.setattr(cli_solve, "AUTO_CLASS_MAX_HISTORIES", 1000)  # too large to count here
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5"], capsys)
     assert code == 2 and "minutes here" in err and "built" not in out
     assert "by the class walk" in err and "stepping every history" not in err

@@ -1,0 +1,97 @@
+"""``coupsolve solve`` on the public tree built in pieces (``--representation pieces``, and what
+``auto`` falls back to when the whole public tree does not fit), and its strategy file, which
+``analyse`` and ``play`` read with no tree at all (it carries its information sets' keys)."""
+
+import importlib
+import io
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import coupsolve
+import solvers
+from coupsolve.cli import main
+from test_cli_reports import _run
+
+pytestmark = pytest.mark.xdist_group("ray")  # beside test_cli_public: one compile of the class walk
+
+TL = ["--turn-limit", "1", "--limit-payoff", "influence"]
+PIECES = ["--representation", "pieces", "--pieces", "2"]
+
+
+def _no_build(monkeypatch):
+    """Make every tree builder fail if called."""
+    for module, name in (("couptree", "build_coup_tree"), ("publicbuild", "build_public_tree"),
+                         ("classbuild", "build_class_tree"), ("classpieces", "build_class_pieces")):
+        monkeypatch.setattr(importlib.import_module(f"coupsolve.{module}"), name,
+                            lambda *a, _n=name, **k: pytest.fail(f"{_n} built a tree"))
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The same solve on the whole public tree and in pieces."""
+    folder = tmp_path_factory.mktemp("pieces")
+    out = {}
+    for name, how in (("whole", ["--representation", "public"]), ("pieces", PIECES)):
+        path = folder / f"{name}.npz"
+        assert main(["solve", *TL, *how, "--iterations", "40", "--out", str(path),
+                     "--no-progress"]) == 0
+        out[name] = solvers.SolveResult.load(path), path
+    return out
+
+
+def test_pieces_give_the_whole_trees_strategy(files, capsys):
+    whole, _ = files["whole"]
+    pieces, _ = files["pieces"]
+    assert pieces.tree_type == "PublicPieces" and pieces.options["tree_builder"] == "classpieces"
+    assert whole.infoset_hash is None and pieces.infoset_hash.shape == pieces.infoset_num_actions.shape
+    # the whole tree's information sets in the pieces' numbering, found by their keys
+    rules = coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
+    keys = coupsolve.classbuild.build_class_tree(rules).infoset_hash
+    index = {int(h): i for i, h in enumerate(keys)}
+    j = np.array([index[int(h)] for h in pieces.infoset_hash])
+    offset = np.concatenate(([0], np.cumsum(whole.infoset_num_actions)[:-1]))
+    n = pieces.infoset_num_actions
+    pos = np.repeat(offset[j] - np.concatenate(([0], np.cumsum(n)[:-1])), n) + np.arange(n.sum())
+    assert np.array_equal(whole.infoset_actions[pos], pieces.infoset_actions)
+    assert np.array_equal(whole.average_policy[pos], pieces.average_policy)
+    assert pieces.exploitability == pytest.approx(whole.exploitability, abs=1e-12)
+
+
+def test_analyse_and_play_read_a_pieces_strategy_with_no_tree(files, capsys, monkeypatch):
+    _, path = files["pieces"]
+    _no_build(monkeypatch)
+    code, out, err = _run(["analyse", str(path), "--games", "300", "--seed", "4", "--json"], capsys)
+    assert code == 0, err
+    assert "estimated from 300 self-play games" in out
+    data = json.loads(out.strip().splitlines()[-1])["analysis"]
+    assert (data["games"], data["seed"]) == (300, 4)
+    made = [r["made"] for r in data["claims"] if r["made"]["events"] > 0]
+    assert made and all(m["low"] <= m["value"] <= m["high"] for m in made)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Choose Duke\n" + "0\n" * 30))
+    code, out, err = _run(["play", str(path), "--seat", "1", "--seed", "2"], capsys)
+    assert code == 0, err
+    assert "p1 Choose Duke" in out and any(w in out for w in ("You win.", "You lose.", "A draw"))
+
+
+def test_pieces_are_refused_with_the_figures(capsys):
+    code, out, err = _run(["solve", *TL, "--representation", "pieces", "--pieces", "1000",
+                           "--iterations", "2"], capsys)
+    assert code == 2 and "try fewer --pieces" in err
+    code, out, err = _run(["solve", *TL, *PIECES, "--iterations", "2", "--max-memory", "1MiB"],
+                          capsys)
+    assert code == 2 and "in pieces" in err and "more than the 1.00 MiB" in err
+    code, out, err = _run(["info", *TL, *PIECES], capsys)
+    assert code == 0, err
+    assert "public tree in pieces: cut at level" in out and "at the peak of a build and solve" in out
+
+
+def test_a_pieces_file_without_keys_is_refused(files, tmp_path, capsys):
+    _, path = files["pieces"]
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files if k != "infoset_hash"}
+    np.savez(tmp_path / "k.npz", **arrays)
+    code, out, err = _run(["analyse", str(tmp_path / "k.npz")], capsys)
+    assert code == 2 and "lacks its information sets' keys" in err
