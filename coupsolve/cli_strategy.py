@@ -80,6 +80,7 @@ def load_strategy(path):
         print(f"building the public tree of {rules} by {PUBLIC_BUILDERS[builder]} ...", flush=True)
         coup_tree = public_functions(builder)[1](rules)
     else:
+        _check_history_tree_fits(path, rules)
         print(f"building the tree of {rules} ...", flush=True)
         coup_tree = build_coup_tree(rules)
     try:  # the layout and the tree digest against the rebuilt tree
@@ -88,6 +89,24 @@ def load_strategy(path):
     except ValueError as e:
         raise CliError(f"{path} does not fit the tree of the rules it records: {e}") from None
     return rules, coup_tree, result
+
+
+def _check_history_tree_fits(path, rules):
+    """Refuse, before anything is counted or allocated, to rebuild a history tree the table of known
+    sizes (or the size cache) says this machine cannot hold (turn limit 4's: about 120 GiB)."""
+    import solvers.memory
+
+    from . import sizecache
+    from .cli_public import _fmt
+    from .treesize import MIN_BYTES_PER_HISTORY, estimate_build_bytes
+
+    known, budget = sizecache.lookup(rules), solvers.memory.available_bytes()
+    if known is None or budget is None:
+        return
+    need = estimate_build_bytes(known.size, context=True) if known.size else known.at_least * MIN_BYTES_PER_HISTORY
+    if need > budget:
+        raise CliError(f"{path} records a strategy of the history tree of {rules}, whose rebuild needs "
+                       f"about {_fmt(need)}, more than the {_fmt(budget)} of memory available")
 
 
 def _pieces_result(path, result):

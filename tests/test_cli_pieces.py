@@ -95,3 +95,21 @@ def test_a_pieces_file_without_keys_is_refused(files, tmp_path, capsys):
     np.savez(tmp_path / "k.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "k.npz")], capsys)
     assert code == 2 and "lacks its information sets' keys" in err
+
+
+def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_path, capsys,
+                                                                     monkeypatch):
+    """A strategy file recording turn limit 4's history tree (about 120 GiB) is refused from the table
+    of known sizes, before anything is counted or built."""
+    _, path = files["pieces"]
+    _no_build(monkeypatch)
+    rules = coupsolve.Rules.two_player_selection(turn_limit=4)
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["__metadata__"]))
+    meta.pop("tree_type")
+    meta["game_id"] = coupsolve.couptree.rules_game_id(rules)
+    arrays["__metadata__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "h.npz", **arrays)
+    code, out, err = _run(["analyse", str(tmp_path / "h.npz")], capsys)
+    assert code == 2 and "history tree" in err and "GiB, more than the" in err
