@@ -219,6 +219,9 @@ def _drive(solver, iterations, target, check_every, progress, checkpoint, checkp
             if done >= next_check:
                 value = solver.record()
                 bar.set_postfix(exploitability=f"{value:.3g}")
+                if progress and bar.disable:  # no terminal (a log file): one line per check
+                    print(f"{solver.algorithm}: iteration {done:,}, exploitability {value:.4g}, "
+                          f"{solver.curve[-1][1]:,.0f} s", file=sys.stderr, flush=True)
                 reached = target is not None and value <= target
                 next_check += check_every
             if next_save is not None and done >= next_save:
