@@ -27,8 +27,11 @@ def status(field):
             if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
 
-small = Rules.two_player_selection(turn_limit=1)  # compile (or load) every kernel first
+small = Rules.two_player_selection(turn_limit=1)  # compile (or load) every kernel first,
+import solvers.public_rep as public_rep  # the public solve's threaded variants too (turn limit 1 is
+threaded, public_rep.PRANGE_MIN_ENTRIES = public_rep.PRANGE_MIN_ENTRIES, 0  # below their threshold)
 solvers.solve(build(small, size=count(small)).tree, iterations=2, progress=False)
+public_rep.PRANGE_MIN_ENTRIES = threaded
 base = status("VmRSS")
 try:  # reset the peak to the current resident memory (Linux 4.0 and later)
     with open("/proc/self/clear_refs", "w") as f:
