@@ -1,6 +1,7 @@
 """Turn limit 4: report strategies solved in pieces, and how the figures move as the horizon grows.
 
-Solve first (on a 24 GiB, 2-core machine about an hour and a half each: count, build in pieces, solve):
+Solve first (on 2 cores about an hour and a half each: count, build in pieces, solve; the run in one
+process peaked at 24.3 GiB, more than a 24 GiB machine holds: see the README):
 
     coupsolve solve --turn-limit 4 --limit-payoff draw --precision float32 --threads 2 \\
         --target-exploitability 1e-3 --check-every 10 --out tl4_draw.npz
