@@ -69,7 +69,7 @@ def test_public_tree_estimate_bounds_the_measured_peak(builder):
     as an upper bound: the walk's pools are counted at their allocated capacity (grown by doubling, so
     up to half of a pool's pages may never be touched), so the prediction may exceed the resident peak
     but must not fall below it. The class walk's stays within half again of it (turn limit 2:
-    predicted 67 MB, measured 65-66 MB from a cold cache); the history-stepping walk's, whose pools are most of its peak,
-    within 1.75 times (predicted 227 MB, measured 141 MB)."""
+    predicted 67 MB, measured 65-66 MB from a cold cache); the history-stepping walk's, whose pools
+    are most of its peak, within 1.75 times (predicted 227 MB, measured 141 MB)."""
     predicted, measured, data = _measure(public=builder)
     assert measured <= predicted <= (1.5 if builder == "classbuild" else 1.75) * measured, data
