@@ -110,9 +110,8 @@ class ClassSize(NamedTuple):
                                             self.matrices))
 
     def build_bytes(self) -> int:
-        """Bytes a build needs beside the tree: the walk's, the anchors' history counts (8 bytes
-        per cell; the anchors themselves become the tree's matrices), and the walk's three int64
-        per-information-set index arrays, held while the tree makes its int32 copies of them."""
+        """Bytes a build needs beside the tree: the walk's, the anchors' history counts (8 bytes per
+        cell), and its three int64 per-infoset index arrays (held while the tree copies them)."""
         return self.work_bytes + 8 * self.pair_cells + 3 * 8 * self.infosets
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
