@@ -103,7 +103,8 @@ def _check_history_tree_fits(path, rules):
     known, budget = sizecache.lookup(rules), solvers.memory.available_bytes()
     if known is None or budget is None:
         return
-    need = estimate_build_bytes(known.size, context=True) if known.size else known.at_least * MIN_BYTES_PER_HISTORY
+    need = (estimate_build_bytes(known.size, context=True) if known.size
+            else known.at_least * MIN_BYTES_PER_HISTORY)
     if need > budget:
         raise CliError(f"{path} records a strategy of the history tree of {rules}, whose rebuild needs "
                        f"about {_fmt(need)}, more than the {_fmt(budget)} of memory available")
