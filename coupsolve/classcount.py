@@ -32,6 +32,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solvers.memory import releases_free_memory
+
 from . import classbuild as B
 from . import classwalk_children as CC
 from .classwalk_emit import Level
@@ -132,6 +134,7 @@ class _Worker:
 AUTO_NODES_PER_PART = 32
 
 
+@releases_free_memory
 def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None):
     """The count of :func:`coupsolve.classbuild.count_class_tree`, walking levels ``0 .. depth - 1``
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a

@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.kinds import TERMINAL
-from solvers.memory import format_bytes
+from solvers.memory import format_bytes, releases_free_memory
 from solvers.public import PublicFlat, estimate_public_tree_bytes, flat_array
 from solvers.public_matrices import sparse_bytes
 from solvers.public_pieces import estimate_pieces_solve_bytes
@@ -173,6 +173,7 @@ def _trunk(O, G, cur, n, level_nodes, roots):
     return a, mats, keys, acts
 
 
+@releases_free_memory
 def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None, workers: int = 1,
                        progress=None) -> ClassPieces:
     """The pieces of ``rules``' public tree cut at level ``depth`` (module docstring): the trunk and

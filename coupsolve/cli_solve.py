@@ -274,6 +274,7 @@ def _ray_backend(args):
 def cmd_solve(args) -> int:
     """``coupsolve solve`` (and ``demo``)."""
     import solvers
+    from solvers.memory import release_free_memory
 
     from .cli_report import present, title
     from .cli_strategy import PIECES_GAMES, analyse_any, analyse_pieces
@@ -313,11 +314,14 @@ def cmd_solve(args) -> int:
         print(f"strategy saved to {args.out}", file=human)
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
-    if builder == "classpieces":
+    infosets = tree.num_infosets
+    if builder == "classpieces":  # the analysis reads the keys: the pieces (13.6 GiB at turn
+        result.tree = tree = coup_tree = None  # limit 4) are let go before it
+        release_free_memory()
         analysis = analyse_pieces(rules, result, PIECES_GAMES, args.seed, human)
     else:
         print("analysing the strategy ...", file=human, flush=True)
         analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})
-    present(analysis, result, rules, args, human, histories=histories, infosets=tree.num_infosets,
+    present(analysis, result, rules, args, human, histories=histories, infosets=infosets,
             build_seconds=build_s)
     return 130 if result.interrupted else 0

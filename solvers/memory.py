@@ -13,6 +13,8 @@ The bytes of a tree's arrays (layout in :mod:`solvers.tree`) are
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import os
 
 __all__ = [
@@ -21,6 +23,8 @@ __all__ = [
     "estimate_solve_bytes",
     "estimate_tree_bytes",
     "format_bytes",
+    "release_free_memory",
+    "releases_free_memory",
     "SOLVE_BYTES_PER_NODE",
     "SOLVE_BYTES_PER_INFOSET",
     "SOLVE_BYTES_PER_ACTION",
@@ -214,3 +218,29 @@ def check_fits(bytes_needed, what):
             f"({int(bytes_needed)} bytes) but only {format_bytes(available)} "
             f"({available} bytes) of memory is available"
         )
+
+
+def release_free_memory():
+    """Give the memory that the C allocator holds free back to the operating system; True if it did.
+
+    A builder that walks hundreds of parts on threads frees its scratch arrays into glibc's
+    per-thread heaps, where they stay resident: the public tree of Coup at turn limit 3, built in 396
+    pieces (0.54 GiB), left 0.28 GiB more resident than it holds. ``malloc_trim(0)`` returns those
+    pages (glibc only; elsewhere this does nothing and returns False).
+    """
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    return bool(trim(0))
+
+
+def releases_free_memory(function):
+    """Decorator: :func:`release_free_memory` once ``function`` has returned (its temporaries freed)."""
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        finally:
+            release_free_memory()
+    return wrapped
