@@ -73,3 +73,43 @@ def test_public_tree_estimate_bounds_the_measured_peak(builder):
     are most of its peak, within 1.75 times (predicted 227 MB, measured 141 MB)."""
     predicted, measured, data = _measure(public=builder)
     assert measured <= predicted <= (1.5 if builder == "classbuild" else 1.75) * measured, data
+
+
+COMMAND = r"""
+import contextlib, io, json
+from coupsolve import Rules
+from coupsolve.classbuild import count_class_tree
+from coupsolve.classpieces import PiecesPlan
+from coupsolve.cli import main
+
+def status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+
+how = ["--precision", "float32", "--threads", "2", "--representation", "pieces", "--iterations", "2",
+       "--no-progress"]
+with contextlib.redirect_stdout(io.StringIO()):  # every kernel compiled (or loaded) first
+    assert main(["solve", "--turn-limit", "1", "--pieces", "2", *how]) == 0
+base = status("VmRSS")
+with open("/proc/self/clear_refs", "w") as f:  # the peak from here (Linux 4.0 and later)
+    f.write("5")
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["solve", "--turn-limit", "2", "--pieces", "8", *how]) == 0
+peak = status("VmHWM") - base
+size = count_class_tree(Rules.two_player_selection(turn_limit=2), split_depth="auto", parts=8, workers=2)
+print(json.dumps({"predicted": PiecesPlan.of(size, 2).peak_bytes("float32"), "measured": peak}))
+"""
+
+
+@pytest.mark.slow  # two minutes: two commands' counts, builds and analyses in a fresh process
+def test_the_pieces_command_peaks_where_its_plan_says():
+    """``coupsolve solve --representation pieces`` as a whole (count by parts, build on 2 threads, solve,
+    result, sampled analysis) peaks within a quarter of its plan's prediction
+    (:class:`~coupsolve.classpieces.PiecesPlan`; turn limit 2 in 8 pieces: predicted 56.6 MiB, measured
+    66.0, the build's walk and what the count left)."""
+    out = subprocess.run([sys.executable, "-c", COMMAND], capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert abs(data["predicted"] - data["measured"]) <= 0.25 * data["measured"], data
