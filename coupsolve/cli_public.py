@@ -102,17 +102,42 @@ def _public_hint(rules, histories=None):
 
 def measure_public(rules, args, out):
     """Count the public tree of ``rules`` with its builder (:func:`public_builder`, said in one line;
-    progress, Ctrl-C) and print its size and memory.
+    progress, Ctrl-C) and print its size and memory. The class walk's count by parts is cached
+    (:func:`coupsolve.sizecache.lookup_public`: a count of this very code, unless ``--no-cache``):
+    turn limit 4's takes 25 minutes, and ``info`` then ``solve`` count it once.
 
     Returns
     -------
     (ClassSize or PublicSize, peak bytes of a build and solve, budget in bytes or None)
     """
-    from .cli_strategy import public_functions
+    from . import sizecache
 
     name, why = public_builder(rules)
-    count = public_functions(name)[0]
     budget, what = _budget(args)
+    cache = name == "classbuild" and not getattr(args, "no_cache", False)
+    size = sizecache.lookup_public(rules, _parts(args), cache)
+    if size is not None:
+        print(f"the public tree's count by the class walk: a cached count (counted in {size.seconds:.1f} "
+              "s on an earlier run)", file=out)
+    else:
+        size = _count_public(rules, args, out, name, why)
+        if cache:
+            sizecache.remember_public(rules, _parts(args), size)
+    peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
+    print(size.describe(), file=out)
+    if budget is not None:
+        verdict = "fits" if peak <= budget else "does NOT fit"
+        print(f"public tree memory: about {_fmt(peak)} at the peak of a build and solve; {what}: "
+              f"{_fmt(budget)}: it {verdict}", file=out)
+    return size, peak, budget
+
+
+def _count_public(rules, args, out, name, why):
+    """Count the public tree by the builder ``name`` (the class walk: by parts, on the threads asked
+    for), with progress lines."""
+    from .cli_strategy import public_functions
+
+    count = public_functions(name)[0]
     if name == "classbuild":
         print("counting the public tree by the class walk (no history is stepped; the first run "
               "compiles it; Ctrl-C stops) ...", file=out, flush=True)
@@ -128,16 +153,9 @@ def measure_public(rules, args, out):
         report = _every(5.0, lambda stage, done, total: print(f"  {done:,} histories walked", file=out,
                                                               flush=True))
     try:
-        size = count(rules, progress=report)
+        return count(rules, progress=report)
     except MemoryError as e:
         raise CliError(f"the public tree cannot even be counted here: {e}") from None
-    peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
-    print(size.describe(), file=out)
-    if budget is not None:
-        verdict = "fits" if peak <= budget else "does NOT fit"
-        print(f"public tree memory: about {_fmt(peak)} at the peak of a build and solve; {what}: "
-              f"{_fmt(budget)}: it {verdict}", file=out)
-    return size, peak, budget
 
 
 def _plan_pieces(size, args, out, budget, whole):

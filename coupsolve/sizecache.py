@@ -38,7 +38,8 @@ import numpy as np
 
 from .treesize import TreeSize
 
-__all__ = ["COUNT_LAYOUT", "KnownSize", "cache_path", "entry_of", "lookup", "remember", "size_of"]
+__all__ = ["COUNT_LAYOUT", "KnownSize", "cache_path", "entry_of", "lookup", "lookup_public", "remember",
+           "remember_public", "size_of"]
 
 #: What a count counts (histories as ``coupsolve.builder`` walks them, the fields of a TreeSize): raise
 #: it when that changes, and regenerate the packaged table.
@@ -192,6 +193,11 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
         if isinstance(old, dict) and ("nodes" in old or _bound_or_zero(old) >= at_least):
             return
         sizes[key] = {"at_least": int(at_least)}
+    _write(path, stamp, sizes)
+
+
+def _write(path, stamp, sizes) -> None:
+    """Replace the cache file at ``path`` by ``sizes`` of ``stamp`` (a warning if it cannot be)."""
     text = json.dumps({"format": FORMAT, "stamp": stamp, "sizes": sizes}, indent=1, sort_keys=True)
     try:
         from solvers._npz import replace_durably
@@ -208,3 +214,67 @@ def _bound_or_zero(entry) -> int:
         return _bound(entry)
     except ValueError:
         return 0
+
+
+# ------------------------------------------------------------------ the public tree's counts by parts
+def _public_key(rules, parts) -> str:
+    from .couptree import rules_game_id
+
+    return f"{rules_game_id(rules)} | public tree counted by {int(parts)} parts"
+
+
+def public_entry(size) -> dict:
+    """A count by parts (a :class:`~coupsolve.classbuild.ClassSize`; ``parts`` may be empty, when no
+    level had nodes enough to cut at) as a JSON entry:
+    its numbers, level lists and each part's numbers in :class:`~coupsolve.classcount.PartSize`'s
+    field order."""
+    def plain(v):
+        if isinstance(v, (tuple, list, np.ndarray)):
+            return [plain(x) for x in v]
+        return float(v) if isinstance(v, (float, np.floating)) else int(v)
+    entry = {name: plain(getattr(size, name)) for name in size._fields if name not in ("rules", "parts")}
+    return dict(entry, parts=[plain(q) for q in size.parts])
+
+
+def public_size_of(rules, entry: dict):
+    """The ClassSize of ``rules`` in ``entry`` (:func:`public_entry`'s); ValueError if malformed."""
+    from .classbuild import ClassSize
+    from .classcount import PartSize
+
+    try:
+        f = {name: entry[name] for name in ClassSize._fields if name not in ("rules", "parts")}
+        parts = tuple(PartSize(*q) for q in entry["parts"])
+        f["pairs_by_kind"] = tuple(f["pairs_by_kind"])
+        f["level_nodes"], f["level_entries"] = (np.array(f[k], np.int64) for k in ("level_nodes",
+                                                                                 "level_entries"))
+        numbers = [v for k, v in f.items() if k != "seconds" and np.ndim(v) == 0] + \
+            [x for k in ("pairs_by_kind", "level_nodes", "level_entries") for x in f[k]] + \
+            [x for q in parts for x in q[:-1]]
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"a malformed count by parts ({e!r})") from None
+    if not (all(isinstance(x, (int, np.integer)) and x >= 0 for x in numbers)
+            and f["nodes"] == int(f["level_nodes"].sum())):
+        raise ValueError("a malformed count by parts (a number missing, negative or not adding up)")
+    return ClassSize(rules, parts=parts, **f)
+
+
+def lookup_public(rules, parts, cache: bool = True):
+    """The cached count of ``rules``' public tree by ``parts`` parts (a ClassSize), or None."""
+    if not cache:
+        return None
+    entry = _read(cache_path(), _stamp(), "the size cache").get(_public_key(rules, parts))
+    if entry is None:
+        return None
+    try:
+        return public_size_of(rules, entry)
+    except ValueError as e:
+        _warn(f"ignoring the public count of {rules} in the size cache: {e}")
+        return None
+
+
+def remember_public(rules, parts, size) -> None:
+    """Record the count by ``parts`` parts ``size`` of ``rules``' public tree in the cache file."""
+    path, stamp = cache_path(), _stamp()
+    sizes = dict(_read(path, stamp, "the size cache", warn=False))
+    sizes[_public_key(rules, parts)] = public_entry(size)
+    _write(path, stamp, sizes)

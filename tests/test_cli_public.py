@@ -188,3 +188,16 @@ def test_solve_on_publicbuilds_tree_when_the_class_walk_refuses(tmp_path, capsys
     assert rules.marked_cards and result.options["tree_builder"] == "publicbuild"
     assert "by stepping every history" in capsys.readouterr().out
     assert coup_tree.tree.num_infosets == 3_299 == result.infoset_num_actions.shape[0]
+
+
+def test_info_counts_the_public_tree_by_parts_once(capsys):
+    """The class walk's count by parts is cached: a second ``info`` plans the same pieces from it;
+    ``--no-cache`` counts again."""
+    how = ["info", "--turn-limit", "2", "--representation", "pieces", "--pieces", "8"]
+    runs = [_run(how, capsys), _run(how, capsys), _run(how + ["--no-cache"], capsys)]
+    assert [code for code, _, _ in runs] == [0, 0, 0]
+    cached = ["a cached count" in out for _, out, _ in runs]
+    assert cached == [False, True, False], [out for _, out, _ in runs]
+    plans = [[line for line in out.splitlines() if line.startswith("public tree in pieces")]
+             for _, out, _ in runs]
+    assert plans[0] and plans[0] == plans[1] == plans[2]

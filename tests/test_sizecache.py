@@ -109,3 +109,29 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert sizecache.cache_path() == str(tmp_path / "home" / ".cache" / "coupsolve" / "tree-sizes.json")
+
+
+def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
+    from coupsolve.classbuild import count_class_tree
+
+    rules = Rules.two_player_selection(turn_limit=2)
+    size = count_class_tree(rules, split_depth="auto", parts=8)
+    assert size.parts and sizecache.lookup_public(rules, 8) is None
+    sizecache.remember_public(rules, 8, size)
+    back = sizecache.lookup_public(rules, 8)
+    assert sizecache.public_entry(back) == sizecache.public_entry(size)
+    assert back.parts == size.parts and back.peak_bytes("float32") == size.peak_bytes("float32")
+    assert sizecache.lookup_public(rules, 9) is None  # other parts: another cut
+    assert sizecache.lookup_public(rules.replace(limit_payoff="influence"), 8) is None
+    assert sizecache.lookup_public(rules, 8, cache=False) is None
+    assert sizecache.lookup(rules) is None or sizecache.lookup(rules).source == sizecache.KNOWN
+    path = sizecache.cache_path()
+    data = json.load(open(path, encoding="utf-8"))
+    (key,) = data["sizes"]
+    data["sizes"][key]["level_nodes"][0] += 1  # the levels no longer add up to the nodes
+    json.dump(data, open(path, "w", encoding="utf-8"))
+    assert sizecache.lookup_public(rules, 8) is None
+    assert "ignoring the public count" in capsys.readouterr().err
+    del data["sizes"][key]["parts"]
+    json.dump(data, open(path, "w", encoding="utf-8"))
+    assert sizecache.lookup_public(rules, 8) is None and "malformed" in capsys.readouterr().err
