@@ -8,12 +8,19 @@ its solve buffers (the library's own estimates, which the tests check against me
 per information set, seconds per iteration and nanoseconds per history-equivalent per pass (the
 iteration's time over the number of histories, two passes an iteration), and the public tree's ratios
 to the history tree's. Run alone: ``python -m benchmarks.public [--quick]``.
+
+Turn limit 4 has no history tree here (244 GiB): ``python -m benchmarks.public --turn-limits 4
+--trees pieces --precision float32`` times the public tree in pieces (``--trees pieces``: count by
+parts, cached, and build, as ``coupsolve solve`` does it), its nanoseconds per history of the packaged
+known size, with no ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+
+from coupsolve.cli_public import COUNT_PARTS
 
 from .common import fmt_ratio, fmt_seconds, load_average, machine_info, print_table, write_csv
 from .iteration import time_blocks
@@ -48,6 +55,39 @@ def _class(rules):
     return coup.tree, time.perf_counter() - began, coup.build_info["bytes"]
 
 
+def _pieces(rules, parts):
+    """The same for the public tree built in pieces as ``coupsolve solve`` builds it when the whole
+    tree does not fit (:class:`coupsolve.classpieces.PiecesPlan`: the class walk's count by parts,
+    cached by :mod:`coupsolve.sizecache` (turn limit 4: 25 minutes), then 2 parts built at a time;
+    the build time is both, or the build alone from a cached count); the bytes are the pieces' and
+    their keys'."""
+    from coupsolve import sizecache
+    from coupsolve.classbuild import count_class_tree
+    from coupsolve.classpieces import PiecesPlan, build_class_pieces
+    from solvers import PublicPieces
+
+    began = time.perf_counter()
+    size = sizecache.lookup_public(rules, parts)
+    if size is None:
+        size = count_class_tree(rules, split_depth="auto", parts=parts, workers=2)
+        sizecache.remember_public(rules, parts, size)
+    plan = PiecesPlan.of(size, workers=2)
+    built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers)
+    tree = PublicPieces(f"coup tl{rules.turn_limit}", built.trunk, built.parts, built.infoset_actions)
+    return tree, time.perf_counter() - began, tree.nbytes + built.infoset_hash.nbytes
+
+
+def _histories(rules, base, tree):
+    """The histories a row's nanoseconds are per: the history tree's in this run, else the packaged
+    known size (turn limit 4: 3,049,696,500), else the tree's own nodes."""
+    from coupsolve import sizecache
+
+    known = sizecache.lookup(rules)
+    if base.get("histories"):
+        return base["histories"]
+    return known.size.nodes if known is not None and known.size is not None else tree.num_nodes
+
+
 def run(turn_limits, options, info):
     """Time both representations; print the table, write ``public.csv``."""
     from coupsolve import Rules
@@ -58,13 +98,14 @@ def run(turn_limits, options, info):
         rules = Rules.two_player_selection(turn_limit=tl)
         base = {}
         for name, make in ((n, m) for n, m in (("history", _history), ("public", _public),
-                                               ("class walk", _class)) if n in options.trees):
-            tree, build_s, tree_bytes = make(rules)
-            histories = base.get("histories") or tree.num_nodes
+                                               ("class walk", _class), ("pieces", _pieces))
+                           if n in options.trees):
+            tree, build_s, tree_bytes = make(rules, options.pieces) if name == "pieces" else make(rules)
+            histories = _histories(rules, base, tree)
             for threads in sorted({1, options.threads}):
-                solver = Solver(tree, "cfr+", threads=threads)
+                solver = Solver(tree, "cfr+", threads=threads, precision=options.precision)
                 solve_bytes = type(solver.representation).estimate_bytes(
-                    tree, solver.spec, "float64", "alternating", threads)
+                    tree, solver.spec, options.precision, "alternating", threads)
                 stats, k, first = time_blocks(solver, options.repeats, options.block)
                 del solver
                 key = (threads,)
@@ -85,14 +126,16 @@ def run(turn_limits, options, info):
                 csv_rows.append(dict(row, time_ratio=ratio_t, memory_ratio=ratio_m))
                 rows.append([f"TL{tl}", name, threads, f"{build_s:.1f} s", f"{mem:,.0f} MiB",
                              f"{row['bytes_per_infoset']:,.0f}", fmt_seconds(stats.median),
-                             f"{row['ns_per_history_pass']:.2f}", fmt_ratio(ratio_t),
-                             fmt_ratio(ratio_m)])
+                             f"{row['ns_per_history_pass']:.2f}",
+                             *((fmt_ratio(ratio_t), fmt_ratio(ratio_m)) if ref or name == "history"
+                               else ("-", "-"))])
             del tree
-    print_table("Public tree against history tree (CFR+, float64, alternating; warm)",
+    print_table(f"Public tree against history tree (CFR+, {options.precision}, alternating; warm)",
                 ["game", "tree", "threads", "build", "tree + solve", "bytes/infoset", "s/iteration",
                  "ns/history/pass", "time vs history", "memory vs history"], rows,
-                note="history-equivalent: the history tree's number of histories; ratios against "
-                     "the history tree on the same threads in this run")
+                note="history-equivalent: the history tree's number of histories (without a history "
+                     "row, the packaged known size); ratios against the history tree on the same "
+                     "threads in this run ('-': no history tree in this run)")
     return write_csv("public", csv_rows, info)
 
 
@@ -104,11 +147,16 @@ def main(argv=None):
                         help="which turn limits, e.g. 3 (default 1,2,3; --quick 1,2)")
     parser.add_argument("--trees", type=lambda s: tuple(s.split(",")),
                         default=("history", "public", "class walk"),
-                        help="which trees, of history, public, 'class walk' (comma-separated; the "
-                             "ratios need history)")
+                        help="which trees, of history, public, 'class walk', pieces (comma-separated; "
+                             "the ratios need history)")
+    parser.add_argument("--precision", choices=("float64", "float32"), default="float64",
+                        help="the solve's precision (turn limit 4 in pieces: float32, to fit 24 GiB)")
+    parser.add_argument("--pieces", type=int, default=COUNT_PARTS,
+                        help=f"parts of --trees pieces (default {COUNT_PARTS}, as coupsolve solve)")
     args = parser.parse_args(argv)
-    if "history" not in args.trees:
-        parser.error("--trees needs history: the ratios are against it")
+    unknown = set(args.trees) - {"history", "public", "class walk", "pieces"}
+    if unknown:
+        parser.error(f"--trees: unknown {sorted(unknown)}")
     args.repeats, args.block = (3, 0.5) if args.quick else (5, 2.0)
     info = machine_info()
     print(f"load average at start {load_average():.2f}")
