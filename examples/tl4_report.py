@@ -1,13 +1,14 @@
 """Turn limit 4: report strategies solved in pieces, and how the figures move as the horizon grows.
 
-Solve first (on 2 cores about an hour and a half each: count, build in pieces, solve; the run in one
-process peaked at 24.3 GiB, more than a 24 GiB machine holds: see the README):
+Solve first (on 2 cores about an hour and a half each: count, build in pieces, solve; the command
+peaks at about 20.3 GiB: see the README):
 
     coupsolve solve --turn-limit 4 --limit-payoff draw --precision float32 --threads 2 \\
         --target-exploitability 1e-3 --check-every 10 --out tl4_draw.npz
     coupsolve solve --turn-limit 4 --limit-payoff influence ... --out tl4_influence.npz
 
 then run: python examples/tl4_report.py tl4_draw.npz tl4_influence.npz [--games 50000] [--seed 0]
+(a report written before, ``examples/report/tl4_draw.json``, may stand for its strategy file).
 
 A strategy solved in pieces carries no tree, so its bluff and challenge rates are estimated from seeded
 self-play through the OpenSpiel game (95% intervals), not exact; the card choice is exact (read from the
@@ -130,13 +131,19 @@ def horizon(records):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("strategies", nargs="+", help="turn-limit-4 strategy files (coupsolve solve --out)")
+    parser.add_argument("strategies", nargs="+",
+                        help="turn-limit-4 strategy files (coupsolve solve --out), or reports this "
+                             "script wrote (report/tl4_<payoff>.json) to reuse")
     parser.add_argument("--games", type=int, default=50_000, help="self-play games per strategy")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     records = {}
     for path in args.strategies:
-        record = report_one(path, args.games, args.seed)
+        if path.endswith(".json"):  # a report written before: horizon.md again, no games replayed
+            with open(path) as f:
+                record = json.load(f)
+        else:
+            record = report_one(path, args.games, args.seed)
         records[record["limit_payoff"]] = record
     horizon(records)
     print(f"wrote {os.path.join(OUT, 'horizon.md')}")
