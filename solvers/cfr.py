@@ -182,7 +182,7 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         interrupted = True
     if checkpoint is not None:
         interrupted = solver.save(checkpoint) or interrupted  # Ctrl-C is held while it writes
-    return solver.result(interrupted)
+    return solver.result(interrupted, last=True)  # the solver goes with this call
 
 
 def _next_multiple(done, every):

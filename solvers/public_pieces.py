@@ -187,6 +187,16 @@ class PiecesRep(PartsRep):
         """The current policy, in the solve's precision (a new array)."""
         return self.held["sigma"].copy()
 
+    def hand_over(self):
+        """``(average, current)``: the policies made in the solve's own arrays, the average
+        normalised in place of its weights (turn limit 4 of Coup at float32: 2.2 GiB not allocated
+        at the solve's end). The solve cannot go on (:meth:`solvers.Solver.result` with ``last``)."""
+        t, held = self.game_tree, self.held
+        normalize_average(held["cumulative"], t.infoset_offset, t.infoset_num_actions,
+                          held["cumulative"])
+        self.held = {}
+        return held["cumulative"], held["sigma"]
+
     def get_state(self):
         """The regrets, average weights and strategy: the solve's own arrays, not copies (a
         checkpoint writes them before the next iteration)."""
@@ -203,11 +213,13 @@ class PiecesRep(PartsRep):
 def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64", predictive=False):
     """Working memory (bytes, int) of :class:`PiecesRep`'s solve of pieces of ``num_actions`` actions
     in all, whose trunk and largest part have ``(entries, actions)`` ``trunk`` and ``largest``: the
-    per-action state (three arrays) and the two policies a result copies out, in the solve's
-    precision; the trunk's pass buffers and the largest part's, which every part shares."""
+    per-action state (three arrays, in the solve's precision, of which :func:`solvers.solve`'s
+    result makes its policies: :meth:`PiecesRep.hand_over`; a result made mid-solve copies them, two
+    arrays more), the exploitability check's best actions (two int32 per information set, within 4
+    bytes per action), and the trunk's pass buffers and the largest part's, which every part shares."""
     real = 4 if precision == "float32" else 8
     pred = 1 if predictive else 0
-    return real * 5 * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
+    return (3 * real + 4) * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
                                              for e, a in (trunk, largest))
 
 

@@ -132,6 +132,7 @@ class Solver:
         self.seconds = 0.0  # in step(), excluding evaluations
         self._curve = []  # recorded (iteration, seconds, exploitability) points
         self._last = None  # (iteration, exploitability, value of player 0)
+        self._spent = False  # the state went to a last result (result(last=True))
 
     @classmethod
     def load(cls, path, tree, *, algorithm=None, seed=None, **options):
@@ -196,6 +197,7 @@ class Solver:
             Seconds spent.
         """
         n = int_arg("n", n, 0)
+        self._check_not_spent()
         began = time.perf_counter()
         try:
             self._rep.iterate(n)
@@ -241,19 +243,31 @@ class Solver:
         (:func:`solvers.checkpoint.write_durably`); returns True if Ctrl-C came
         during it.
         """
+        self._check_not_spent()
         curve = tuple(zip(*self._curve)) if self._curve else ((), (), ())
         return save_checkpoint(path, self.tree, self.spec.name, self.seed, self.iterations,
                         self.seconds, self._rep.get_state(), curve)
 
-    def result(self, interrupted=False):
+    def result(self, interrupted=False, *, last=False):
         """A :class:`~solvers.SolveResult`: the policies, the curve ending at the current iteration.
 
         Parameters
         ----------
         interrupted : bool
             Recorded in the result (:func:`solvers.solve` sets it after Ctrl-C).
+        last : bool
+            The solve ends here (:func:`solvers.solve` passes True after its last checkpoint): a
+            representation that can (``hand_over``: pieces) makes the policies out of its own
+            arrays instead of copies; the solver cannot step or save after it, whatever its
+            representation.
         """
         value, ev0 = self.evaluate()
+        hand_over = getattr(self._rep, "hand_over", None) if last else None
+        self._spent = self._spent or bool(last)
+        if hand_over is not None:
+            average, current = hand_over()
+        else:
+            average, current = self.average_policy(), self.current_policy()
         done = self.iterations
         curve = list(self._curve)
         if not curve or curve[-1][0] != done:
@@ -261,7 +275,7 @@ class Solver:
         tree = self.tree
         return SolveResult(
             game_id=tree.game_id, algorithm=self.spec.name, iterations=done, seed=self.seed,
-            average_policy=self.average_policy(), current_policy=self.current_policy(),
+            average_policy=average, current_policy=current,
             curve_iterations=np.array([p[0] for p in curve], np.int64),
             curve_seconds=np.array([p[1] for p in curve], np.float64),
             curve_exploitability=np.array([p[2] for p in curve], np.float64),
@@ -270,6 +284,11 @@ class Solver:
             infoset_actions=_read_only(tree.infoset_actions),
             seconds=self.seconds, options=dict(self.options), interrupted=bool(interrupted),
             tree=tree)
+
+    def _check_not_spent(self):
+        if self._spent:
+            raise RuntimeError("this solver gave its state to its last result (result(last=True)); "
+                               "resume its checkpoint to go on")
 
     def __repr__(self):
         return (f"Solver({self.tree!r}, {self.spec.name!r}, iterations={self.iterations}, "

@@ -79,12 +79,33 @@ def test_the_estimate_is_the_buffers_a_solve_holds(leduc):
             a = getattr(r.state, name)
             base = a if a.base is None else a.base
             held[id(base)] = base.nbytes
-    real = np.dtype(precision).itemsize
-    # the buffers, and the two policies a result copies out
+    # the buffers, and the exploitability check's best actions (4 bytes an action; a solve's
+    # result makes its policies of the buffers: test_a_solve_hands_its_state_to_its_result)
     assert PiecesRep.estimate_bytes(pieces, spec, precision, "alternating", 1) == \
-        sum(held.values()) + 2 * real * pieces.num_actions
+        sum(held.values()) + 4 * pieces.num_actions
     whole = PublicTreeRep.estimate_bytes(public, spec, precision, "alternating", 1)
     assert sum(held.values()) < whole
+
+
+def test_a_solve_hands_its_state_to_its_result(leduc):
+    """``solvers.solve``'s result on pieces is made of the solver's own arrays (no copies), equal to
+    the policies a result made mid-solve copies out; the solver cannot go on after it."""
+    _, pieces, _ = leduc
+    s = Solver(pieces, "cfr+")
+    s.step(6)
+    copied = s.result()
+    held = dict(s.representation.held)
+    last = s.result(last=True)
+    assert last.average_policy is held["cumulative"] and last.current_policy is held["sigma"]
+    assert np.array_equal(last.average_policy, copied.average_policy)
+    assert np.array_equal(last.current_policy, copied.current_policy)
+    assert last.exploitability == copied.exploitability
+    for go_on in (lambda: s.step(1), lambda: s.save("never-written.npz")):
+        with pytest.raises(RuntimeError, match="gave its state to its last result"):
+            go_on()
+    assert not os.path.exists("never-written.npz")
+    whole = solvers.solve(pieces, iterations=6, progress=False)
+    assert np.array_equal(whole.average_policy, copied.average_policy)
 
 
 def test_inconsistent_pieces_are_refused(leduc):
