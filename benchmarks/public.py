@@ -18,6 +18,7 @@ known size, with no ratios.
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 from coupsolve.cli_public import COUNT_PARTS
@@ -108,6 +109,7 @@ def run(turn_limits, options, info):
                     tree, solver.spec, options.precision, "alternating", threads)
                 stats, k, first = time_blocks(solver, options.repeats, options.block)
                 del solver
+                gc.collect()  # a solve's state kept by cycles goes before the next one is made
                 key = (threads,)
                 ref = base.get(key)
                 row = dict(turn_limit=tl, representation=name, threads=threads,

@@ -192,8 +192,18 @@ class _Local:
         self._runner = runner
 
     def __getattr__(self, name):
-        method = getattr(self._runner, name)
-        return type("_Method", (), {"remote": staticmethod(method)})
+        return _Remote(getattr(self._runner, name))
+
+
+class _Remote:
+    """``method.remote(...)`` calls ``method``. An instance, not a class made per call: a class is in
+    a reference cycle, so it kept its runner and that runner's slices of the solve's state (3.2 GiB
+    at turn limit 4) alive after the solver until the garbage collector ran."""
+
+    __slots__ = ("remote",)
+
+    def __init__(self, method):
+        self.remote = method
 
 
 def _identity(values):
