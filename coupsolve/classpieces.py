@@ -16,8 +16,10 @@ Numbering: the trunk's information sets and actions come first, then each part's
 roots (the whole walk numbers them level by level instead, so the ids differ from
 ``build_class_tree``'s; each piece's ``infosets`` and ``actions`` are slices of this numbering, which
 is what :class:`solvers.PublicPieces` takes). A matrix
-read by several pieces is copied into each, as ``split`` does. What is not kept: the entries' hands
-and the information sets' contexts (the public analysis reads them from a whole tree).
+read by several pieces is copied into each, as ``split`` does. Beside the pieces it keeps what the
+exact analysis reads (:mod:`coupsolve.piecesanalysis`): every piece's entries' hands (uint16, the
+trunk's leaves' are their parts' roots') and every information set's context (``tables.CTX_DTYPE``),
+6 bytes an entry-and-context more (turn limit 4: 1.9 GiB).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from solvers.public_split import Piece, _matrices, check_bounds
 
 from . import classbuild as B
 from . import classwalk_children as CC
+from . import engine as E
 from .classcount import _bounds, _part_level, _part_out
 from .rules import Rules
 
@@ -54,6 +57,8 @@ class ClassPieces(NamedTuple):
     bounds: np.ndarray  # int64: each part's first node among the cut level's, then their number
     infoset_hash: np.ndarray  # uint64, per information set
     infoset_actions: np.ndarray  # int32, per action
+    infoset_context: np.ndarray  # CTX_DTYPE, per information set
+    entry_hand: list  # uint16 arrays: per piece (the trunk's, then the parts'), per entry
 
     @property
     def num_infosets(self):
@@ -95,8 +100,9 @@ class PiecesPlan(NamedTuple):
     def tree_bytes(self) -> int:
         """Bytes of the pieces, their information-set table and keys: the tree's layout, with the
         cut level's nodes and entries held twice (the trunk's leaves, the parts' roots), a matrix
-        read by several pieces copied into each, and per information set 21 bytes of table and key
-        beside a piece's 17."""
+        read by several pieces copied into each, per information set 21 bytes of table and key
+        beside a piece's 17, and the analysis's hands (2 bytes an entry) and contexts (4 bytes an
+        information set)."""
         s, d = self.size, self.depth
         # the parts' matrices, copies included, are nearly all (turn limit 4: 114.6 million cells
         # against 114.4 in the whole tree); the trunk's terminals are few
@@ -106,7 +112,8 @@ class PiecesPlan(NamedTuple):
                                            s.entries + int(s.level_entries[d]), 0, 0, s.infosets,
                                            s.actions, 0)
                 + sparse_bytes(cells, s.row_entries - s.matrices, mats)
-                + (1 + 4 + 8 + 8) * s.infosets)
+                + (1 + 4 + 8 + 8 + _CTX_BYTES) * s.infosets
+                + _HAND_BYTES * (s.entries + int(s.level_entries[d])))
 
     def solve_bytes(self, precision="float64", predictive=False) -> int:
         """:func:`solvers.public_pieces.estimate_pieces_solve_bytes` of these pieces."""
@@ -120,24 +127,45 @@ class PiecesPlan(NamedTuple):
         return max(B.level_walk_bytes(s.level_nodes[:d + 1], s.level_entries[:d + 1]),
                    self.workers * max(q.work_bytes for q in s.parts))
 
+    def analysis_bytes(self, precision="float64") -> int:
+        """Beside the pieces, their exact analysis after a solve (:mod:`coupsolve.piecesanalysis`):
+        the solve's two policies, and five float64 arrays per entry of the largest part and nine of
+        the trunk (its own four values, reach, and its leaves' four values)."""
+        real = 4 if precision == "float32" else 8
+        largest = max(q.entries for q in self.size.parts)
+        return 2 * real * self.size.actions + 8 * (5 * largest + 9 * self._trunk()[0])
+
     def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """The pieces, and the larger of their build's walks and a solve."""
-        return self.tree_bytes() + max(self.build_bytes(), self.solve_bytes(precision, predictive))
+        """The pieces, and the largest of their build's walks, a solve and the analysis after it."""
+        return self.tree_bytes() + max(self.build_bytes(), self.solve_bytes(precision, predictive),
+                                       self.analysis_bytes(precision))
+
+    def record(self) -> dict:
+        """Where the tree was cut and what its rebuild needs, for a strategy file's options
+        (``coupsolve analyse`` rebuilds the pieces from it, with no count)."""
+        return {"depth": int(self.depth), "bounds": [int(b) for b in self.bounds],
+                "tree_bytes": self.tree_bytes(), "build_bytes": self.build_bytes(),
+                "analysis_bytes": self.analysis_bytes("float64")}
 
     def describe(self) -> str:
         return (f"in pieces: cut at level {self.depth} into a trunk and {len(self.bounds) - 1} parts "
                 f"({self.workers} walked at a time); {format_bytes(self.tree_bytes())} of pieces")
 
 
+_HAND_BYTES, _CTX_BYTES = np.dtype(np.uint16).itemsize, np.dtype(E.CTX_DTYPE).itemsize
+
+
 def _arrays(O, G, level_nodes):
     """The written arrays of a walk's output ``O`` (:func:`coupsolve.classbuild.written`): copies of
-    the :class:`~solvers.public.PublicFlat` fields but the matrices (``a``), of the keys and of the
-    action ids, and every matrix the walk held (``mats``, views: :func:`_piece` copies those it
-    keeps)."""
+    the :class:`~solvers.public.PublicFlat` fields but the matrices, and of the hands (``a``), the
+    keys, action ids and contexts (``extra``), and every matrix the walk held (``mats``, views:
+    :func:`_piece` copies those it keeps)."""
     w = B.written(O, G, level_nodes)
     mats = SimpleNamespace(**{k: w.pop(k) for k in _MATRIX_FIELDS})
-    a = {k: w[k].copy() for k in PublicFlat._fields if k in w}
-    return a, mats, w["infoset_hash"].copy(), w["infoset_actions"].copy()
+    a = {k: w[k].copy() for k in PublicFlat._fields + ("entry_hand",) if k in w}
+    extra = SimpleNamespace(**{k: w[k].copy() for k in ("infoset_hash", "infoset_actions",
+                                                        "infoset_context")})
+    return a, mats, extra
 
 
 _MATRIX_FIELDS = ("matrix_start", "matrix_rowp", "matrix_cols", "row_ptr", "cell_col", "matrix_data")
@@ -146,7 +174,7 @@ _MATRIX_FIELDS = ("matrix_start", "matrix_rowp", "matrix_cols", "row_ptr", "cell
 def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
     """A :class:`Piece` of the arrays ``a`` keeping only the matrices its terminals read (``cut``: the
     last level's nodes are leaves, whatever their kind, as :func:`solvers.public_split.split` has
-    them)."""
+    them), and its entries' hands."""
     term = a["node_kind"] == TERMINAL
     a["child_start"] = np.where(term, -1, a["child_start"])
     if cut:
@@ -154,23 +182,24 @@ def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
     _matrices(mats, a, term)
     flat = PublicFlat(**{k: flat_array(k, a[k]) for k in PublicFlat._fields})
     ni, na = flat.infoset_player.shape[0], int(flat.infoset_num_actions.sum())
-    return Piece(flat, slice(infoset0, infoset0 + ni), slice(action0, action0 + na), roots, levels)
+    return (Piece(flat, slice(infoset0, infoset0 + ni), slice(action0, action0 + na), roots, levels),
+            a["entry_hand"])
 
 
 def _trunk(O, G, cur, n, level_nodes, roots):
     """The trunk: the levels walked, and level ``d``'s ``n`` nodes (``cur``) as its leaves, whose
-    kinds, players and payoffs the parts fill in. Returns ``(arrays, matrices, keys, actions)``."""
-    a, mats, keys, acts = _arrays(O, G, level_nodes)
+    kinds, players, payoffs and hands the parts fill in. Returns ``(arrays, matrices, extra)``."""
+    a, mats, extra = _arrays(O, G, level_nodes)
     e0, ne = int(a["entry_start"][-1]), int(cur.elo[n])
     grow = dict(node_kind=np.zeros(n), node_player=np.full(n, -1), child_start=np.full(n, -1),
                 num_children=np.zeros(n), num_entries0=cur.ne0[:n], term_matrix=np.full(n, -1),
                 term_scale=np.zeros(n), entry_parent=cur.e_par[:ne], entry_slot=cur.e_slot[:ne],
-                entry_ref=np.full(ne, -1))
-    for k, extra in grow.items():
-        a[k] = np.concatenate((a[k], np.asarray(extra, a[k].dtype)))
+                entry_ref=np.full(ne, -1), entry_hand=np.zeros(ne))
+    for k, more in grow.items():
+        a[k] = np.concatenate((a[k], np.asarray(more, a[k].dtype)))
     a["entry_start"] = np.concatenate((a["entry_start"][:-1], e0 + cur.elo[:n + 1]))
     a["level_start"] = np.concatenate((a["level_start"], [a["level_start"][-1] + n]))
-    return a, mats, keys, acts
+    return a, mats, extra
 
 
 @releases_free_memory
@@ -191,7 +220,8 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
     if len(ln) < depth or not n:
         raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
     e0 = int(G[CC.G_ENTRIES])
-    a, tmats, keys, acts = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
+    a, tmats, extra = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
+    leaf_entries = len(a["entry_hand"]) - int(cur.elo[n])
     cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
     stop, local, walked = threading.Event(), threading.local(), {}
 
@@ -207,29 +237,34 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
             while todo:
                 done, todo = wait(todo, return_when=FIRST_COMPLETED)
                 for f in done:
-                    k, lo, hi, (piece, leaves, pkeys, pacts) = f.result()
+                    k, lo, hi, (piece, leaves, pextra) = f.result()
                     for name, v in leaves.items():  # the trunk's leaves: the part's roots
                         a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
-                    walked[k] = (piece, pkeys, pacts)
+                    a["entry_hand"][leaf_entries + int(cur.elo[lo]):
+                                    leaf_entries + int(cur.elo[hi])] = piece[1][:cur.elo[hi] - cur.elo[lo]]
+                    walked[k] = (piece, pextra)
                     if progress is not None:
                         progress("parts below level %d" % depth, len(walked), len(cuts) - 1)
         except BaseException:
             stop.set()
             raise
-    trunk = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
-    out, all_keys, all_acts = [], [keys], [acts]
-    infoset0, action0 = keys.shape[0], acts.shape[0]
+    trunk, trunk_hand = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
+    out, extras, hands = [], [extra], [trunk_hand]
+    infoset0, action0 = extra.infoset_hash.shape[0], extra.infoset_actions.shape[0]
     for k in range(len(walked)):  # numbered in the order of their roots
-        piece, pkeys, pacts = walked.pop(k)
-        out.append(piece._replace(infosets=slice(infoset0, infoset0 + pkeys.shape[0]),
-                                  actions=slice(action0, action0 + pacts.shape[0])))
-        infoset0, action0 = infoset0 + pkeys.shape[0], action0 + pacts.shape[0]
-        all_keys.append(pkeys)
-        all_acts.append(pacts)
+        (piece, hand), pextra = walked.pop(k)
+        ni, na = pextra.infoset_hash.shape[0], pextra.infoset_actions.shape[0]
+        out.append(piece._replace(infosets=slice(infoset0, infoset0 + ni),
+                                  actions=slice(action0, action0 + na)))
+        infoset0, action0 = infoset0 + ni, action0 + na
+        extras.append(pextra)
+        hands.append(hand)
     out = _even_levels(out)
-    keys = np.concatenate(all_keys)
-    B._check_keys(keys)
-    return ClassPieces(rules, trunk, out, cuts, keys, np.concatenate(all_acts))
+    cat = {k: np.concatenate([getattr(x, k) for x in extras]) for k in vars(extra)}
+    del extras
+    B._check_keys(cat["infoset_hash"])
+    return ClassPieces(rules, trunk, out, cuts, cat["infoset_hash"], cat["infoset_actions"],
+                       cat["infoset_context"], hands)
 
 
 class _Walker:
@@ -246,7 +281,7 @@ class _Walker:
 
     def walk(self, lo, hi):
         """The part of the cut level's nodes ``lo .. hi - 1``: ``(piece, its roots' kinds, players
-        and payoffs, keys, action ids)``; the piece's ids are numbered later."""
+        and payoffs, its keys, action ids and contexts)``; the piece's ids are numbered later."""
         level = _part_level(self.cur, lo, hi)
         Q, n0, c0, r0 = _part_out(self.O, level, fill=True)
         H = np.zeros(CC.NG, np.int64)
@@ -254,10 +289,10 @@ class _Walker:
         _, _, self.S, Q, pln, _, _, _ = B._levels(self.P, level, hi - lo, Q, self.S, H, True,
                                                   self._check, first=self.depth)
         self.stamp = int(H[CC.G_STAMP])
-        pa, pmats, pkeys, pacts = _arrays(Q, H, pln)
+        pa, pmats, pextra = _arrays(Q, H, pln)
         roots = (self.e0 + int(self.cur.elo[lo]), self.e0 + int(self.cur.elo[hi]))
         leaves = {k: pa[k][:hi - lo].copy() for k in ("node_kind", "node_player", "term_scale")}
-        return _piece(pa, pmats, roots, len(pln), 0, 0), leaves, pkeys, pacts
+        return _piece(pa, pmats, roots, len(pln), 0, 0), leaves, pextra
 
 
 def _even_levels(parts):

@@ -277,7 +277,7 @@ def cmd_solve(args) -> int:
     from solvers.memory import release_free_memory
 
     from .cli_report import present, title
-    from .cli_strategy import PIECES_GAMES, analyse_any, analyse_pieces
+    from .cli_strategy import analyse_any, analyse_exactly_in_pieces
 
     check_outputs(args)
     rules = rules_of(args)
@@ -304,8 +304,9 @@ def cmd_solve(args) -> int:
         result = _solve(solvers, tree, args, iterations, target, checkpoint, backend)
     if builder is not None:  # which tree analyse and play rebuild (cli_strategy.load_strategy)
         result.options = {**result.options, "tree_builder": builder}
-    if builder == "classpieces":  # no tree is rebuilt: the keys go with the strategy
-        result.infoset_hash = coup_tree.infoset_hash
+    if builder == "classpieces":  # no tree is rebuilt to play: the keys go with the strategy, and
+        result.infoset_hash = coup_tree.infoset_hash  # where it was cut, to rebuild it to analyse
+        result.options = {**result.options, "pieces": size.record()}
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)
@@ -315,10 +316,11 @@ def cmd_solve(args) -> int:
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     infosets = tree.num_infosets
-    if builder == "classpieces":  # the analysis reads the keys: the pieces (13.6 GiB at turn
-        result.tree = tree = coup_tree = None  # limit 4) are let go before it
+    if builder == "classpieces":  # on the pieces, once the solver's state is let go
+        result.tree = None
         release_free_memory()
-        analysis = analyse_pieces(rules, result, PIECES_GAMES, args.seed, human)
+        analysis = analyse_exactly_in_pieces(tree, coup_tree, result, human)
+        tree = coup_tree = None
     else:
         print("analysing the strategy ...", file=human, flush=True)
         analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})

@@ -126,25 +126,73 @@ def _pieces_result(path, result):
     return result
 
 
-#: Self-play games behind the estimated analysis of a strategy solved in pieces, in ``solve``.
-PIECES_GAMES = 2000
-
-
-def analyse_pieces(rules, result, games, seed, out=None):
+def analyse_pieces(rules, result, games, seed, why, out=None):
     """The analysis of a strategy solved in pieces, estimated from ``games`` seeded self-play games
-    with intervals (:func:`coupsolve.sampled_analysis.sampled_analysis`): the exact analysis reads
-    each entry's hand and each information set's context, which pieces do not keep yet."""
+    with intervals (:func:`coupsolve.sampled_analysis.sampled_analysis`), when its pieces are not
+    rebuilt (``why``) for the exact one."""
     from .cli_report import title
     from .game import load_game
     from .publicpolicy import PublicTreePolicy
     from .sampled_analysis import sampled_analysis
 
-    print(f"a strategy solved in pieces: its analysis is estimated from {games:,} self-play games "
-          f"(seed {seed}; the exact analysis of pieces is not built yet) ...", file=out or sys.stdout,
-          flush=True)
+    print(f"a strategy solved in pieces, {why}: its analysis is estimated from {games:,} self-play "
+          f"games (seed {seed}) ...", file=out or sys.stdout, flush=True)
     game = load_game(rules)
     return sampled_analysis(game, PublicTreePolicy.of_result(game, rules, result), games=games,
                             seed=seed, meta={"title": title(rules, result)})
+
+
+def analyse_exactly_in_pieces(tree, built, result, out=None):
+    """The exact analysis (:func:`coupsolve.piecesanalysis.analyse_pieces_exact`) of ``result``'s
+    average policy on the pieces it was solved on, with progress."""
+    from .cli_public import _every
+    from .cli_report import title
+    from .piecesanalysis import analyse_pieces_exact
+
+    out = out or sys.stdout
+    print(f"analysing the strategy exactly on its {len(tree.parts) + 1} pieces ...", file=out,
+          flush=True)
+    report = _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
+                                                          file=out, flush=True))
+    return analyse_pieces_exact(tree, built, result.average_policy,
+                                meta={"title": title(built.rules, result)}, progress=report)
+
+
+def rebuild_pieces(path, rules, result):
+    """``(PublicPieces, ClassPieces)`` of a strategy solved in pieces, rebuilt where its file says its
+    tree was cut and checked against its digest and keys; or ``(None, why not)`` when the file does
+    not say or the rebuild and analysis would not fit in the memory available."""
+    import solvers
+    from solvers.memory import available_bytes
+
+    from .classpieces import build_class_pieces
+    from .cli_public import _every, _fmt
+    from .couptree import rules_game_id
+
+    cut = result.options.get("pieces")
+    if not cut:
+        return None, ("whose file does not say where its tree was cut (it was saved before strategy "
+                      "files recorded it)")
+    need = cut["tree_bytes"] + max(cut["build_bytes"], cut["analysis_bytes"])
+    budget = available_bytes()
+    if budget is not None and need > budget:
+        return None, (f"whose rebuild and exact analysis need about {_fmt(need)}, more than the "
+                      f"{_fmt(budget)} available")
+    workers = max(1, min(os.cpu_count() or 1, 2))
+    print(f"rebuilding the public tree of {rules} in {len(cut['bounds']) - 1} pieces by the class "
+          f"walk, {workers} at a time (about {_fmt(need)}; Ctrl-C stops) ...", flush=True)
+    report = _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
+                                                          flush=True))
+    built = build_class_pieces(rules, cut["depth"], bounds=np.array(cut["bounds"], np.int64),
+                               workers=workers, progress=report)
+    tree = solvers.PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
+    try:
+        solvers.SolveResult.load(path, tree=tree)
+    except ValueError as e:
+        raise CliError(f"{path} does not fit the pieces of the rules it records: {e}") from None
+    if not np.array_equal(built.infoset_hash, result.infoset_hash):
+        raise CliError(f"{path}: its information sets' keys differ from the rebuilt pieces'")
+    return (tree, built._replace(trunk=None, parts=[])), None
 
 
 def analyse_any(coup_tree, policy, meta=None):
@@ -175,8 +223,14 @@ def cmd_analyse(args) -> int:
         present_sampled(rules, solver, meta, args, human)
         return 0
     rules, coup_tree, result = load_strategy(args.strategy)
-    if coup_tree is None:
-        analysis = analyse_pieces(rules, result, args.games, args.seed)
+    if coup_tree is None:  # solved in pieces: rebuilt for the exact analysis, unless asked not to
+        pieces, why = (None, "as asked (--sampled)") if args.sampled else \
+            rebuild_pieces(args.strategy, rules, result)
+        if pieces is None:
+            analysis = analyse_pieces(rules, result, args.games, args.seed, why)
+        else:
+            analysis = analyse_exactly_in_pieces(*pieces, result)
+            del pieces
     else:
         print("analysing the strategy ...", flush=True)
         analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})

@@ -175,10 +175,15 @@ def _choices(coup_public, sigma, reach, cf, v, br):
 
 def _hand_values(coup_public, reach, cf, v, br):
     """Both seats' hands at the first turn, as :func:`coupsolve.analysis._hand_values`."""
+    return _hand_table(_hand_sums(coup_public, reach, cf, v, br, {0: {}, 1: {}}))
+
+
+def _hand_sums(coup_public, reach, cf, v, br, out):
+    """Add to ``out`` (``{seat: {hand: (probability, reach x value, reach x best-response
+    value)}}``) the entries of both seats at the first turn's decision nodes."""
     tree, ctx = coup_public.tree, coup_public.infoset_context
     turn1 = (context_field(ctx, E.CTX_PHASE) == E.PH_TURN) & (context_field(ctx, E.CTX_TURN) == 1)
     nodes = np.unique(tree.infoset_node[turn1])
-    out = {0: {}, 1: {}}
     for s in nodes:
         for seat in (0, 1):
             for e in _entries(tree, int(s), seat):
@@ -188,6 +193,11 @@ def _hand_values(coup_public, reach, cf, v, br):
                 h = _hand_name(coup_public.entry_hand[e])
                 a, b, c = out[seat].get(h, (0.0, 0.0, 0.0))
                 out[seat][h] = (a + p, b + reach[e] * v[e], c + reach[e] * br[seat][e])
+    return out
+
+
+def _hand_table(out):
+    """``(hand_value, hand_best_response)`` of :func:`_hand_sums`' totals."""
     return ({seat: {h: (p, pv / p) for h, (p, pv, _) in hands.items()} for seat, hands in out.items()},
             {seat: {h: pb / p for h, (p, _, pb) in hands.items()} for seat, hands in out.items()})
 

@@ -16,7 +16,7 @@ from coupsolve.classpieces import PiecesPlan, build_class_pieces
 from solvers import PublicPieces
 from solvers.public import PublicFlat
 from solvers.public_pieces import PiecesRep
-from solvers.public_split import split
+from solvers.public_split import _ranges, split
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,7 @@ def test_pieces_equal_the_whole_tree_split(whole, depth, parts, workers):
     assert len(pieces.parts) == pieces.bounds.shape[0] - 1 <= parts
     trunk, cut = split(tree.tree, depth, parts, bounds=pieces.bounds)
     assert len(cut) == len(pieces.parts)
+    seen = []
     for mine, theirs in zip([pieces.trunk] + pieces.parts, [trunk] + cut):
         for name in PublicFlat._fields:
             np.testing.assert_array_equal(getattr(mine.flat, name), getattr(theirs.flat, name),
@@ -42,8 +43,24 @@ def test_pieces_equal_the_whole_tree_split(whole, depth, parts, workers):
                                       tree.infoset_hash[theirs.infosets])
         np.testing.assert_array_equal(pieces.infoset_actions[mine.actions],
                                       tree.tree.infoset_actions[theirs.actions])
+        np.testing.assert_array_equal(pieces.infoset_context[mine.infosets],
+                                      tree.infoset_context[theirs.infosets])
+        np.testing.assert_array_equal(pieces.entry_hand[len(seen)], 
+                                      whole_hands(tree, depth, pieces.bounds, len(seen)))
+        seen.append(mine)
     assert pieces.num_infosets == tree.tree.num_infosets
     assert pieces.num_actions == tree.tree.num_actions
+
+
+def whole_hands(tree, depth, bounds, k):
+    """The whole tree's hands of the entries of piece ``k`` of ``split`` (0 the trunk: its levels
+    down to its leaves; part ``k - 1``: its levels from its roots, :func:`solvers.public_split._ranges`)."""
+    f, es = tree.tree.flat, tree.tree.flat.entry_start
+    base = int(f.level_start[depth])
+    if k == 0:
+        return tree.entry_hand[:int(es[f.level_start[depth + 1]])]
+    ranges = _ranges(f, base + bounds[k - 1], base + bounds[k], f.level_start.shape[0] - 2 - depth)
+    return np.concatenate([tree.entry_hand[es[a]:es[b]] for a, b in ranges])
 
 
 def test_a_plan_from_a_count_by_parts_builds_its_pieces_in_the_memory_it_says(whole):
@@ -54,7 +71,8 @@ def test_a_plan_from_a_count_by_parts_builds_its_pieces_in_the_memory_it_says(wh
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers)
     np.testing.assert_array_equal(built.bounds, plan.bounds)
     pieces = PublicPieces("tl2", built.trunk, built.parts, built.infoset_actions)
-    held = pieces.nbytes + built.infoset_hash.nbytes
+    held = (pieces.nbytes + built.infoset_hash.nbytes + built.infoset_context.nbytes
+            + sum(h.nbytes for h in built.entry_hand))
     assert held <= plan.tree_bytes() <= 1.15 * held
     spec = solvers.ALGORITHMS["pcfr+"]
     assert plan.solve_bytes("float32", True) == \

@@ -1,7 +1,9 @@
 """``coupsolve solve`` on the public tree built in pieces (``--representation pieces``, and what
 ``auto`` falls back to when the whole public tree does not fit), and its strategy file, which
-``analyse`` and ``play`` read with no tree at all (it carries its information sets' keys)."""
+``play`` and ``analyse --sampled`` read with no tree at all (it carries its information sets' keys),
+and ``analyse`` rebuilds the pieces of for the exact analysis (it records where the tree was cut)."""
 
+import contextlib
 import importlib
 import io
 import json
@@ -14,6 +16,7 @@ import coupsolve
 import solvers
 from coupsolve.cli import main
 from test_cli_reports import _run
+from test_public_analysis import _close
 
 pytestmark = pytest.mark.xdist_group("ray")  # beside test_cli_public: one compile of the class walk
 
@@ -31,15 +34,25 @@ def _no_build(monkeypatch):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """The same solve on the whole public tree and in pieces."""
+    """The same solve on the whole public tree and in pieces, and the analyses ``solve`` printed."""
     folder = tmp_path_factory.mktemp("pieces")
     out = {}
     for name, how in (("whole", ["--representation", "public"]), ("pieces", PIECES)):
         path = folder / f"{name}.npz"
-        assert main(["solve", *TL, *how, "--iterations", "40", "--out", str(path),
-                     "--no-progress"]) == 0
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            assert main(["solve", *TL, *how, "--iterations", "40", "--out", str(path),
+                         "--no-progress", "--json", "-"]) == 0
         out[name] = solvers.SolveResult.load(path), path
+        out[name + " analysis"] = json.loads(printed.getvalue().strip().splitlines()[-1])["analysis"]
     return out
+
+
+def _same_analysis(mine, theirs):
+    mine, theirs = dict(mine), dict(theirs)
+    for data in (mine, theirs):
+        data.pop("meta")
+    _close(mine, theirs)
 
 
 def test_pieces_give_the_whole_trees_strategy(files, capsys):
@@ -60,12 +73,40 @@ def test_pieces_give_the_whole_trees_strategy(files, capsys):
     assert pieces.exploitability == pytest.approx(whole.exploitability, abs=1e-12)
 
 
-def test_analyse_and_play_read_a_pieces_strategy_with_no_tree(files, capsys, monkeypatch):
+def test_solve_and_analyse_give_the_exact_analysis_of_pieces(files, capsys):
+    """The analysis ``solve`` prints in pieces, and ``analyse`` prints after rebuilding them, are the
+    whole public tree's (the policies are the same, in another numbering)."""
+    whole, pieces = files["whole analysis"], files["pieces analysis"]
+    _same_analysis(pieces, whole)
+    assert "games" not in pieces  # exact, not estimated
+    code, out, err = _run(["analyse", str(files["pieces"][1]), "--json"], capsys)
+    assert code == 0, err
+    assert "rebuilding the public tree" in out and "analysing the strategy exactly on its 3 pieces" in out
+    _same_analysis(json.loads(out.strip().splitlines()[-1])["analysis"], whole)
+
+
+def test_a_pieces_file_that_does_not_say_where_it_was_cut_is_estimated(files, tmp_path, capsys,
+                                                                       monkeypatch):
     _, path = files["pieces"]
     _no_build(monkeypatch)
-    code, out, err = _run(["analyse", str(path), "--games", "300", "--seed", "4", "--json"], capsys)
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["__metadata__"]))
+    del meta["options"]["pieces"]
+    arrays["__metadata__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "old.npz", **arrays)
+    code, out, err = _run(["analyse", str(tmp_path / "old.npz"), "--games", "50"], capsys)
     assert code == 0, err
-    assert "estimated from 300 self-play games" in out
+    assert "does not say where its tree was cut" in out and "estimated from 50 self-play games" in out
+
+
+def test_analyse_sampled_and_play_read_a_pieces_strategy_with_no_tree(files, capsys, monkeypatch):
+    _, path = files["pieces"]
+    _no_build(monkeypatch)
+    code, out, err = _run(["analyse", str(path), "--sampled", "--games", "300", "--seed", "4",
+                           "--json"], capsys)
+    assert code == 0, err
+    assert "as asked (--sampled)" in out and "estimated from 300 self-play games" in out
     data = json.loads(out.strip().splitlines()[-1])["analysis"]
     assert (data["games"], data["seed"]) == (300, 4)
     made = [r["made"] for r in data["claims"] if r["made"]["events"] > 0]

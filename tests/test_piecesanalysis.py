@@ -1,0 +1,83 @@
+"""The exact analysis of a strategy solved in pieces equals the whole public tree's analysis.
+
+:func:`coupsolve.piecesanalysis.analyse_pieces_exact` walks the trunk and the parts apart; every figure
+(claims by turn and by influence, the card choice and its two values, the starting hands and their two
+values, the game value) must equal :func:`coupsolve.publicanalysis.analyse_public` on the whole class
+walk's tree (itself checked against the history analysis in ``test_public_analysis.py``) to 1e-9, for
+a random policy (every claim is made, bluffed and caught) and a solved one, whether the cut is above or
+below the first turn.
+"""
+
+import numpy as np
+import pytest
+
+import coupsolve
+from coupsolve.classbuild import build_class_tree
+from coupsolve.classpieces import build_class_pieces
+from coupsolve.piecesanalysis import analyse_pieces_exact
+from coupsolve.publicanalysis import analyse_public
+from solvers import PublicPieces, Solver
+from test_public_analysis import _close, _random_policy
+
+
+def _to_pieces(built, whole):
+    """The positions, in the whole tree's per-action arrays, of the pieces' actions (matched by the
+    information sets' keys; the actions of an information set are in the same order in both)."""
+    t = whole.tree
+    where = {int(h): i for i, h in enumerate(whole.infoset_hash)}
+    J = np.array([where[int(h)] for h in built.infoset_hash])
+    n = t.infoset_num_actions[J]
+    starts = np.repeat(t.infoset_offset[J], n)
+    within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    out = starts + within
+    np.testing.assert_array_equal(t.infoset_actions[out], built.infoset_actions)
+    return out
+
+
+@pytest.fixture(scope="module", params=[(1, "draw"), (2, "influence")])
+def whole(request):
+    turn_limit, payoff = request.param
+    rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff=payoff)
+    return rules, build_class_tree(rules)
+
+
+def _first_turn_in_parts(built, pieces):
+    """Whether the first turn's decisions (some of them) are in the parts rather than the trunk."""
+    from coupsolve import engine as E
+    from coupsolve.context import context_field
+
+    ctx = built.infoset_context
+    turn1 = (context_field(ctx, E.CTX_PHASE) == E.PH_TURN) & (context_field(ctx, E.CTX_TURN) == 1)
+    return bool(turn1[pieces.trunk.infosets.stop:].any())
+
+
+@pytest.mark.parametrize("depth, parts, cut_below_turn1", [(2, 3, True), (6, 5, False)])
+def test_the_pieces_analysis_equals_the_whole_trees(whole, depth, parts, cut_below_turn1):
+    rules, public = whole
+    built = build_class_pieces(rules, depth, parts)
+    pieces = PublicPieces("coup", built.trunk, built.parts, built.infoset_actions)
+    assert _first_turn_in_parts(built, pieces) == cut_below_turn1
+    perm = _to_pieces(built, public)
+    solver = Solver(public.tree, "cfr+")
+    solver.step(10)
+    for policy in (_random_policy(public, depth), solver.average_policy()):
+        theirs = analyse_public(public, policy).to_dict()
+        seen = []
+        mine = analyse_pieces_exact(pieces, built, policy[perm], progress=lambda *a: seen.append(a))
+        _close(mine.to_dict(), theirs)
+        assert seen[-1] == ("analysing the parts", len(pieces.parts), len(pieces.parts))
+    # a float32 solve's policy is taken as it is
+    low = analyse_pieces_exact(pieces, built, policy[perm].astype(np.float32))
+    assert abs(low.game_value[0] - theirs["game_value"][0]) < 1e-5
+
+
+def test_the_pieces_analysis_refuses_what_it_cannot_read(whole):
+    rules, _ = whole
+    built = build_class_pieces(rules, 2, 2)
+    pieces = PublicPieces("coup", built.trunk, built.parts, built.infoset_actions)
+    with pytest.raises(ValueError, match="shape"):
+        analyse_pieces_exact(pieces, built, np.zeros(3))
+    with pytest.raises(ValueError, match="hands and contexts"):
+        analyse_pieces_exact(pieces, built._replace(entry_hand=[]), np.zeros(pieces.num_actions))
+    with pytest.raises(ValueError, match="PublicPieces"):
+        analyse_pieces_exact(built, built, np.zeros(pieces.num_actions))
