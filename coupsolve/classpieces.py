@@ -24,6 +24,7 @@ trunk's leaves' are their parts' roots') and every information set's context (``
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from types import SimpleNamespace
@@ -44,7 +45,7 @@ from . import engine as E
 from .classcount import _bounds, _part_level, _part_out
 from .rules import Rules
 
-__all__ = ["ClassPieces", "PiecesPlan", "build_class_pieces"]
+__all__ = ["ClassPieces", "PiecesPlan", "build_class_pieces", "spill_extras"]
 
 
 class ClassPieces(NamedTuple):
@@ -127,18 +128,28 @@ class PiecesPlan(NamedTuple):
         return max(B.level_walk_bytes(s.level_nodes[:d + 1], s.level_entries[:d + 1]),
                    self.workers * max(q.work_bytes for q in s.parts))
 
+    def extra_bytes(self) -> int:
+        """The analysis's hands and contexts (within :meth:`tree_bytes`), which a solve leaves on
+        disk (:func:`spill_extras`)."""
+        s = self.size
+        return _CTX_BYTES * s.infosets + _HAND_BYTES * (s.entries + int(s.level_entries[self.depth]))
+
     def analysis_bytes(self, precision="float64") -> int:
         """Beside the pieces, their exact analysis after a solve (:mod:`coupsolve.piecesanalysis`):
-        the solve's two policies, and five float64 arrays per entry of the largest part and nine of
-        the trunk (its own four values, reach, and its leaves' four values)."""
+        the solve's average policy, three float64 arrays per entry of the largest part (five when
+        the cut is above the first turn) and nine of the trunk (its own reach and four values, and
+        its leaves' four values)."""
         real = 4 if precision == "float32" else 8
         largest = max(q.entries for q in self.size.parts)
-        return 2 * real * self.size.actions + 8 * (5 * largest + 9 * self._trunk()[0])
+        return real * self.size.actions + 8 * (3 * largest + 9 * self._trunk()[0])
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """The pieces, and the largest of their build's walks, a solve and the analysis after it."""
-        return self.tree_bytes() + max(self.build_bytes(), self.solve_bytes(precision, predictive),
-                                       self.analysis_bytes(precision))
+        """The largest of: the pieces and their build's walks; the pieces but their hands and
+        contexts (on disk) and a solve; the pieces and the analysis after it."""
+        tree = self.tree_bytes()
+        return max(tree + self.build_bytes(),
+                   tree - self.extra_bytes() + self.solve_bytes(precision, predictive),
+                   tree + self.analysis_bytes(precision))
 
     def record(self) -> dict:
         """Where the tree was cut and what its rebuild needs, for a strategy file's options
@@ -293,6 +304,43 @@ class _Walker:
         roots = (self.e0 + int(self.cur.elo[lo]), self.e0 + int(self.cur.elo[hi]))
         leaves = {k: pa[k][:hi - lo].copy() for k in ("node_kind", "node_player", "term_scale")}
         return _piece(pa, pmats, roots, len(pln), 0, 0), leaves, pextra
+
+
+def spill_extras(built, folder=None):
+    """``built`` with its hands and contexts moved to disk: written to one file each in a temporary
+    folder under ``folder`` (the system's by default) and mapped back copy-on-write, so they take no
+    resident memory until the analysis reads them (turn limit 4: 1.9 GiB out of a solve's peak). The
+    files are unlinked at once (the mappings keep them until they go); where that is not allowed
+    they are removed with the folder at exit. A disk that cannot take them leaves ``built`` as it
+    was, with a warning."""
+    import atexit
+    import shutil
+    import tempfile
+    import warnings
+
+    from numpy.lib.format import open_memmap
+
+    where = tempfile.mkdtemp(prefix="coupsolve-pieces-", dir=folder)
+    try:
+        ends = np.cumsum([0] + [h.shape[0] for h in built.entry_hand])
+        out = open_memmap(os.path.join(where, "hands.npy"), "w+", np.uint16, (int(ends[-1]),))
+        for h, a in zip(built.entry_hand, ends[:-1]):
+            out[a:a + h.shape[0]] = h
+        out.flush()
+        del out
+        np.save(os.path.join(where, "contexts.npy"), built.infoset_context)
+        hands = np.asarray(np.load(os.path.join(where, "hands.npy"), mmap_mode="c"))
+        ctx = np.asarray(np.load(os.path.join(where, "contexts.npy"), mmap_mode="c"))
+    except OSError as e:
+        shutil.rmtree(where, ignore_errors=True)
+        warnings.warn(f"the pieces' hands and contexts stay in memory: {e}", stacklevel=2)
+        return built
+    try:
+        shutil.rmtree(where)
+    except OSError:
+        atexit.register(shutil.rmtree, where, True)
+    return built._replace(entry_hand=[hands[a:b] for a, b in zip(ends[:-1], ends[1:])],
+                          infoset_context=ctx)
 
 
 def _even_levels(parts):

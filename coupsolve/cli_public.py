@@ -188,7 +188,7 @@ def _build_pieces(rules, plan, out):
     """``(PublicPieces, ClassPieces)``: the public tree built in pieces as ``plan`` says."""
     from solvers import PublicPieces
 
-    from .classpieces import build_class_pieces
+    from .classpieces import build_class_pieces, spill_extras
     from .couptree import rules_game_id
 
     print(f"building the public tree in {len(plan.bounds) - 1} pieces by the class walk, "
@@ -198,4 +198,5 @@ def _build_pieces(rules, plan, out):
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers,
                                progress=report)
     tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
-    return tree, built._replace(trunk=None, parts=[])  # the pieces are the tree's alone
+    # the pieces are the tree's alone; the hands and contexts wait on disk for the analysis
+    return tree, spill_extras(built._replace(trunk=None, parts=[]))

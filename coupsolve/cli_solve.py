@@ -22,8 +22,11 @@ sets in different layouts); ``analyse`` and ``play`` rebuild that one (:mod:`cou
 When the whole public tree does not fit (turn limit 4), ``auto`` and ``public`` build it in pieces
 (:class:`~coupsolve.classpieces.PiecesPlan`, cut where the count by parts cut; ``--representation
 pieces`` asks for that directly, ``--pieces`` sets the number of parts): a trunk and parts held
-apart and solved that way (:class:`solvers.PublicPieces`). Its strategy file carries each information
-set's key (``SolveResult.infoset_hash``), so ``analyse`` and ``play`` read it without any tree.
+apart and solved that way (:class:`solvers.PublicPieces`), then analysed exactly on them
+(:mod:`coupsolve.piecesanalysis`). Its strategy file carries each information set's key
+(``SolveResult.infoset_hash``), so ``play`` (and ``analyse --sampled``) read it without any tree, and
+where the tree was cut (``options["pieces"]``: :meth:`~coupsolve.classpieces.PiecesPlan.record`), so
+``analyse`` rebuilds the pieces, with no count, for the exact analysis.
 """
 
 from __future__ import annotations
@@ -316,8 +319,8 @@ def cmd_solve(args) -> int:
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     infosets = tree.num_infosets
-    if builder == "classpieces":  # on the pieces, once the solver's state is let go
-        result.tree = None
+    if builder == "classpieces":  # on the pieces, once the solver's state and the saved current
+        result.tree = result.current_policy = None  # policy are let go
         release_free_memory()
         analysis = analyse_exactly_in_pieces(tree, coup_tree, result, human)
         tree = coup_tree = None

@@ -15,8 +15,10 @@ way a solve iterates the pieces:
 3. the trunk's four value passes from those leaves, and the same counts over its nodes (its leaves,
    which are the parts' roots, are counted in the parts).
 
-So nothing is held per entry beside the pieces but the trunk's arrays and one part's: five float64
-arrays as long as the largest part (turn limit 4: about 2 GiB). Every sum is over the same entries as
+So nothing is held per entry beside the pieces but the trunk's arrays and one part's: three float64
+arrays as long as the largest part (its reach, its counterfactual reach and one buffer for the other
+passes, whose values only its roots keep; five where the part holds card choices or first-turn
+decisions, whose values the analysis reads: turn limit 4 cuts below them). Every sum is over the same entries as
 on the whole tree, in another order: the figures agree with ``analyse_public`` to rounding
 (``tests/test_piecesanalysis.py``).
 """
@@ -33,7 +35,9 @@ from solvers._public_kernel import forward_levels, scratch, values_levels
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
 
+from . import engine as E
 from .analysis import CLAIMS, Analysis, _rows
+from .context import context_field
 from .publicanalysis import _accumulate_public, _choices, _hand_sums, _hand_table
 
 __all__ = ["analyse_pieces_exact"]
@@ -52,24 +56,41 @@ class _PieceTree:
         return getattr(self.flat, name)
 
 
-def _value_passes(f, sigma, reach, hi, leaf_lo=None, leaves=None):
-    """``[cf, v, br0, br1]`` per entry of the piece ``f`` after its forward pass (``reach``): the
-    values with every terminal paying 1 (signed: player 1's are negated), under ``sigma``, and with
-    seat 0 or 1 best-responding, over levels ``0 .. hi - 1`` (the trunk's leaves, from ``leaf_lo`` on,
-    preset from ``leaves``)."""
+_PASSES = ((True, BOTH_PLAYERS, False), (False, BOTH_PLAYERS, False), (False, 0, True),
+           (False, 1, True))  # (every terminal paying 1, player, best response)
+
+
+def _value_passes(f, sigma, reach, hi, keep, leaf_lo=None, leaves=None, roots=None):
+    """The four value passes of the piece ``f`` after its forward pass (``reach``), over levels
+    ``0 .. hi - 1``: with every terminal paying 1 (the counterfactual reach, signed: player 1's are
+    negated), under ``sigma``, and with seat 0 or 1 best-responding. The trunk's leaves (entries
+    ``leaf_lo`` on) are preset from ``leaves``; a part's first ``roots`` values of each go into
+    ``leaves`` instead. Returns the four per-entry arrays, the last three only when ``keep`` (else one
+    buffer serves them, and None stands for each)."""
     par = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
     X = scratch(f, numba.get_num_threads() if par else 1)
     acc = np.zeros(sigma.shape[0])
     unit = f._replace(term_scale=np.where(f.node_kind == TERMINAL, 1.0, 0.0).astype(f.term_scale.dtype))
-    out = []
-    for i, (T, p, best) in enumerate(((unit, BOTH_PLAYERS, False), (f, BOTH_PLAYERS, False),
-                                      (f, 0, True), (f, 1, True))):
-        w = np.zeros(reach.shape[0])
-        if leaves is not None:
+    out, buffer = [], None
+    for i, (ones, p, best) in enumerate(_PASSES):
+        w = np.zeros(reach.shape[0]) if i == 0 or keep or buffer is None else buffer
+        if leaf_lo is not None:
             w[leaf_lo:] = leaves[i]
-        values_levels(T, sigma, reach, w, acc, X, p, best, _NONE, 0, hi, par)
+        values_levels(unit if ones else f, sigma, reach, w, acc, X, p, best, _NONE, 0, hi, par)
+        if roots is not None:
+            leaves[i][roots[0]:roots[1]] = w[:roots[1] - roots[0]]
+        if i > 0 and not keep:
+            buffer, w = w, None
         out.append(w)
     return out
+
+
+def _firsts(view):
+    """Whether a piece holds card choices or first-turn decisions (whose values the analysis reads)."""
+    ctx = view.infoset_context
+    turn1 = (context_field(ctx, E.CTX_PHASE) == E.PH_TURN) & (context_field(ctx, E.CTX_TURN) == 1)
+    chosen = np.isin(view.tree.infoset_actions, E.ACT_CHOOSE + np.arange(E.NCH))
+    return bool(turn1.any() or chosen.any())
 
 
 class _Totals:
@@ -81,15 +102,21 @@ class _Totals:
         self.choice, self.choice_value, self.choice_br = {}, {}, {}
         self.hands = {0: {}, 1: {}}
 
-    def add(self, k, piece, sigma, reach, cf, v, br0, br1):
-        """Count piece ``k`` (0 the trunk) from its per-entry arrays; ``cf`` signed, made absolute."""
-        np.abs(cf, out=cf)  # player 1's are the negated sums (of non-negative terms)
+    def view(self, k, piece):
+        """Piece ``k`` (0 the trunk) as :mod:`coupsolve.publicanalysis` reads a tree."""
         acts = self.tree.infoset_actions[piece.actions]
-        view = SimpleNamespace(tree=_PieceTree(piece.flat, acts), rules=self.rules,
+        return SimpleNamespace(tree=_PieceTree(piece.flat, acts), rules=self.rules,
                                entry_hand=self.built.entry_hand[k],
                                infoset_context=self.built.infoset_context[piece.infosets])
-        _accumulate_public(piece.flat, acts, view.entry_hand, view.infoset_context, sigma, reach, cf,
-                           self.acc)
+
+    def add(self, view, sigma, reach, cf, v, br0, br1):
+        """Count a piece from its per-entry arrays (``v``, ``br0`` and ``br1`` None when it holds no
+        choice and no first turn); ``cf`` signed, made absolute."""
+        np.abs(cf, out=cf)  # player 1's are the negated sums (of non-negative terms)
+        _accumulate_public(view.tree.flat, view.tree.infoset_actions, view.entry_hand,
+                           view.infoset_context, sigma, reach, cf, self.acc)
+        if v is None:
+            return
         br = {0: br0, 1: br1}
         for mine, total in zip(_choices(view, sigma, reach, cf, v, br),
                                (self.choice, self.choice_value, self.choice_br)):
@@ -144,21 +171,20 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
     leaf_lo, base = int(ft.entry_start[ft.level_start[last]]), trunk.roots[0]
     leaves = [np.zeros(t_reach.shape[0] - leaf_lo) for _ in range(4)]
     for k, q in enumerate(tree.parts, start=1):
-        f, sigma = q.flat, _sigma(policy, q)
+        f, sigma, view = q.flat, _sigma(policy, q), totals.view(k, q)
         lo, hi = q.roots[0] - base, q.roots[1] - base
         reach = np.empty(f.entry_parent.shape[0])
         reach[:hi - lo] = t_reach[leaf_lo + lo:leaf_lo + hi]
         forward_levels(f, sigma, reach, 0, q.num_levels - 1, f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES)
-        out = _value_passes(f, sigma, reach, q.num_levels)
-        for leaf, w in zip(leaves, out):
-            leaf[lo:hi] = w[:hi - lo]
-        totals.add(k, q, sigma, reach, *out)
+        out = _value_passes(f, sigma, reach, q.num_levels, _firsts(view), leaves=leaves,
+                            roots=(lo, hi))
+        totals.add(view, sigma, reach, *out)
         del reach, out
         if progress is not None:
             progress("analysing the parts", k, len(tree.parts))
-    out = _value_passes(ft, t_sigma, t_reach, last, leaf_lo, leaves)
+    out = _value_passes(ft, t_sigma, t_reach, last, True, leaf_lo, leaves)
     value0 = float(out[1][int(ft.entry_start[0])])
-    totals.add(0, trunk, t_sigma, t_reach, *out)
+    totals.add(totals.view(0, trunk), t_sigma, t_reach, *out)
     return _analysis(totals, value0, meta)
 
 

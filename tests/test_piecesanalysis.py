@@ -13,7 +13,7 @@ import pytest
 
 import coupsolve
 from coupsolve.classbuild import build_class_tree
-from coupsolve.classpieces import build_class_pieces
+from coupsolve.classpieces import build_class_pieces, spill_extras
 from coupsolve.piecesanalysis import analyse_pieces_exact
 from coupsolve.publicanalysis import analyse_public
 from solvers import PublicPieces, Solver
@@ -69,6 +69,24 @@ def test_the_pieces_analysis_equals_the_whole_trees(whole, depth, parts, cut_bel
     # a float32 solve's policy is taken as it is
     low = analyse_pieces_exact(pieces, built, policy[perm].astype(np.float32))
     assert abs(low.game_value[0] - theirs["game_value"][0]) < 1e-5
+
+
+def test_hands_and_contexts_spilled_to_disk_give_the_same_analysis(whole, tmp_path):
+    """:func:`coupsolve.classpieces.spill_extras` maps them back from files it has already unlinked
+    (nothing is left in the folder), and the analysis reads them as it reads arrays in memory."""
+    rules, public = whole
+    built = build_class_pieces(rules, 6, 4)
+    pieces = PublicPieces("coup", built.trunk, built.parts, built.infoset_actions)
+    policy = _random_policy(public, 7)[_to_pieces(built, public)]
+    spilled = spill_extras(built, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    assert all(isinstance(h.base, np.memmap) or isinstance(h.base.base, np.memmap)
+               for h in spilled.entry_hand)
+    for mine, theirs in zip(spilled.entry_hand, built.entry_hand):
+        np.testing.assert_array_equal(mine, theirs)
+    np.testing.assert_array_equal(spilled.infoset_context, built.infoset_context)
+    _close(analyse_pieces_exact(pieces, spilled, policy).to_dict(),
+           analyse_pieces_exact(pieces, built, policy).to_dict())
 
 
 def test_the_pieces_analysis_refuses_what_it_cannot_read(whole):
