@@ -105,10 +105,10 @@ print(json.dumps({"predicted": PiecesPlan.of(size, 2).peak_bytes("float32"), "me
 
 @pytest.mark.slow  # two minutes: two commands' counts, builds and analyses in a fresh process
 def test_the_pieces_command_peaks_where_its_plan_says():
-    """``coupsolve solve --representation pieces`` as a whole (count by parts, build on 2 threads, solve,
-    result, sampled analysis) peaks within a quarter of its plan's prediction
-    (:class:`~coupsolve.classpieces.PiecesPlan`; turn limit 2 in 8 pieces: predicted 56.6 MiB, measured
-    66.0, the build's walk and what the count left)."""
+    """``coupsolve solve --representation pieces`` as a whole (count by parts, build on 2 threads, solve
+    with the hands and contexts on disk, result, exact analysis on the pieces) peaks within a quarter
+    of its plan's prediction (:class:`~coupsolve.classpieces.PiecesPlan`; turn limit 2 in 8 pieces:
+    predicted 58.7 MiB, measured 64.8, the build's walk and what the count left)."""
     out = subprocess.run([sys.executable, "-c", COMMAND], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout.strip().splitlines()[-1])
