@@ -85,7 +85,8 @@ BAD = [
     (["random", "--turn-limit", "0"], "--turn-limit"),
     (["random", "--seed", "-2"], "--seed"),
 ]
-FLAGS = {"-h", "--help", "--version", "--force", "--no-progress", "--no-cache"}  # options that take no value
+FLAGS = {"-h", "--help", "--version", "--force", "--no-progress", "--no-cache",
+         "--sampled"}  # options that take no value
 
 
 def _run(argv, capsys):
