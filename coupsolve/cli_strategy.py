@@ -187,7 +187,7 @@ def rebuild_pieces(path, rules, result):
                                workers=workers, progress=report)
     tree = solvers.PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
     try:
-        solvers.SolveResult.load(path, tree=tree)
+        solvers.SolveResult.check_file(path, tree)
     except ValueError as e:
         raise CliError(f"{path} does not fit the pieces of the rules it records: {e}") from None
     if not np.array_equal(built.infoset_hash, result.infoset_hash):
@@ -224,6 +224,7 @@ def cmd_analyse(args) -> int:
         return 0
     rules, coup_tree, result = load_strategy(args.strategy)
     if coup_tree is None:  # solved in pieces: rebuilt for the exact analysis, unless asked not to
+        result.current_policy = None  # not analysed: let go before a rebuild
         pieces, why = (None, "as asked (--sampled)") if args.sampled else \
             rebuild_pieces(args.strategy, rules, result)
         if pieces is None:

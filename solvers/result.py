@@ -191,15 +191,29 @@ class SolveResult:
         if missing:
             raise ValueError(f"{path} lacks arrays {missing}")
         if tree is not None:
-            kind = meta.get("tree_type", type(tree).__name__)
-            if kind != type(tree).__name__:
-                raise ValueError(f"{path} was solved on a {kind}, not on a {type(tree).__name__}")
-            _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"],
-                              arrays["infoset_actions"], path)
-            check_digest(tree, meta.get("tree_digest"), path)
+            _check_tree(meta, arrays, tree, path)
         return cls(game_id=meta["game_id"], algorithm=meta["algorithm"],
                    iterations=int(meta["iterations"]), seed=int(meta["seed"]),
                    seconds=float(meta["seconds"]), interrupted=bool(meta["interrupted"]),
                    options=dict(meta.get("options", {})),
                    version=meta["version"], tree=tree, tree_type=meta.get("tree_type", "GameTree"),
                    **arrays)
+
+    @staticmethod
+    def check_file(path, tree):
+        """Refuse (``ValueError``) a result file that is not for ``tree`` (game, infoset layout, tree
+        type and digest, as :meth:`load` with ``tree`` does), reading its tables but not its
+        policies."""
+        meta, arrays = _npz.load(path, _KIND, skip=("average_policy", "current_policy",
+                                                    "infoset_hash"))
+        _check_tree(meta, arrays, tree, path)
+
+
+def _check_tree(meta, arrays, tree, path):
+    """The checks of :meth:`SolveResult.load` with a tree."""
+    kind = meta.get("tree_type", type(tree).__name__)
+    if kind != type(tree).__name__:
+        raise ValueError(f"{path} was solved on a {kind}, not on a {type(tree).__name__}")
+    _npz.check_layout(tree, meta["game_id"], arrays["infoset_num_actions"], arrays["infoset_actions"],
+                      path)
+    check_digest(tree, meta.get("tree_digest"), path)

@@ -100,6 +100,21 @@ def test_a_pieces_file_that_does_not_say_where_it_was_cut_is_estimated(files, tm
     assert "does not say where its tree was cut" in out and "estimated from 50 self-play games" in out
 
 
+def test_a_pieces_file_cut_elsewhere_than_it_says_is_refused(files, tmp_path, capsys):
+    """The rebuilt pieces are checked against the file's digest before anything is analysed."""
+    _, path = files["pieces"]
+    with np.load(path, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["__metadata__"]))
+    bounds = meta["options"]["pieces"]["bounds"]
+    assert len(bounds) == 3 and bounds[1] + 1 < bounds[2]
+    bounds[1] += 1
+    arrays["__metadata__"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "moved.npz", **arrays)
+    code, out, err = _run(["analyse", str(tmp_path / "moved.npz")], capsys)
+    assert code == 2 and "does not fit the pieces of the rules it records" in err
+
+
 def test_analyse_sampled_and_play_read_a_pieces_strategy_with_no_tree(files, capsys, monkeypatch):
     _, path = files["pieces"]
     _no_build(monkeypatch)
