@@ -156,7 +156,9 @@ class PiecesPlan(NamedTuple):
         (``coupsolve analyse`` rebuilds the pieces from it, with no count)."""
         return {"depth": int(self.depth), "bounds": [int(b) for b in self.bounds],
                 "tree_bytes": self.tree_bytes(), "build_bytes": self.build_bytes(),
-                "analysis_bytes": self.analysis_bytes("float64")}
+                "analysis_bytes": self.analysis_bytes("float64"),
+                # the analysis's passes alone: analyse has loaded the policy before it asks
+                "pass_bytes": self.analysis_bytes("float64") - 8 * self.size.actions}
 
     def describe(self) -> str:
         return (f"in pieces: cut at level {self.depth} into a trunk and {len(self.bounds) - 1} parts "

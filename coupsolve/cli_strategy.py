@@ -173,7 +173,9 @@ def rebuild_pieces(path, rules, result):
     if not cut:
         return None, ("whose file does not say where its tree was cut (it was saved before strategy "
                       "files recorded it)")
-    need = cut["tree_bytes"] + max(cut["build_bytes"], cut["analysis_bytes"])
+    # the policy is loaded already (and counted out of what is available): the passes' buffers;
+    # files of the first exact analyses record only the analysis with its policies
+    need = cut["tree_bytes"] + max(cut["build_bytes"], cut.get("pass_bytes", cut["analysis_bytes"]))
     budget = available_bytes()
     if budget is not None and need > budget:
         return None, (f"whose rebuild and exact analysis need about {_fmt(need)}, more than the "
