@@ -339,7 +339,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     p.add_argument("--sampled", action="store_true",
                    help="a strategy solved in pieces: estimate its analysis from --games self-play "
                         "games instead of rebuilding its pieces for the exact one (at turn limit 4 "
-                        "the rebuild takes about 20 minutes and 16 GiB)")
+                        "the rebuild takes 20-30 minutes and about 18 GiB)")
     p = sub_parser("info", "tree size and memory of a preset, without building it")
     _add_rules_args(p)
     p = sub_parser("play", "play against a saved strategy in the terminal")
