@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 
 from .cli_args import CliError
@@ -184,6 +185,13 @@ def _plan_pieces(size, args, out, budget, whole):
     return plan
 
 
+def progress_lines(out=None):
+    """A ``progress(stage, done, total)`` that prints ``  stage: done of total`` to ``out`` (standard
+    output by default) at most every 5 seconds."""
+    return _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
+                                                        file=out or sys.stdout, flush=True))
+
+
 def _build_pieces(rules, plan, out):
     """``(PublicPieces, ClassPieces)``: the public tree built in pieces as ``plan`` says."""
     from solvers import PublicPieces
@@ -193,8 +201,7 @@ def _build_pieces(rules, plan, out):
 
     print(f"building the public tree in {len(plan.bounds) - 1} pieces by the class walk, "
           f"{plan.workers} at a time (Ctrl-C stops) ...", file=out, flush=True)
-    report = _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
-                                                          file=out, flush=True))
+    report = progress_lines(out)
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers,
                                progress=report)
     tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)

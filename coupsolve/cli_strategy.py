@@ -145,29 +145,26 @@ def analyse_pieces(rules, result, games, seed, why, out=None):
 def analyse_exactly_in_pieces(tree, built, result, out=None):
     """The exact analysis (:func:`coupsolve.piecesanalysis.analyse_pieces_exact`) of ``result``'s
     average policy on the pieces it was solved on, with progress."""
-    from .cli_public import _every
+    from .cli_public import progress_lines
     from .cli_report import title
     from .piecesanalysis import analyse_pieces_exact
 
-    out = out or sys.stdout
-    print(f"analysing the strategy exactly on its {len(tree.parts) + 1} pieces ...", file=out,
-          flush=True)
-    report = _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
-                                                          file=out, flush=True))
+    print(f"analysing the strategy exactly on its {len(tree.parts) + 1} pieces ...",
+          file=out or sys.stdout, flush=True)
     return analyse_pieces_exact(tree, built, result.average_policy,
-                                meta={"title": title(built.rules, result)}, progress=report)
+                                meta={"title": title(built.rules, result)}, progress=progress_lines(out))
 
 
 def rebuild_pieces(path, rules, result):
     """``(PublicPieces, ClassPieces)`` of a strategy solved in pieces, rebuilt where its file says its
     tree was cut and checked against its digest and keys; or ``(None, why not)`` when the file does
     not say or the rebuild and analysis would not fit in the memory available."""
+    from types import SimpleNamespace
+
     import solvers
     from solvers.memory import available_bytes
 
-    from .classpieces import build_class_pieces
-    from .cli_public import _every, _fmt
-    from .couptree import rules_game_id
+    from .cli_public import _build_pieces, _fmt
 
     cut = result.options.get("pieces")
     if not cut:
@@ -180,21 +177,18 @@ def rebuild_pieces(path, rules, result):
     if budget is not None and need > budget:
         return None, (f"whose rebuild and exact analysis need about {_fmt(need)}, more than the "
                       f"{_fmt(budget)} available")
-    workers = max(1, min(os.cpu_count() or 1, 2))
-    print(f"rebuilding the public tree of {rules} in {len(cut['bounds']) - 1} pieces by the class "
-          f"walk, {workers} at a time (about {_fmt(need)}; Ctrl-C stops) ...", flush=True)
-    report = _every(5.0, lambda stage, done, total: print(f"  {stage}: {done:,} of {total:,}",
-                                                          flush=True))
-    built = build_class_pieces(rules, cut["depth"], bounds=np.array(cut["bounds"], np.int64),
-                               workers=workers, progress=report)
-    tree = solvers.PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
+    print(f"rebuilding the public tree of {rules} where its file says (about {_fmt(need)}) ...",
+          flush=True)
+    plan = SimpleNamespace(depth=cut["depth"], bounds=np.array(cut["bounds"], np.int64),
+                           workers=max(1, min(os.cpu_count() or 1, 2)))
+    tree, built = _build_pieces(rules, plan, sys.stdout)
     try:
         solvers.SolveResult.check_file(path, tree)
     except ValueError as e:
         raise CliError(f"{path} does not fit the pieces of the rules it records: {e}") from None
     if not np.array_equal(built.infoset_hash, result.infoset_hash):
         raise CliError(f"{path}: its information sets' keys differ from the rebuilt pieces'")
-    return (tree, built._replace(trunk=None, parts=[])), None
+    return (tree, built), None
 
 
 def analyse_any(coup_tree, policy, meta=None):

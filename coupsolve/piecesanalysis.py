@@ -36,9 +36,9 @@ from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
 
 from . import engine as E
-from .analysis import CLAIMS, Analysis, _rows
+from .analysis import CLAIMS, Analysis
 from .context import context_field
-from .publicanalysis import _accumulate_public, _choices, _hand_sums, _hand_table
+from .publicanalysis import _accumulate_public, _choices, _hand_sums, _hand_table, analysis_of
 
 __all__ = ["analyse_pieces_exact"]
 
@@ -185,16 +185,7 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
     out = _value_passes(ft, t_sigma, t_reach, last, True, leaf_lo, leaves)
     value0 = float(out[1][int(ft.entry_start[0])])
     totals.add(totals.view(0, trunk), t_sigma, t_reach, *out)
-    return _analysis(totals, value0, meta)
-
-
-def _analysis(totals, value0, meta):
-    rules, acc = totals.rules, totals.acc
-    hand_value, hand_br = _hand_table(totals.hands)
-    return Analysis(rules=rules.to_dict(), game_value=(value0, -value0), claims=_rows(acc.sum(axis=(0, 1))),
-                    by_turn={t: _rows(acc[t].sum(axis=0)) for t in range(1, rules.turn_limit + 1)},
-                    by_influence={"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))},
-                    choice=totals.choice, choice_value=totals.choice_value,
-                    choice_best_response=totals.choice_br, hand_value=hand_value,
-                    hand_best_response=hand_br, meta=dict(meta or {}))
+    return analysis_of(rules, totals.acc, value0,
+                       (totals.choice, totals.choice_value, totals.choice_br),
+                       _hand_table(totals.hands), meta)
 

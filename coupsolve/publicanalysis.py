@@ -229,14 +229,17 @@ def analyse_public(coup_public, policy, meta=None) -> Analysis:
     acc = np.zeros((rules.turn_limit + 1, 2, len(CLAIMS), 4))
     _accumulate_public(tree.flat, tree.infoset_actions, coup_public.entry_hand, coup_public.infoset_context, sigma, reach,
                        cf, acc)
-    total = acc.sum(axis=(0, 1))
-    by_turn = {t: _rows(acc[t].sum(axis=0)) for t in range(1, rules.turn_limit + 1)}
-    by_infl = {"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))}
-    choice, choice_value, choice_br = _choices(coup_public, sigma, reach, cf, v, br)
-    hand_value, hand_br = _hand_values(coup_public, reach, cf, v, br)
-    root = int(tree.entry_start[0])
-    value0 = float(v[root])
-    return Analysis(rules=rules.to_dict(), game_value=(value0, -value0), claims=_rows(total),
-                    by_turn=by_turn, by_influence=by_infl, choice=choice, choice_value=choice_value,
-                    choice_best_response=choice_br, hand_value=hand_value, hand_best_response=hand_br,
-                    meta=dict(meta or {}))
+    return analysis_of(rules, acc, float(v[int(tree.entry_start[0])]),
+                       _choices(coup_public, sigma, reach, cf, v, br),
+                       _hand_values(coup_public, reach, cf, v, br), meta)
+
+
+def analysis_of(rules, acc, value0, choices, hands, meta=None) -> Analysis:
+    """The :class:`Analysis` of the claim counts ``acc`` (``[turn, one influence, claim, field]``),
+    player 0's value, ``choices`` (:func:`_choices`) and ``hands`` (:func:`_hand_values`)."""
+    return Analysis(rules=rules.to_dict(), game_value=(value0, -value0),
+                    claims=_rows(acc.sum(axis=(0, 1))),
+                    by_turn={t: _rows(acc[t].sum(axis=0)) for t in range(1, rules.turn_limit + 1)},
+                    by_influence={"one": _rows(acc[:, 1].sum(axis=0)), "two": _rows(acc[:, 0].sum(axis=0))},
+                    choice=choices[0], choice_value=choices[1], choice_best_response=choices[2],
+                    hand_value=hands[0], hand_best_response=hands[1], meta=dict(meta or {}))
