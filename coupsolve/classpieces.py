@@ -19,7 +19,10 @@ is what :class:`solvers.PublicPieces` takes). A matrix
 read by several pieces is copied into each, as ``split`` does. Beside the pieces it keeps what the
 exact analysis reads (:mod:`coupsolve.piecesanalysis`): every piece's entries' hands (uint16, the
 trunk's leaves' are their parts' roots') and every information set's context (``tables.CTX_DTYPE``),
-6 bytes an entry-and-context more (turn limit 4: 1.9 GiB).
+6 bytes an entry-and-context more (turn limit 4: 1.9 GiB). With ``spill`` these, the keys and the
+action ids (4.0 GiB at turn limit 4) are written to disk part by part as the walk makes them
+(:class:`coupsolve.partarrays.PartArrays`) and mapped back copy-on-write: a build and a solve hold
+only the pieces and their table.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import numpy as np
 
 from solvers.kinds import TERMINAL
 from solvers.memory import format_bytes, releases_free_memory
-from solvers.public import PublicFlat, estimate_public_tree_bytes, flat_array
+from solvers.public import PublicFlat, check_num_actions, estimate_public_tree_bytes, flat_array
 from solvers.public_matrices import sparse_bytes
 from solvers.public_pieces import estimate_pieces_solve_bytes
 from solvers.public_split import Piece, _matrices, check_bounds
@@ -43,9 +46,10 @@ from . import classbuild as B
 from . import classwalk_children as CC
 from . import engine as E
 from .classcount import _bounds, _part_level, _part_out
+from .partarrays import PartArrays
 from .rules import Rules
 
-__all__ = ["ClassPieces", "PiecesPlan", "build_class_pieces", "spill_extras"]
+__all__ = ["ClassPieces", "PiecesPlan", "build_class_pieces"]
 
 
 class ClassPieces(NamedTuple):
@@ -99,11 +103,12 @@ class PiecesPlan(NamedTuple):
         return above + int(s.level_entries[d]), s.actions - sum(q.actions for q in s.parts)
 
     def tree_bytes(self) -> int:
-        """Bytes of the pieces, their information-set table and keys: the tree's layout, with the
-        cut level's nodes and entries held twice (the trunk's leaves, the parts' roots), a matrix
-        read by several pieces copied into each, per information set 21 bytes of table and key
-        beside a piece's 17, and the analysis's hands (2 bytes an entry) and contexts (4 bytes an
-        information set)."""
+        """Bytes of the pieces, their information-set table, keys and the analysis's arrays: the
+        tree's layout (action ids included), with the cut level's nodes and entries held twice (the
+        trunk's leaves, the parts' roots), a matrix read by several pieces copied into each, per
+        information set 13 bytes of table and key beside a piece's 17, and the analysis's hands (2
+        bytes an entry) and contexts (4 bytes an information set). Of these, :meth:`extra_bytes`
+        wait on disk through the build and the solve."""
         s, d = self.size, self.depth
         # the parts' matrices, copies included, are nearly all (turn limit 4: 114.6 million cells
         # against 114.4 in the whole tree); the trunk's terminals are few
@@ -113,7 +118,7 @@ class PiecesPlan(NamedTuple):
                                            s.entries + int(s.level_entries[d]), 0, 0, s.infosets,
                                            s.actions, 0)
                 + sparse_bytes(cells, s.row_entries - s.matrices, mats)
-                + (1 + 4 + 8 + 8 + _CTX_BYTES) * s.infosets
+                + (1 + 4 + _KEY_BYTES + _CTX_BYTES) * s.infosets
                 + _HAND_BYTES * (s.entries + int(s.level_entries[d])))
 
     def solve_bytes(self, precision="float64", predictive=False) -> int:
@@ -129,10 +134,11 @@ class PiecesPlan(NamedTuple):
                    self.workers * max(q.work_bytes for q in s.parts))
 
     def extra_bytes(self) -> int:
-        """The analysis's hands and contexts (within :meth:`tree_bytes`), which a solve leaves on
-        disk (:func:`spill_extras`)."""
+        """The hands, keys, action ids and contexts (within :meth:`tree_bytes`), which the build
+        writes to disk as it walks (``build_class_pieces(spill=True)``) and a solve never reads."""
         s = self.size
-        return _CTX_BYTES * s.infosets + _HAND_BYTES * (s.entries + int(s.level_entries[self.depth]))
+        return ((_CTX_BYTES + _KEY_BYTES) * s.infosets + _ACTION_BYTES * s.actions
+                + _HAND_BYTES * (s.entries + int(s.level_entries[self.depth])))
 
     def analysis_bytes(self, precision="float64") -> int:
         """Beside the pieces, their exact analysis after a solve (:mod:`coupsolve.piecesanalysis`):
@@ -144,11 +150,10 @@ class PiecesPlan(NamedTuple):
         return real * self.size.actions + 8 * (3 * largest + 9 * self._trunk()[0])
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
-        """The largest of: the pieces and their build's walks; the pieces but their hands and
-        contexts (on disk) and a solve; the pieces and the analysis after it."""
-        tree = self.tree_bytes()
-        return max(tree + self.build_bytes(),
-                   tree - self.extra_bytes() + self.solve_bytes(precision, predictive),
+        """The largest of: the pieces but their extras (on disk) and their build's walks; the same
+        pieces and a solve; the pieces, extras read, and the analysis after it."""
+        tree, held = self.tree_bytes(), self.tree_bytes() - self.extra_bytes()
+        return max(held + self.build_bytes(), held + self.solve_bytes(precision, predictive),
                    tree + self.analysis_bytes(precision))
 
     def record(self) -> dict:
@@ -166,6 +171,7 @@ class PiecesPlan(NamedTuple):
 
 
 _HAND_BYTES, _CTX_BYTES = np.dtype(np.uint16).itemsize, np.dtype(E.CTX_DTYPE).itemsize
+_KEY_BYTES, _ACTION_BYTES = 8, 4  # infoset_hash (uint64), infoset_actions (int32)
 
 
 def _arrays(O, G, level_nodes):
@@ -194,6 +200,7 @@ def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
         term[a["level_start"][-2]:] = False
     _matrices(mats, a, term)
     flat = PublicFlat(**{k: flat_array(k, a[k]) for k in PublicFlat._fields})
+    check_num_actions(flat.infoset_num_actions, "the class walk")  # the walk writes int8 slots
     ni, na = flat.infoset_player.shape[0], int(flat.infoset_num_actions.sum())
     return (Piece(flat, slice(infoset0, infoset0 + ni), slice(action0, action0 + na), roots, levels),
             a["entry_hand"])
@@ -217,12 +224,14 @@ def _trunk(O, G, cur, n, level_nodes, roots):
 
 @releases_free_memory
 def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None, workers: int = 1,
-                       progress=None) -> ClassPieces:
+                       progress=None, spill=False) -> ClassPieces:
     """The pieces of ``rules``' public tree cut at level ``depth`` (module docstring): the trunk and
     at most ``parts`` parts, contiguous runs of level ``depth``'s nodes balanced by their entries, or
     cut at ``bounds`` (the first node of each part, then the level's number of nodes). ``workers``
     parts are walked at a time, on threads (the walk releases the GIL), each with its own walk's
-    memory; the pieces are the same whatever their number."""
+    memory; the pieces are the same whatever their number. With ``spill`` (True, or a folder) the
+    hands, keys, action ids and contexts go to disk as each part is walked and come back mapped
+    copy-on-write (:class:`coupsolve.partarrays.PartArrays`): a solve never reads them."""
     if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1 or \
             int(workers) < 1:
         raise ValueError(f"depth, parts and workers must be at least 1, got {depth}, {parts} and "
@@ -237,47 +246,59 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
     leaf_entries = len(a["entry_hand"]) - int(cur.elo[n])
     cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
     stop, local, walked = threading.Event(), threading.local(), {}
+    held = PartArrays(disk=bool(spill), folder=spill if isinstance(spill, (str, os.PathLike)) else None)
 
     def run(k, lo, hi):
         if not hasattr(local, "walker"):
             local.walker = _Walker(P, O, cur, stop, depth, e0)
         return k, lo, hi, local.walker.walk(lo, hi)
 
-    with ThreadPoolExecutor(max_workers=int(workers)) as pool:
-        todo = {pool.submit(run, k, int(lo), int(hi))
-                for k, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))}
-        try:
-            while todo:
-                done, todo = wait(todo, return_when=FIRST_COMPLETED)
-                for f in done:
-                    k, lo, hi, (piece, leaves, pextra) = f.result()
-                    for name, v in leaves.items():  # the trunk's leaves: the part's roots
-                        a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
-                    a["entry_hand"][leaf_entries + int(cur.elo[lo]):
-                                    leaf_entries + int(cur.elo[hi])] = piece[1][:cur.elo[hi] - cur.elo[lo]]
-                    walked[k] = (piece, pextra)
-                    if progress is not None:
-                        progress("parts below level %d" % depth, len(walked), len(cuts) - 1)
-        except BaseException:
-            stop.set()
-            raise
-    trunk, trunk_hand = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
-    out, extras, hands = [], [extra], [trunk_hand]
-    infoset0, action0 = extra.infoset_hash.shape[0], extra.infoset_actions.shape[0]
-    for k in range(len(walked)):  # numbered in the order of their roots
-        (piece, hand), pextra = walked.pop(k)
-        ni, na = pextra.infoset_hash.shape[0], pextra.infoset_actions.shape[0]
-        out.append(piece._replace(infosets=slice(infoset0, infoset0 + ni),
-                                  actions=slice(action0, action0 + na)))
-        infoset0, action0 = infoset0 + ni, action0 + na
-        extras.append(pextra)
-        hands.append(hand)
-    out = _even_levels(out)
-    cat = {k: np.concatenate([getattr(x, k) for x in extras]) for k in vars(extra)}
-    del extras
-    B._check_keys(cat["infoset_hash"])
-    return ClassPieces(rules, trunk, out, cuts, cat["infoset_hash"], cat["infoset_actions"],
-                       cat["infoset_context"], hands)
+    try:
+        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+            todo = {pool.submit(run, k, int(lo), int(hi))
+                    for k, (lo, hi) in enumerate(zip(cuts[:-1], cuts[1:]))}
+            try:
+                while todo:
+                    done, todo = wait(todo, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        k, lo, hi, (piece, leaves, pextra) = f.result()
+                        for name, v in leaves.items():  # the trunk's leaves: the part's roots
+                            a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
+                        a["entry_hand"][leaf_entries + int(cur.elo[lo]):
+                                        leaf_entries + int(cur.elo[hi])] = piece[1][:cur.elo[hi] - cur.elo[lo]]
+                        held.add(k, entry_hand=piece[1], **vars(pextra))
+                        walked[k] = piece[0]
+                        if progress is not None:
+                            progress("parts below level %d" % depth, len(walked), len(cuts) - 1)
+            except BaseException:
+                stop.set()
+                raise
+        trunk, trunk_hand = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
+        held.add(-1, entry_hand=trunk_hand, **vars(extra))
+        return _assemble(rules, trunk, walked, cuts, held)
+    finally:
+        held.discard()
+
+
+def _assemble(rules, trunk, walked, cuts, held):
+    """The :class:`ClassPieces` of the trunk and the parts ``walked`` (by number), their hands and
+    extras gathered from ``held`` in the pieces' order; their keys checked."""
+    order = [-1] + list(range(len(walked)))
+    sizes = {name: [held.length(k, name) for k in order] for name in
+             ("entry_hand", "infoset_hash", "infoset_actions")}
+    i0, a0 = (np.cumsum([0] + sizes[name]) for name in ("infoset_hash", "infoset_actions"))
+    out = [walked.pop(k)._replace(infosets=slice(int(i0[k + 1]), int(i0[k + 2])),
+                                  actions=slice(int(a0[k + 1]), int(a0[k + 2])))
+           for k in range(len(walked))]  # numbered in the order of their roots, after the trunk
+    cat = {name: held.gather(name, order) for name in ("entry_hand", "infoset_hash",
+                                                        "infoset_actions", "infoset_context")}
+    keys = held.read("infoset_hash")  # a plain read: the mapped pages stay untouched
+    B._check_keys(cat["infoset_hash"] if keys is None else keys)
+    del keys
+    ends = np.cumsum([0] + sizes["entry_hand"])
+    hands = [cat["entry_hand"][lo:hi] for lo, hi in zip(ends[:-1], ends[1:])]
+    return ClassPieces(rules, trunk, _even_levels(out), cuts, cat["infoset_hash"],
+                       cat["infoset_actions"], cat["infoset_context"], hands)
 
 
 class _Walker:
@@ -306,43 +327,6 @@ class _Walker:
         roots = (self.e0 + int(self.cur.elo[lo]), self.e0 + int(self.cur.elo[hi]))
         leaves = {k: pa[k][:hi - lo].copy() for k in ("node_kind", "node_player", "term_scale")}
         return _piece(pa, pmats, roots, len(pln), 0, 0), leaves, pextra
-
-
-def spill_extras(built, folder=None):
-    """``built`` with its hands and contexts moved to disk: written to one file each in a temporary
-    folder under ``folder`` (the system's by default) and mapped back copy-on-write, so they take no
-    resident memory until the analysis reads them (turn limit 4: 1.9 GiB out of a solve's peak). The
-    files are unlinked at once (the mappings keep them until they go); where that is not allowed
-    they are removed with the folder at exit. A disk that cannot take them leaves ``built`` as it
-    was, with a warning."""
-    import atexit
-    import shutil
-    import tempfile
-    import warnings
-
-    from numpy.lib.format import open_memmap
-
-    where = tempfile.mkdtemp(prefix="coupsolve-pieces-", dir=folder)
-    try:
-        ends = np.cumsum([0] + [h.shape[0] for h in built.entry_hand])
-        out = open_memmap(os.path.join(where, "hands.npy"), "w+", np.uint16, (int(ends[-1]),))
-        for h, a in zip(built.entry_hand, ends[:-1]):
-            out[a:a + h.shape[0]] = h
-        out.flush()
-        del out
-        np.save(os.path.join(where, "contexts.npy"), built.infoset_context)
-        hands = np.asarray(np.load(os.path.join(where, "hands.npy"), mmap_mode="c"))
-        ctx = np.asarray(np.load(os.path.join(where, "contexts.npy"), mmap_mode="c"))
-    except OSError as e:
-        shutil.rmtree(where, ignore_errors=True)
-        warnings.warn(f"the pieces' hands and contexts stay in memory: {e}", stacklevel=2)
-        return built
-    try:
-        shutil.rmtree(where)
-    except OSError:
-        atexit.register(shutil.rmtree, where, True)
-    return built._replace(entry_hand=[hands[a:b] for a, b in zip(ends[:-1], ends[1:])],
-                          infoset_context=ctx)
 
 
 def _even_levels(parts):

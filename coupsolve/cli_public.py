@@ -196,14 +196,14 @@ def _build_pieces(rules, plan, out):
     """``(PublicPieces, ClassPieces)``: the public tree built in pieces as ``plan`` says."""
     from solvers import PublicPieces
 
-    from .classpieces import build_class_pieces, spill_extras
+    from .classpieces import build_class_pieces
     from .couptree import rules_game_id
 
     print(f"building the public tree in {len(plan.bounds) - 1} pieces by the class walk, "
           f"{plan.workers} at a time (Ctrl-C stops) ...", file=out, flush=True)
     report = progress_lines(out)
+    # the hands, keys, action ids and contexts wait on disk, written part by part, for the analysis
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers,
-                               progress=report)
+                               progress=report, spill=True)
     tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
-    # the pieces are the tree's alone; the hands and contexts wait on disk for the analysis
-    return tree, spill_extras(built._replace(trunk=None, parts=[]))
+    return tree, built._replace(trunk=None, parts=[])  # the pieces are the tree's alone

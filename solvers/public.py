@@ -39,8 +39,9 @@ per public node (``N``):
 per entry (``E``):
 ``entry_parent``     int32     local index of the same player's entry at the parent node it came from
                                (-1 at the root)
-``entry_slot``       int16     when the entry's player acted at the parent: the action's position in
-                               that entry's information set; else -1
+``entry_slot``       int8      when the entry's player acted at the parent: the action's position in
+                               that entry's information set; else -1 (so an information set has at
+                               most 127 actions: :data:`MAX_ACTIONS`)
 ``entry_ref``        int32     at a decision node, the entry's information set when its player acts
                                there, else -1; at a terminal, the entry's row (player 0) or column
                                (player 1) in the terminal's matrix; -1 at chance nodes (one field: an
@@ -90,7 +91,7 @@ may share a matrix (rows and columns are then indices into the entries of a comm
 how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
-Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 10 per entry, 12 per matrix
+Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 9 per entry, 12 per matrix
 cell, 8 per row pointer, 20 per matrix, 17 per information set and 4 per action.
 """
 
@@ -104,7 +105,8 @@ from .infosets import InfosetTable
 from .kinds import DECISION, TERMINAL
 from .public_matrices import check_matrices, dense_matrix, sparse_bytes
 
-__all__ = ["PublicTree", "PublicFlat", "estimate_public_tree_bytes", "flat_array"]
+__all__ = ["MAX_ACTIONS", "PublicTree", "PublicFlat", "check_num_actions", "estimate_public_tree_bytes",
+           "flat_array"]
 
 
 class PublicFlat(NamedTuple):
@@ -138,16 +140,29 @@ class PublicFlat(NamedTuple):
 _DTYPES = dict(
     level_start=np.int64, node_kind=np.int8, node_player=np.int8, child_start=np.int64,
     num_children=np.int32, entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32,
-    term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int16, entry_ref=np.int32,
+    term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int8, entry_ref=np.int32,
     matrix_start=np.int64, matrix_cols=np.int32, matrix_rowp=np.int64,
     row_ptr=np.int64, cell_col=np.int32, matrix_data=np.float64,
     infoset_player=np.int8, infoset_num_actions=np.int32, infoset_offset=np.int32,
     infoset_count=np.int32, infoset_node=np.int32,
 )
 _BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start included
-_BYTES_PER_ENTRY = 4 + 2 + 4
+_BYTES_PER_ENTRY = 4 + 1 + 4
 _BYTES_PER_INFOSET = 1 + 4 + 4 + 4 + 4
 _BYTES_PER_ACTION = 4
+#: The most actions an information set of a public tree has: an entry's slot is int8 (at turn limit 4
+#: of Coup, 736 million of them; the most actions there are fewer than 20).
+MAX_ACTIONS = int(np.iinfo(np.int8).max)
+
+
+def check_num_actions(infoset_num_actions, what="PublicTree"):
+    """``ValueError`` naming the largest when an information set has more than :data:`MAX_ACTIONS`
+    actions (the layout's ``entry_slot`` is int8)."""
+    most = int(infoset_num_actions.max()) if infoset_num_actions.size else 0
+    if most > MAX_ACTIONS:
+        raise ValueError(f"{what}: an information set has {most} actions; a public tree holds at most "
+                         f"{MAX_ACTIONS} per information set (entry_slot is int8): solve this game "
+                         "as a history tree (solvers.GameTree)")
 
 
 def flat_array(name, a):
@@ -160,6 +175,10 @@ def flat_array(name, a):
         info = np.iinfo(dt)
         lo, hi = int(a.min()), int(a.max())
         if lo < info.min or hi > info.max:
+            if name == "entry_slot":
+                raise ValueError(f"PublicTree: an action at slot {hi} of its information set; a "
+                                 f"public tree holds at most {MAX_ACTIONS} actions per information "
+                                 "set (entry_slot is int8): solve this game as a history tree")
             raise ValueError(f"PublicTree: {name} holds {hi if hi > info.max else lo}, beyond "
                              f"{dt.name}: too large for one public tree; build it in pieces")
     return np.ascontiguousarray(a, dtype=dt)
@@ -285,6 +304,7 @@ class PublicTree(InfosetTable):
         if np.any((f.node_player[dec] != 0) & (f.node_player[dec] != 1)):
             raise ValueError("PublicTree: decision nodes need node_player 0 or 1")
         ni = f.infoset_player.shape[0]
+        check_num_actions(f.infoset_num_actions)
         for name in ("infoset_num_actions", "infoset_offset", "infoset_count", "infoset_node"):
             if getattr(f, name).shape[0] != ni:
                 raise ValueError(f"PublicTree: {name} must have one entry per information set")

@@ -81,11 +81,13 @@ class PieceRunner:
         n = self._roots
         return S.v[:n].copy(), (S.w[:n].copy() if self.params.predictive else None)
 
-    def values_pass(self, sigma, root_reach, p, best):
+    def values_pass(self, sigma, root_reach, p, best, choices=True):
         """Root values of player ``p`` under ``sigma`` (the piece's per-action policy, or None for
-        its average policy; with ``best`` the best response's) and the best actions (int32, per
-        information set of the piece). It runs in the passes' reach and value buffers, which hold
-        nothing between passes, as :class:`~solvers.public_rep.PublicTreeRep`'s evaluation does."""
+        its average policy; with ``best`` the best response's) and, with ``choices``, the best
+        actions (int32, per information set of the piece; else None: an exploitability check keeps
+        none, 0.4 GiB at turn limit 4 of Coup). It runs in the passes' reach and value buffers,
+        which hold nothing between passes, as :class:`~solvers.public_rep.PublicTreeRep`'s
+        evaluation does."""
         f, S = self.piece.flat, self.state
         numba.set_num_threads(self.threads)
         sigma = self.average() if sigma is None else _kernel_array(sigma, self._real)
@@ -95,7 +97,7 @@ class PieceRunner:
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
         values_levels(f, sigma, reach, v, S.acc, S.scratch, p, best, choice, 0, self._last + 1,
                       self._prange)
-        return v[:self._roots].copy(), choice
+        return v[:self._roots].copy(), (choice if choices else None)
 
     # -- the trunk --
     def trunk_down(self, sigma=None):
@@ -270,16 +272,18 @@ class PartsRep:
                 self._pass(0, t)
                 self._pass(1, t)
 
-    def _values(self, sigma, p, best):
-        """Root value of ``p`` under ``sigma`` (tree order; None: the average policy) and the best
-        actions per information set of the tree."""
+    def _values(self, sigma, p, best, choices=True):
+        """Root value of ``p`` under ``sigma`` (tree order; None: the average policy) and, with
+        ``choices``, the best actions per information set of the tree (else None)."""
         trunk_sigma = self.trunk.average() if sigma is None else sigma[self.trunk.piece.actions]
         reach = self._leaf_slices(self.trunk.trunk_down(trunk_sigma))
-        args = [(None if sigma is None else sigma[q.actions], r, p, best)
+        args = [(None if sigma is None else sigma[q.actions], r, p, best, choices)
                 for q, r in zip(self.parts, reach)]
         out = self._call_parts("values_pass", args)
         value, choice = self.trunk.trunk_values(trunk_sigma, np.concatenate([o[0] for o in out]),
                                                 p, best)
+        if not choices:
+            return value, None
         every = np.zeros(self.game_tree.num_infosets, np.int32)
         every[self.trunk.piece.infosets] = choice
         for q, o in zip(self.parts, out):
@@ -287,7 +291,8 @@ class PartsRep:
         return value, every
 
     def evaluate(self):
-        return tuple(self._values(None, p, best)[0] for p, best in ((0, True), (1, True), (0, False)))
+        return tuple(self._values(None, p, best, False)[0]
+                     for p, best in ((0, True), (1, True), (0, False)))
 
     def best_response(self, policy, player):
         """As :meth:`~solvers.public_rep.PublicTreeRep.best_response`; the policy returned is in

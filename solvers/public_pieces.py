@@ -14,7 +14,8 @@ its largest of 400 parts).
 
 Memory: the pieces' information sets and actions are numbered one piece after the other, so a piece
 names its own by two slices, and its players and numbers of actions are views of the table's; the
-narrowed fields of :mod:`solvers.public` (int32 offsets, counts and nodes) hold within a piece.
+narrowed fields of :mod:`solvers.public` (int32 offsets, counts and nodes) hold within a piece. The
+table's own offsets (int64) are made only when a caller asks for them.
 
 The digest of strategy files and checkpoints (``DIGEST_FIELDS``) is one sha256 per piece of the
 fields :attr:`solvers.public.PublicTree.DIGEST_FIELDS` names, plus its roots.
@@ -22,6 +23,7 @@ fields :attr:`solvers.public.PublicTree.DIGEST_FIELDS` names, plus its roots.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
@@ -81,8 +83,6 @@ class PublicPieces(InfosetTable):
             raise ValueError("PublicPieces: infoset_actions must have one id per action")
         self.infoset_player = np.concatenate([q.flat.infoset_player for q in pieces])
         self.infoset_num_actions = np.concatenate([q.flat.infoset_num_actions for q in pieces])
-        self.infoset_offset = np.zeros(first[0], np.int64)
-        np.cumsum(self.infoset_num_actions[:-1], out=self.infoset_offset[1:])
         held = []  # the pieces' players and numbers of actions become views of the table
         for q in pieces:
             s = q.infosets
@@ -94,6 +94,25 @@ class PublicPieces(InfosetTable):
             raise ValueError("PublicPieces: the parts' roots must follow each other over the "
                              "trunk's leaves")
         self._set_keys(keys if keys is not None else _numbered)
+
+    @functools.cached_property
+    def infoset_offset(self):
+        """Each information set's first action in the pieces' numbering (int64), made when first
+        asked: a solve and its exploitability checks read each piece's own (int32) offsets, so
+        this table (0.85 GiB at turn limit 4 of Coup) is made only for a best-response policy or
+        a lookup by information set."""
+        out = np.zeros(self.num_infosets, np.int64)
+        np.cumsum(self.infoset_num_actions[:-1], out=out[1:])
+        return out
+
+    def normalize(self, cumulative, out):
+        """``out`` (per action) the average policy of the weights ``cumulative``: uniform where
+        they sum to 0 (:func:`solvers._passes.normalize_average`), piece by piece over each
+        piece's own offsets; ``out`` may be ``cumulative``."""
+        for q in [self.trunk] + self.parts:
+            normalize_average(cumulative[q.actions], q.flat.infoset_offset,
+                              q.flat.infoset_num_actions, out[q.actions])
+        return out
 
     @property
     def piece_digests(self):
@@ -116,11 +135,11 @@ class PublicPieces(InfosetTable):
     def nbytes(self):
         """Bytes held by the pieces and the information-set table (the pieces' players and
         numbers of actions are views of the table's, counted once)."""
-        table = (self.infoset_player, self.infoset_num_actions, self.infoset_offset,
-                 self.infoset_actions)
+        table = (self.infoset_player, self.infoset_num_actions, self.infoset_actions,
+                 self.__dict__.get("infoset_offset"))  # the offsets once made
         pieces = [self.trunk] + self.parts
         views = sum(q.flat.infoset_player.nbytes + q.flat.infoset_num_actions.nbytes for q in pieces)
-        return sum(piece_bytes(q) for q in pieces) - views + sum(a.nbytes for a in table)
+        return sum(piece_bytes(q) for q in pieces) - views + sum(getattr(a, "nbytes", 0) for a in table)
 
     def __repr__(self):
         return (f"PublicPieces({self.game_id!r}: a trunk and {len(self.parts)} parts, "
@@ -178,10 +197,7 @@ class PiecesRep(PartsRep):
 
     def average_policy(self):
         """The normalised average policy, in the solve's precision (a new array)."""
-        out = np.empty_like(self.held["cumulative"])
-        t = self.game_tree
-        normalize_average(self.held["cumulative"], t.infoset_offset, t.infoset_num_actions, out)
-        return out
+        return self.game_tree.normalize(self.held["cumulative"], np.empty_like(self.held["cumulative"]))
 
     def current_policy(self):
         """The current policy, in the solve's precision (a new array)."""
@@ -191,9 +207,8 @@ class PiecesRep(PartsRep):
         """``(average, current)``: the policies made in the solve's own arrays, the average
         normalised in place of its weights (turn limit 4 of Coup at float32: 2.2 GiB not allocated
         at the solve's end). The solve cannot go on (:meth:`solvers.Solver.result` with ``last``)."""
-        t, held = self.game_tree, self.held
-        normalize_average(held["cumulative"], t.infoset_offset, t.infoset_num_actions,
-                          held["cumulative"])
+        held = self.held
+        self.game_tree.normalize(held["cumulative"], held["cumulative"])
         self.held = {}
         return held["cumulative"], held["sigma"]
 
@@ -215,11 +230,13 @@ def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64"
     in all, whose trunk and largest part have ``(entries, actions)`` ``trunk`` and ``largest``: the
     per-action state (three arrays, in the solve's precision, of which :func:`solvers.solve`'s
     result makes its policies: :meth:`PiecesRep.hand_over`; a result made mid-solve copies them, two
-    arrays more), the exploitability check's best actions (two int32 per information set, within 4
-    bytes per action), and the trunk's pass buffers and the largest part's, which every part shares."""
+    arrays more), and the trunk's pass buffers and the largest part's, which every part shares. An
+    exploitability check keeps no best actions (:meth:`PieceRunner.values_pass` without
+    ``choices``), and the policies are normalised over each piece's own offsets (the table's are
+    made only when asked: :attr:`PublicPieces.infoset_offset`)."""
     real = 4 if precision == "float32" else 8
     pred = 1 if predictive else 0
-    return (3 * real + 4) * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
+    return 3 * real * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
                                              for e, a in (trunk, largest))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import coupsolve
 from coupsolve.classbuild import build_class_tree
-from coupsolve.classpieces import build_class_pieces, spill_extras
+from coupsolve.classpieces import build_class_pieces
 from coupsolve.piecesanalysis import analyse_pieces_exact
 from coupsolve.publicanalysis import analyse_public
 from solvers import PublicPieces, Solver
@@ -71,20 +71,28 @@ def test_the_pieces_analysis_equals_the_whole_trees(whole, depth, parts, cut_bel
     assert abs(low.game_value[0] - theirs["game_value"][0]) < 1e-5
 
 
-def test_hands_and_contexts_spilled_to_disk_give_the_same_analysis(whole, tmp_path):
-    """:func:`coupsolve.classpieces.spill_extras` maps them back from files it has already unlinked
-    (nothing is left in the folder), and the analysis reads them as it reads arrays in memory."""
+def test_hands_keys_and_contexts_spilled_to_disk_give_the_same_pieces_and_analysis(whole, tmp_path):
+    """``build_class_pieces(spill=folder)`` writes them part by part and maps them back from files
+    it has already unlinked (nothing is left in the folder): the same arrays, pieces and analysis
+    as a build that holds them."""
     rules, public = whole
     built = build_class_pieces(rules, 6, 4)
-    pieces = PublicPieces("coup", built.trunk, built.parts, built.infoset_actions)
-    policy = _random_policy(public, 7)[_to_pieces(built, public)]
-    spilled = spill_extras(built, tmp_path)
+    spilled = build_class_pieces(rules, 6, 4, spill=str(tmp_path))
     assert list(tmp_path.iterdir()) == []
-    assert all(isinstance(h.base, np.memmap) or isinstance(h.base.base, np.memmap)
-               for h in spilled.entry_hand)
+    for name in ("infoset_hash", "infoset_actions", "infoset_context"):
+        mine = getattr(spilled, name)
+        assert isinstance(mine.base, np.memmap), name
+        np.testing.assert_array_equal(mine, getattr(built, name))
+    assert all(isinstance(h.base.base, np.memmap) for h in spilled.entry_hand)
+    assert len(spilled.entry_hand) == len(built.entry_hand)
     for mine, theirs in zip(spilled.entry_hand, built.entry_hand):
         np.testing.assert_array_equal(mine, theirs)
-    np.testing.assert_array_equal(spilled.infoset_context, built.infoset_context)
+    for mine, theirs in zip([spilled.trunk] + spilled.parts, [built.trunk] + built.parts):
+        assert (mine.infosets, mine.actions, mine.roots) == (theirs.infosets, theirs.actions, theirs.roots)
+        for a, b in zip(mine.flat, theirs.flat):
+            np.testing.assert_array_equal(a, b)
+    pieces = PublicPieces("coup", spilled.trunk, spilled.parts, spilled.infoset_actions)
+    policy = _random_policy(public, 7)[_to_pieces(built, public)]
     _close(analyse_pieces_exact(pieces, spilled, policy).to_dict(),
            analyse_pieces_exact(pieces, built, policy).to_dict())
 

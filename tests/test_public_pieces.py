@@ -79,10 +79,10 @@ def test_the_estimate_is_the_buffers_a_solve_holds(leduc):
             a = getattr(r.state, name)
             base = a if a.base is None else a.base
             held[id(base)] = base.nbytes
-    # the buffers, and the exploitability check's best actions (4 bytes an action; a solve's
-    # result makes its policies of the buffers: test_a_solve_hands_its_state_to_its_result)
-    assert PiecesRep.estimate_bytes(pieces, spec, precision, "alternating", 1) == \
-        sum(held.values()) + 4 * pieces.num_actions
+    # the buffers, and nothing else: the exploitability check keeps no best actions
+    # (test_a_solve_and_its_checks_hold_no_table_offsets), and a solve's result makes its
+    # policies of the buffers (test_a_solve_hands_its_state_to_its_result)
+    assert PiecesRep.estimate_bytes(pieces, spec, precision, "alternating", 1) == sum(held.values())
     whole = PublicTreeRep.estimate_bytes(public, spec, precision, "alternating", 1)
     assert sum(held.values()) < whole
 
@@ -140,3 +140,43 @@ def test_coup_built_in_pieces_solves_like_the_whole_tree():
     assert np.array_equal(whole.tree.infoset_actions[pos], pieces.infoset_actions)
     assert np.array_equal(a.average_policy()[pos], b.average_policy())
     assert np.array_equal(a.current_policy()[pos], b.current_policy())
+
+
+def test_a_solve_and_its_checks_hold_no_table_offsets(leduc):
+    """A solve of pieces, its exploitability checks and its result read each piece's own offsets:
+    the table's (8 bytes an information set) are made only when asked, for a best response, which
+    is the whole tree's."""
+    public, pieces, order = leduc
+    fresh = PublicPieces(pieces.game_id, pieces.trunk, pieces.parts, pieces.infoset_actions)
+    s, whole = Solver(fresh, "cfr+"), Solver(public, "cfr+")
+    s.step(5)
+    whole.step(5)
+    assert abs(s.exploitability() - whole.exploitability()) < 1e-12
+    assert np.array_equal(s.average_policy(), whole.average_policy()[order])
+    before = fresh.nbytes
+    last = s.result(last=True)
+    assert np.array_equal(last.average_policy, whole.average_policy()[order])
+    assert "infoset_offset" not in vars(fresh)
+    n = fresh.infoset_num_actions
+    assert np.array_equal(fresh.infoset_offset, np.concatenate(([0], np.cumsum(n)[:-1])))
+    assert fresh.nbytes == before + 8 * fresh.num_infosets
+    policy = whole.average_policy()
+    for player in (0, 1):
+        v, br = PiecesRep(fresh, solvers.ALGORITHMS["cfr+"], "float64", "alternating",
+                          1).best_response(policy[order], player)
+        w, theirs = whole.representation.best_response(policy, player)
+        assert abs(v - w) < 1e-12
+        assert np.array_equal(br, theirs[order])
+
+
+def test_an_information_set_of_more_than_127_actions_is_refused():
+    """A public tree's entry slots are int8 (1 byte an entry: 0.7 GiB at turn limit 4 of Coup)."""
+    from solvers.public import MAX_ACTIONS, check_num_actions, flat_array
+
+    assert MAX_ACTIONS == 127
+    check_num_actions(np.array([2, 127], np.int32))
+    with pytest.raises(ValueError, match="has 128 actions; a public tree holds at most 127"):
+        check_num_actions(np.array([2, 128], np.int32))
+    assert flat_array("entry_slot", np.array([-1, 126], np.int16)).dtype == np.int8
+    with pytest.raises(ValueError, match="slot 200 .* at most 127 actions"):
+        flat_array("entry_slot", np.array([-1, 200], np.int16))
