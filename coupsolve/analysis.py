@@ -180,6 +180,21 @@ class Analysis:
                 "hand_best_response": {str(k): v for k, v in self.hand_best_response.items()},
                 "meta": self.meta}
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Analysis":
+        """The analysis :meth:`to_dict` wrote (a strategy file's stored analysis)."""
+        nan = lambda x: math.nan if x is None else x  # noqa: E731
+        rows = lambda rs: [ClaimStats(**{k: nan(v) for k, v in r.items()}) for r in rs]  # noqa: E731
+        seats = lambda m: {int(k): v for k, v in m.items()}  # noqa: E731
+        return cls(rules=d["rules"], game_value=tuple(d["game_value"]), claims=rows(d["claims"]),
+                   by_turn={int(t): rows(r) for t, r in d["by_turn"].items()},
+                   by_influence={k: rows(r) for k, r in d["by_influence"].items()},
+                   choice=seats(d["choice"]), choice_value=seats(d["choice_value"]),
+                   choice_best_response=seats(d["choice_best_response"]),
+                   hand_value={int(k): {h: tuple(pv) for h, pv in v.items()}
+                               for k, v in d["hand_value"].items()},
+                   hand_best_response=seats(d["hand_best_response"]), meta=dict(d.get("meta", {})))
+
     def shown_claims(self) -> list:
         """Indices of the claims of this game (the Treaty only with the marked cards)."""
         return [c for c, name in enumerate(CLAIMS) if name != "Treaty" or self.rules.get("marked_cards")]

@@ -322,7 +322,7 @@ def cmd_solve(args) -> int:
     if builder == "classpieces":  # on the pieces, once the solver's state and the saved current
         result.tree = result.current_policy = None  # policy are let go
         release_free_memory()
-        analysis = analyse_exactly_in_pieces(tree, coup_tree, result, human)
+        analysis = analyse_exactly_in_pieces(tree, coup_tree, result, human, store=args.out)
         tree = coup_tree = None
     else:
         print("analysing the strategy ...", file=human, flush=True)

@@ -142,17 +142,49 @@ def analyse_pieces(rules, result, games, seed, why, out=None):
                             seed=seed, meta={"title": title(rules, result)})
 
 
-def analyse_exactly_in_pieces(tree, built, result, out=None):
+def analyse_exactly_in_pieces(tree, built, result, out=None, store=None):
     """The exact analysis (:func:`coupsolve.piecesanalysis.analyse_pieces_exact`) of ``result``'s
-    average policy on the pieces it was solved on, with progress."""
+    average policy on the pieces it was solved on, with progress; kept with the strategy file
+    ``store`` when given (:func:`stored_analysis` reads it back, so ``analyse`` needs no rebuild)."""
+    from solvers import SolveResult
+
     from .cli_public import progress_lines
     from .cli_report import title
     from .piecesanalysis import analyse_pieces_exact
 
-    print(f"analysing the strategy exactly on its {len(tree.parts) + 1} pieces ...",
-          file=out or sys.stdout, flush=True)
-    return analyse_pieces_exact(tree, built, result.average_policy,
-                                meta={"title": title(built.rules, result)}, progress=progress_lines(out))
+    out = out or sys.stdout
+    print(f"analysing the strategy exactly on its {len(tree.parts) + 1} pieces ...", file=out,
+          flush=True)
+    analysis = analyse_pieces_exact(tree, built, result.average_policy,
+                                    meta={"title": title(built.rules, result)},
+                                    progress=progress_lines(out))
+    if store:
+        try:
+            SolveResult.attach(store, "analysis", {"average_policy_sha256": _digest(result),
+                                                   "analysis": analysis.to_dict()})
+            print(f"the exact analysis is kept in {store} (analyse reads it: no rebuild)", file=out)
+        except (OSError, ValueError) as e:
+            print(f"the exact analysis could not be kept in {store}: {e}", file=out)
+    return analysis
+
+
+def _digest(result):
+    import hashlib
+
+    return hashlib.sha256(np.ascontiguousarray(result.average_policy).data).hexdigest()
+
+
+def stored_analysis(path, result):
+    """The exact analysis kept in the strategy file ``path`` (:func:`analyse_exactly_in_pieces`)
+    if it is that of ``result``'s average policy (the file's own, by its sha256), else None."""
+    from solvers import SolveResult
+
+    from .analysis import Analysis
+
+    doc = SolveResult.attachment(path, "analysis")
+    if not isinstance(doc, dict) or doc.get("average_policy_sha256") != _digest(result):
+        return None
+    return Analysis.from_dict(doc["analysis"])
 
 
 def rebuild_pieces(path, rules, result):
@@ -219,15 +251,19 @@ def cmd_analyse(args) -> int:
         present_sampled(rules, solver, meta, args, human)
         return 0
     rules, coup_tree, result = load_strategy(args.strategy)
-    if coup_tree is None:  # solved in pieces: rebuilt for the exact analysis, unless asked not to
+    if coup_tree is None:  # solved in pieces: the exact analysis kept with it, or rebuilt for it
         result.current_policy = None  # not analysed: let go before a rebuild
-        pieces, why = (None, "as asked (--sampled)") if args.sampled else \
-            rebuild_pieces(args.strategy, rules, result)
-        if pieces is None:
-            analysis = analyse_pieces(rules, result, args.games, args.seed, why)
+        analysis = None if args.sampled else stored_analysis(args.strategy, result)
+        if analysis is not None:
+            print("the exact analysis kept with the strategy (computed on its public tree)")
         else:
-            analysis = analyse_exactly_in_pieces(*pieces, result)
-            del pieces
+            pieces, why = (None, "as asked (--sampled)") if args.sampled else \
+                rebuild_pieces(args.strategy, rules, result)
+            if pieces is None:
+                analysis = analyse_pieces(rules, result, args.games, args.seed, why)
+            else:
+                analysis = analyse_exactly_in_pieces(*pieces, result, store=args.strategy)
+                del pieces
     else:
         print("analysing the strategy ...", flush=True)
         analysis = analyse_any(coup_tree, result.average_policy, meta={"title": title(rules, result)})

@@ -64,6 +64,44 @@ def save(path, kind, metadata, arrays):
     replace_durably(path, lambda handle: np.savez(handle, **{_META: meta}, **arrays))
 
 
+ATTACHED = "attached__"  # the prefix of an attachment's member (:func:`attach`)
+
+
+def attach(path, name, document):
+    """Add (or replace) the JSON-serialisable ``document`` as the attachment ``name`` of the file
+    ``path`` written by :func:`save`: a result computed after the file was written (an analysis)
+    kept with it. The file is rewritten durably (:func:`replace_durably`), its members copied as they
+    are, a block at a time (a strategy of gigabytes is not read into memory)."""
+    import shutil
+
+    member = ATTACHED + name + ".npy"
+    with zipfile.ZipFile(os.fspath(path)) as src:
+        names = [n for n in src.namelist() if n != member]
+        if _META + ".npy" not in names:
+            raise ValueError(f"{path} has no metadata; it was not written by solvers")
+
+        def write(handle):
+            with zipfile.ZipFile(handle, "w", zipfile.ZIP_STORED, allowZip64=True) as out:
+                for n in names:
+                    with src.open(n) as r, out.open(n, "w", force_zip64=True) as w:
+                        shutil.copyfileobj(r, w, 1 << 24)
+                with out.open(member, "w") as w:
+                    np.lib.format.write_array(w, np.array(json.dumps(document, sort_keys=True)),
+                                              allow_pickle=False)
+
+        replace_durably(path, write)
+
+
+def attachment(path, name):
+    """The attachment ``name`` of the file ``path`` (:func:`attach`), or None if it has none."""
+    member = ATTACHED + name + ".npy"
+    with zipfile.ZipFile(os.fspath(path)) as z:
+        if member not in z.namelist():
+            return None
+        with z.open(member) as r:
+            return json.loads(str(np.lib.format.read_array(r, allow_pickle=False)[()]))
+
+
 def load(path, kind, skip=()):
     """Read a file written by :func:`save`; returns ``(metadata, arrays)``, the arrays named in
     ``skip`` left unread.
@@ -79,7 +117,8 @@ def load(path, kind, skip=()):
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("it holds a single array, not an .npz archive")
         with data:
-            arrays = {name: data[name] for name in data.files if name not in skip}
+            arrays = {name: data[name] for name in data.files
+                      if name not in skip and not name.startswith(ATTACHED)}
     except FileNotFoundError:
         raise
     except (OSError, EOFError, ValueError, zipfile.BadZipFile) as exc:

@@ -200,6 +200,18 @@ class SolveResult:
                    **arrays)
 
     @staticmethod
+    def attach(path, name, document):
+        """Keep the JSON-serialisable ``document`` with the result file ``path`` as ``name`` (an
+        analysis computed after the file was written): the file is rewritten durably, its arrays
+        copied as they are; :meth:`load` ignores attachments, :meth:`attachment` reads one."""
+        _npz.attach(path, name, document)
+
+    @staticmethod
+    def attachment(path, name):
+        """The document attached to the result file ``path`` as ``name`` (:meth:`attach`), or None."""
+        return _npz.attachment(path, name)
+
+    @staticmethod
     def check_file(path, tree):
         """Refuse (``ValueError``) a result file that is not for ``tree`` (game, infoset layout, tree
         type and digest, as :meth:`load` with ``tree`` does), reading its tables but not its

@@ -219,3 +219,19 @@ def test_hand_values_by_best_response(rules, monkeypatch):
     data = a.to_dict()["hand_best_response"]
     assert set(data) == {"0", "1"} and set(data["0"]) == set(a.hand_value[0])
     assert "best response" in a.to_table().split("value by starting hand")[1]
+
+
+def test_an_analysis_read_back_from_its_dict_is_the_same(coup_tree, tmp_path):
+    """``Analysis.from_dict`` inverts ``to_dict`` (a strategy file's kept analysis): the same dict,
+    table and plot, NaN rates (claims never made) included."""
+    import json
+
+    a = analyse(coup_tree, coup_tree.tree.uniform_policy(), meta={"title": "uniform"})
+    d = json.loads(json.dumps(a.to_dict()))
+    back = coupsolve.analysis.Analysis.from_dict(d)
+    assert back.to_dict() == a.to_dict()
+    assert back.to_table() == a.to_table()
+    assert math.isnan({s.claim: s for s in back.claims}["Assassinate"].bluff)
+    assert set(back.choice) == {0, 1} and set(back.by_turn) == set(a.by_turn)
+    back.plot(tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 0

@@ -48,6 +48,13 @@ def files(tmp_path_factory):
     return out
 
 
+def _arrays(path, drop=()):
+    """The arrays of a strategy file but its attachments (its kept analysis) and ``drop``: the
+    makings of a file as an older coupsolve, or somebody else, wrote it."""
+    with np.load(path, allow_pickle=False) as f:
+        return {k: f[k] for k in f.files if k not in drop and not k.startswith("attached__")}
+
+
 def _same_analysis(mine, theirs):
     mine, theirs = dict(mine), dict(theirs)
     for data in (mine, theirs):
@@ -73,24 +80,48 @@ def test_pieces_give_the_whole_trees_strategy(files, capsys):
     assert pieces.exploitability == pytest.approx(whole.exploitability, abs=1e-12)
 
 
-def test_solve_and_analyse_give_the_exact_analysis_of_pieces(files, capsys):
+def test_solve_and_analyse_give_the_exact_analysis_of_pieces(files, tmp_path, capsys, monkeypatch):
     """The analysis ``solve`` prints in pieces, and ``analyse`` prints after rebuilding them, are the
-    whole public tree's (the policies are the same, in another numbering)."""
+    whole public tree's (the policies are the same, in another numbering). ``solve`` keeps it in
+    the strategy file and ``analyse`` reads it there; a file without it is rebuilt and analysed
+    once, then kept."""
     whole, pieces = files["whole analysis"], files["pieces analysis"]
     _same_analysis(pieces, whole)
     assert "games" not in pieces  # exact, not estimated
-    code, out, err = _run(["analyse", str(files["pieces"][1]), "--json"], capsys)
+    assert solvers.SolveResult.attachment(files["pieces"][1], "analysis")["analysis"] == pieces
+    np.savez(tmp_path / "bare.npz", **_arrays(files["pieces"][1]))
+    code, out, err = _run(["analyse", str(tmp_path / "bare.npz"), "--json"], capsys)
     assert code == 0, err
     assert "rebuilding the public tree" in out and "analysing the strategy exactly on its 3 pieces" in out
+    assert "the exact analysis is kept in" in out
     _same_analysis(json.loads(out.strip().splitlines()[-1])["analysis"], whole)
+    _no_build(monkeypatch)
+    for path in (files["pieces"][1], tmp_path / "bare.npz"):
+        code, out, err = _run(["analyse", str(path), "--json"], capsys)
+        assert code == 0, err
+        assert "the exact analysis kept with the strategy" in out and "rebuilding" not in out
+        _same_analysis(json.loads(out.strip().splitlines()[-1])["analysis"], whole)
+    assert solvers.SolveResult.load(tmp_path / "bare.npz").iterations == files["pieces"][0].iterations
+
+
+def test_a_kept_analysis_of_another_policy_is_not_read(files):
+    from coupsolve.cli_strategy import stored_analysis
+
+    result, path = files["pieces"]
+    assert stored_analysis(path, result).to_dict() == \
+        solvers.SolveResult.attachment(path, "analysis")["analysis"]
+    other = solvers.SolveResult.load(path)
+    other.average_policy = other.average_policy.copy()
+    other.average_policy[0] = np.nextafter(other.average_policy[0], 2.0)
+    assert stored_analysis(path, other) is None
+    assert stored_analysis(files["whole"][1], result) is None  # a whole tree's file keeps none
 
 
 def test_a_pieces_file_that_does_not_say_where_it_was_cut_is_estimated(files, tmp_path, capsys,
                                                                        monkeypatch):
     _, path = files["pieces"]
     _no_build(monkeypatch)
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
+    arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     del meta["options"]["pieces"]
     arrays["__metadata__"] = np.array(json.dumps(meta))
@@ -103,8 +134,7 @@ def test_a_pieces_file_that_does_not_say_where_it_was_cut_is_estimated(files, tm
 def test_a_pieces_file_cut_elsewhere_than_it_says_is_refused(files, tmp_path, capsys):
     """The rebuilt pieces are checked against the file's digest before anything is analysed."""
     _, path = files["pieces"]
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
+    arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     bounds = meta["options"]["pieces"]["bounds"]
     assert len(bounds) == 3 and bounds[1] + 1 < bounds[2]
@@ -146,8 +176,7 @@ def test_pieces_are_refused_with_the_figures(capsys):
 
 def test_a_pieces_file_without_keys_is_refused(files, tmp_path, capsys):
     _, path = files["pieces"]
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files if k != "infoset_hash"}
+    arrays = _arrays(path, drop=("infoset_hash",))
     np.savez(tmp_path / "k.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "k.npz")], capsys)
     assert code == 2 and "lacks its information sets' keys" in err
@@ -160,8 +189,7 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
     _, path = files["pieces"]
     _no_build(monkeypatch)
     rules = coupsolve.Rules.two_player_selection(turn_limit=4)
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
+    arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     meta.pop("tree_type")
     meta["game_id"] = coupsolve.couptree.rules_game_id(rules)

@@ -162,3 +162,23 @@ def test_result_from_an_openspiel_policy(kuhn, tmp_path):
     with pytest.raises(ValueError, match="tabular policy's game 'leduc_poker"):
         SolveResult.from_openspiel_policy(tree, os_cfr.CFRSolver(pyspiel.load_game("leduc_poker"))
                                           .average_policy())
+
+
+def test_a_document_attached_to_a_result_file(tmp_path, kuhn, kuhn_result):
+    """An attachment is kept with the file (rewritten durably), read back as written, replaced by a
+    second of its name, and ignored by load; a file that solvers did not write is refused."""
+    path = tmp_path / "kuhn.npz"
+    kuhn_result.save(path)
+    assert SolveResult.attachment(path, "analysis") is None
+    SolveResult.attach(path, "analysis", {"value": -1 / 18, "rows": [1, None]})
+    SolveResult.attach(path, "note", {"text": "kept"})
+    SolveResult.attach(path, "analysis", {"value": 0.5})
+    assert SolveResult.attachment(path, "analysis") == {"value": 0.5}
+    assert SolveResult.attachment(path, "note") == {"text": "kept"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kuhn.npz"]  # no staged file left
+    back = SolveResult.load(path, tree=kuhn[1])
+    assert np.array_equal(back.average_policy, kuhn_result.average_policy)
+    assert back.iterations == kuhn_result.iterations
+    np.savez(tmp_path / "other.npz", a=np.zeros(2))
+    with pytest.raises(ValueError, match="not written by solvers"):
+        SolveResult.attach(tmp_path / "other.npz", "analysis", {})
