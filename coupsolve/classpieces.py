@@ -151,10 +151,11 @@ class PiecesPlan(NamedTuple):
 
     def peak_bytes(self, precision="float64", predictive=False) -> int:
         """The largest of: the pieces but their extras (on disk) and their build's walks; the same
-        pieces and a solve; the pieces, extras read, and the analysis after it."""
+        pieces and a solve; the pieces, their extras but the keys read, and the analysis after it."""
         tree, held = self.tree_bytes(), self.tree_bytes() - self.extra_bytes()
+        keys = _KEY_BYTES * self.size.infosets  # saved with the strategy, let go before the analysis
         return max(held + self.build_bytes(), held + self.solve_bytes(precision, predictive),
-                   tree + self.analysis_bytes(precision))
+                   tree - keys + self.analysis_bytes(precision))
 
     def record(self) -> dict:
         """Where the tree was cut and what its rebuild needs, for a strategy file's options

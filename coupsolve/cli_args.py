@@ -338,8 +338,9 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     _add_games_args(p)
     p.add_argument("--sampled", action="store_true",
                    help="a strategy solved in pieces: estimate its analysis from --games self-play "
-                        "games instead of rebuilding its pieces for the exact one (at turn limit 4 "
-                        "the rebuild takes 20-30 minutes and about 18 GiB)")
+                        "games instead of reading the exact one kept in the file (solve keeps it) "
+                        "or, in a file without it, rebuilding the pieces for it and keeping it (at "
+                        "turn limit 4 the rebuild takes 20-30 minutes and about 15 GiB)")
     p = sub_parser("info", "tree size and memory of a preset, without building it")
     _add_rules_args(p)
     p = sub_parser("play", "play against a saved strategy in the terminal")

@@ -319,8 +319,9 @@ def cmd_solve(args) -> int:
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     infosets = tree.num_infosets
-    if builder == "classpieces":  # on the pieces, once the solver's state and the saved current
-        result.tree = result.current_policy = None  # policy are let go
+    if builder == "classpieces":  # on the pieces, once the solver's state, the saved current
+        result.tree = result.current_policy = None  # policy and the keys' pages the save read
+        result.infoset_hash, coup_tree = None, coup_tree._replace(infoset_hash=None)  # are let go
         release_free_memory()
         analysis = analyse_exactly_in_pieces(tree, coup_tree, result, human, store=args.out)
         tree = coup_tree = None
