@@ -9,13 +9,14 @@ peaks at about 16 GiB: see the README):
 
 then run: python examples/tl4_report.py tl4_draw.npz tl4_influence.npz [--games 50000] [--seed 0]
 
-For a strategy file the rates are estimated from seeded self-play through the OpenSpiel game (95%
-intervals; the card choice is exact, read from the average policy at the two choice decisions): no
-tree is rebuilt. The exact figures are what ``solve`` printed, analysed on its pieces: pass the JSON
-report it wrote (``solve ... --json tl4_draw_solve.json``) instead of the strategy file (or run
-``coupsolve analyse tl4_draw.npz --json ...``, which rebuilds the pieces). A report this script wrote
+A strategy file that keeps its exact analysis (``solve`` keeps it with a strategy solved in pieces,
+and ``coupsolve analyse`` with one it rebuilt the pieces of) gives the exact figures, as does the
+JSON report ``solve`` wrote (``solve ... --json tl4_draw_solve.json``). For any other strategy file
+the rates are estimated from seeded self-play through the OpenSpiel game (95% intervals; the card
+choice is exact, read from the average policy at the two choice decisions): no tree is rebuilt. A
+report this script wrote
 before (``examples/report/tl4_draw.json``) may also stand for its strategy file. Writes
-``examples/report/tl4_<payoff>.json`` (and ``.png`` for a strategy file), and
+``examples/report/tl4_<payoff>.json|png``, and
 ``examples/report/horizon.md``: turn-1 and turn-2 bluff and challenge rates and the card choice at
 turn limits 2 and 3 (exact, from ``tl2_*.json`` and ``tl3_*.json``, written by
 ``turn_limit_report.py``) beside turn limit 4's.
@@ -52,7 +53,17 @@ def report_one(path, games, seed):
     from coupsolve.publicpolicy import PublicTreePolicy
     from coupsolve.sampled_analysis import sampled_analysis
 
+    from coupsolve.cli_strategy import stored_analysis
+
     rules, _, result = load_strategy(path)
+    kept = stored_analysis(path, result)  # solve keeps the exact analysis with the strategy
+    if kept is not None:
+        return from_solve_report({
+            "analysis": kept.to_dict(), "rules": rules.to_dict(),
+            "infosets": int(result.infoset_num_actions.shape[0]),
+            "build_seconds": None, "solve_seconds": float(result.seconds),
+            "iterations": int(result.iterations), "exploitability": float(result.exploitability),
+            "game_value": [float(v) for v in result.game_value]})
     game = load_game(rules)
     policy = PublicTreePolicy.of_result(game, rules, result)
     title = (f"turn limit {rules.turn_limit}, limit payoff {rules.limit_payoff}: CFR+ "
@@ -87,7 +98,11 @@ def from_solve_report(data):
               "solve_seconds": data["solve_seconds"], "iterations": data["iterations"],
               "exploitability": data["exploitability"], "game_value": data["game_value"],
               "choice": a["choice"], "exact": a}
-    with open(os.path.join(OUT, f"tl{record['turn_limit']}_{record['limit_payoff']}.json"), "w") as f:
+    from coupsolve.analysis import Analysis
+
+    name = os.path.join(OUT, f"tl{record['turn_limit']}_{record['limit_payoff']}")
+    Analysis.from_dict(a).plot(name + ".png")
+    with open(name + ".json", "w") as f:
         json.dump(record, f, indent=1)
     return record
 
