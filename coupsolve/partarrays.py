@@ -55,9 +55,8 @@ class PartArrays:
         if self.on_disk:
             try:
                 rec = {name: self._append(name, a) for name, a in rec.items()}
-            except OSError as e:
+            except OSError as e:  # ``rec`` still holds the arrays
                 self._to_memory(e)
-                rec = {name: a for name, a in arrays.items()}
         self._parts[k] = rec
 
     def length(self, k, name):

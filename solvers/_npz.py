@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import zipfile
 
 import numpy as np
@@ -72,8 +73,6 @@ def attach(path, name, document):
     ``path`` written by :func:`save`: a result computed after the file was written (an analysis)
     kept with it. The file is rewritten durably (:func:`replace_durably`), its members copied as they
     are, a block at a time (a strategy of gigabytes is not read into memory)."""
-    import shutil
-
     member = ATTACHED + name + ".npy"
     with zipfile.ZipFile(os.fspath(path)) as src:
         names = [n for n in src.namelist() if n != member]

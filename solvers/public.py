@@ -151,8 +151,10 @@ _BYTES_PER_ENTRY = 4 + 1 + 4
 _BYTES_PER_INFOSET = 1 + 4 + 4 + 4 + 4
 _BYTES_PER_ACTION = 4
 #: The most actions an information set of a public tree has: an entry's slot is int8 (at turn limit 4
-#: of Coup, 736 million of them; the most actions there are fewer than 20).
+#: of Coup, 736 million of them; the most actions there are 6).
 MAX_ACTIONS = int(np.iinfo(np.int8).max)
+_TOO_MANY = (f"a public tree holds at most {MAX_ACTIONS} actions per information set (entry_slot is "
+             "int8): solve this game as a history tree (solvers.GameTree)")
 
 
 def check_num_actions(infoset_num_actions, what="PublicTree"):
@@ -160,9 +162,7 @@ def check_num_actions(infoset_num_actions, what="PublicTree"):
     actions (the layout's ``entry_slot`` is int8)."""
     most = int(infoset_num_actions.max()) if infoset_num_actions.size else 0
     if most > MAX_ACTIONS:
-        raise ValueError(f"{what}: an information set has {most} actions; a public tree holds at most "
-                         f"{MAX_ACTIONS} per information set (entry_slot is int8): solve this game "
-                         "as a history tree (solvers.GameTree)")
+        raise ValueError(f"{what}: an information set has {most} actions; {_TOO_MANY}")
 
 
 def flat_array(name, a):
@@ -176,9 +176,7 @@ def flat_array(name, a):
         lo, hi = int(a.min()), int(a.max())
         if lo < info.min or hi > info.max:
             if name == "entry_slot":
-                raise ValueError(f"PublicTree: an action at slot {hi} of its information set; a "
-                                 f"public tree holds at most {MAX_ACTIONS} actions per information "
-                                 "set (entry_slot is int8): solve this game as a history tree")
+                raise ValueError(f"PublicTree: an action at slot {hi} of its information set; {_TOO_MANY}")
             raise ValueError(f"PublicTree: {name} holds {hi if hi > info.max else lo}, beyond "
                              f"{dt.name}: too large for one public tree; build it in pieces")
     return np.ascontiguousarray(a, dtype=dt)
