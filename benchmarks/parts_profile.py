@@ -71,7 +71,7 @@ def _time_pieces(solver, threads, iterations):
     """Seconds per pass of every part and of the trunk over ``iterations`` iterations, run on
     ``threads`` numba threads; and the iterations' wall seconds."""
     rep = solver.representation
-    runners = [h._runner for h in rep.handles]
+    runners = rep.part_runners()
     clocks = [{} for _ in runners]
     trunk = {}
     for r, into in zip(runners, clocks):

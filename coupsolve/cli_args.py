@@ -205,9 +205,11 @@ def _add_solve_args(p):
     p.add_argument("--ray", metavar="ADDRESS",
                    help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
                         "one, or 'local' to start one on this machine (needs pip install "
-                        "'coupsolve[ray]'; implies --representation public; same iterates)")
+                        "'coupsolve[ray]'; solves the public tree, whole or, when it does not fit, in pieces; "
+                        "same iterates)")
     p.add_argument("--ray-workers", type=_positive_int, default=2,
-                   help="parts of the tree, one Ray actor each (with --ray)")
+                   help="Ray actors, each holding a part of the tree or a run of its pieces' parts "
+                        "(with --ray)")
     p.add_argument("--precision", choices=PRECISIONS, default=PRECISIONS[0],
                    help="type of the per-history reach and value buffers (float64 is OpenSpiel-exact; "
                         "float32 saves memory traffic on large trees and stalls near 1e-7)")

@@ -171,8 +171,8 @@ def choose_tree(rules, args, out):
     count to build from (``TreeSize``, or the public builder's ``ClassSize`` or ``PublicSize``:
     :func:`public_builder`), or a :class:`~coupsolve.classpieces.PiecesPlan`."""
     rep = args.representation
-    if getattr(args, "ray", None):
-        rep = "public"  # --representation history was refused by _ray_backend
+    if getattr(args, "ray", None) and rep != "pieces":
+        rep = "public"  # --representation history was refused by _ray_backend; pieces when too large
     if rep in ("public", "pieces"):
         print(f"rules: {rules}", file=out)
     else:
@@ -195,7 +195,7 @@ def choose_tree(rules, args, out):
     size, peak, budget = measure_public(rules, args, out)
     if rep != "pieces" and (budget is None or peak <= budget):
         return size
-    if builder_of(size) != "classbuild" or getattr(args, "ray", None):
+    if builder_of(size) != "classbuild":
         raise CliError(f"the public tree's build and solve need about {_fmt(peak)}, more than the "
                        f"{_fmt(budget)} of memory; try a lower --turn-limit")
     return _plan_pieces(size, args, out, budget, peak)

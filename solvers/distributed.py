@@ -1,18 +1,21 @@
 """The public-tree solver on a Ray cluster: parts of the tree resident in workers, the trunk in the driver.
 
 ``solvers.solve(tree, ..., backend=RayBackend(...))`` (or ``Solver(tree, ..., backend=...)``) solves a
-:class:`~solvers.public.PublicTree` with the same algorithms and options as one process, and the same
-iterates: the tree is cut at a shallow public level (:func:`solvers.public_split.split`) into a trunk,
-kept by the driver, and parts, each owned by a Ray actor (a :class:`~solvers.public_parts.PieceRunner`)
-holding the part's arrays, regrets, average weights and strategy for the whole run. Per pass the driver
-sends each part the reach of its roots' entries and receives their values (and PCFR+'s predictions):
-``2 x 8`` bytes per entry at the cut per pass, nothing else (:meth:`RayPartsRep.traffic`). Policies,
-checkpoints and exploitability gather through the same seam (:mod:`solvers.public_parts`).
+:class:`~solvers.public.PublicTree` or a :class:`~solvers.PublicPieces` with the same algorithms and
+options as one process, and the same iterates. A ``PublicTree`` is cut at a shallow public level
+(:func:`solvers.public_split.split`) into a trunk and one part per worker; a ``PublicPieces`` (Coup at
+turn limit 4: a trunk and 400 parts) keeps its own cut, and its parts are dealt out to the workers as
+runs of consecutive parts (:mod:`solvers.public_groups`). The trunk stays with the driver; each Ray
+actor (a :class:`~solvers.public_groups.GroupRunner`) holds its parts' arrays, regrets, average weights
+and strategy for the whole run. Per pass the driver sends each actor the reach of its roots' entries
+and receives their values (and PCFR+'s predictions): ``2 x 8`` bytes per entry at the cut per pass,
+nothing else (:meth:`RayPartsRep.traffic`). Policies, checkpoints and exploitability gather through
+the same seam (:mod:`solvers.public_parts`).
 
-Placement by memory: every part's arrays and working memory are estimated before anything is allocated
-(:func:`~solvers.public_parts.piece_solve_bytes`), parts are placed largest first on the alive nodes with
-room (Ray's ``memory`` resource of each node, reserved per actor), and a cluster that cannot hold a part
-is refused with the figures.
+Placement by memory: every actor's arrays and working memory are estimated before anything is
+allocated (:func:`~solvers.public_groups.group_bytes`), actors are placed largest first on the alive
+nodes with room (Ray's ``memory`` resource of each node, reserved per actor), and a cluster that cannot
+hold one is refused with the figures.
 
 Lost workers: each pass's inputs to a part are logged by the driver until the part's next checkpoint
 (``checkpoint_dir`` and ``checkpoint_every``: every part saves its state there). When an actor dies, the
@@ -21,8 +24,9 @@ the logged passes (the kernels are deterministic, so this redoes the same arithm
 finished iteration is lost. A restarted driver resumes from the solver's own checkpoint
 (``solve(..., checkpoint=, resume=)``), which gathers every part's state.
 
-What it does not do yet: the driver builds the whole tree and ships the parts (a tree too large for the
-driver would need each worker to build its own part from the game).
+What it does not do yet: the driver builds the whole tree (or all its pieces) and ships the parts, and
+it gathers the policies and checkpoints whole. A tree too large for the driver (turn limit 5 of Coup)
+needs each worker to build its own parts from the game and to keep its share of the strategy.
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ import numpy as np
 
 from . import _npz
 from .memory import check_fits, format_bytes
-from .public_parts import PartsRep, PieceRunner, piece_solve_bytes
-from .public_split import choose_depth, piece_bytes, split
+from .public_groups import GroupRunner, group, group_bytes, groups
+from .public_parts import PartsRep
+from .public_pieces import PublicPieces
+from .public_split import choose_depth, count, piece_bytes, split
 
 __all__ = ["RayBackend", "RayPartsRep"]
 
@@ -49,9 +55,10 @@ def _ray():
     return ray
 
 
-class _Runner(PieceRunner):
-    """A :class:`PieceRunner` as a Ray actor: it also saves and restores its state, and says its pid
-    (the runner copies the read-only arrays Ray hands it, once per actor)."""
+class _Runner(GroupRunner):
+    """A :class:`~solvers.public_groups.GroupRunner` as a Ray actor: it also saves and restores its
+    state, and says its pid (its parts' runners copy the read-only arrays Ray hands it, once per
+    actor)."""
 
     def pid(self):
         return os.getpid()
@@ -74,9 +81,12 @@ class RayBackend:
         A running cluster's address (or ``"auto"``); None starts a local one in this process
         (``ray.init(num_cpus=num_cpus)``) unless Ray is initialised already.
     workers : int
-        Parts (one actor each).
+        Actors. A :class:`~solvers.public.PublicTree` is cut into as many parts, one an actor; the
+        parts of a :class:`~solvers.PublicPieces` (cut where it was built) are dealt out to them as
+        runs of consecutive parts balanced by their entries and actions
+        (:func:`solvers.public_groups.groups`).
     split_depth : int, optional
-        The public level to cut at (:func:`choose_depth` when None).
+        The public level to cut a ``PublicTree`` at (:func:`choose_depth` when None).
     threads_per_worker : int
         numba threads in each actor.
     checkpoint_dir : str or os.PathLike, optional
@@ -128,16 +138,29 @@ def _place(needs, nodes):
     return where
 
 
+def _cut(tree, backend):
+    """``(trunk, groups, cut level)``: a ``PublicPieces``' own trunk and its parts dealt out to the
+    backend's workers, or a ``PublicTree`` cut into one part per worker."""
+    if isinstance(tree, PublicPieces):
+        depth = tree.trunk.num_levels - 1
+        if backend.split_depth not in (None, depth):
+            raise ValueError(f"{tree!r} is cut at level {depth}, where it was built; split_depth "
+                             f"{backend.split_depth} cannot cut it elsewhere")
+        return tree.trunk, groups(tree.parts, backend.workers), depth
+    depth = backend.split_depth or choose_depth(tree, backend.workers)
+    trunk, parts = split(tree, depth, backend.workers)
+    return trunk, [group([q]) for q in parts], depth
+
+
 class RayPartsRep(PartsRep):
     """:class:`~solvers.public_parts.PartsRep` with Ray actors for parts (module docstring)."""
 
     def __init__(self, tree, spec, precision, updates, threads, backend):
         ray = backend.connect()
         self._ray, self.backend = ray, backend
-        depth = backend.split_depth or choose_depth(tree, backend.workers)
-        trunk, parts = split(tree, depth, backend.workers)
+        trunk, parts, depth = _cut(tree, backend)
         self.depth = depth
-        check_fits(piece_bytes(trunk) + 8 * trunk.actions.shape[0] * 5,
+        check_fits(piece_bytes(trunk) + 8 * count(trunk.actions) * 5,
                    f"the trunk of {tree.game_id} cut at level {depth}")
         self._log = [[] for _ in parts]
         self._base = [None] * len(parts)  # per part: its checkpoint file, or (state, iterations)
@@ -148,7 +171,7 @@ class RayPartsRep(PartsRep):
         ray = self._ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        self._needs = [piece_bytes(q) + piece_solve_bytes(q, params, precision) for q in parts]
+        self._needs = [group_bytes(g, params.predictive, precision) for g in parts]
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         where = _place(self._needs, nodes)
         self._refs = [ray.put(q) for q in parts]

@@ -32,11 +32,14 @@ from ._passes import normalize_average
 from .infosets import InfosetTable
 from .memory import check_fits
 from .public import PublicTree
-from .public_parts import PartsRep, PieceRunner, _Local, params_of
+from .public_groups import GroupRunner, group
+from .public_parts import PartsRep, _Local
 from .public_split import count, piece_bytes
 from .representation import check_state, register
 
 __all__ = ["PublicPieces", "PiecesRep", "estimate_pieces_solve_bytes"]
+
+_STATE = ("sigma", "regret", "cumulative")
 
 
 class PublicPieces(InfosetTable):
@@ -169,24 +172,16 @@ class PiecesRep(PartsRep):
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its {len(tree.parts) + 1} pieces")
-        params = params_of(spec, updates)
         real = np.float32 if precision == "float32" else np.float64
-        na = tree.num_actions
-        self.held = {name: np.empty(na, real) for name in ("sigma", "regret", "cumulative")}
-        e, a = _largest(tree)
-        p = params.predictive
-        shared = (np.empty(e, real), np.empty(e, real), np.empty(e if p else 0, real),
-                  np.zeros(a, real), np.zeros(a if p else 0, real))
+        self.held = {name: np.empty(tree.num_actions, real) for name in _STATE}
+        g = group(tree.parts)  # its actions are a slice: the runner's state is views of held's
+        views = {k: v[g.actions] for k, v in self.held.items()}
 
-        def views(q):
-            return tuple(self.held[k][q.actions] for k in ("sigma", "regret", "cumulative"))
+        def runners(groups, params, precision):
+            return [_Local(GroupRunner(g, params, precision, threads, views))]
 
-        def runners(parts, params, precision):
-            return [_Local(PieceRunner(q, params, precision, threads, shared, views(q)))
-                    for q in parts]
-
-        super().__init__(tree, spec, precision, updates, threads, tree.trunk, tree.parts, runners,
-                         trunk_held=views(tree.trunk))
+        super().__init__(tree, spec, precision, updates, threads, tree.trunk, [g], runners,
+                         trunk_held=tuple(self.held[k][tree.trunk.actions] for k in _STATE))
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
@@ -221,8 +216,13 @@ class PiecesRep(PartsRep):
         check_state(state, self.game_tree.num_actions)
         for name, a in self.held.items():
             a[:] = state[name]
-        for runner in [self.trunk] + [h._runner for h in self.handles]:
+        for runner in [self.trunk] + self.part_runners():
             runner.state.counter[0] = iterations
+
+    def part_runners(self):
+        """The parts' :class:`~solvers.public_parts.PieceRunner`, in order (the trunk's is
+        ``trunk``)."""
+        return [x for h in self.handles for x in h._runner.runners]
 
 
 def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64", predictive=False):

@@ -48,6 +48,26 @@ def files(tmp_path_factory):
     return out
 
 
+def test_pieces_on_a_local_ray_cluster_give_the_same_strategy(files, tmp_path, capsys):
+    """``--ray local`` deals the pieces' parts out to two Ray actors: the same strategy and the
+    same exact analysis."""
+    pytest.importorskip("ray")
+    import ray
+
+    path = tmp_path / "ray.npz"
+    try:
+        code, out, err = _run(["solve", *TL, *PIECES, "--ray", "local", "--ray-workers", "2",
+                               "--iterations", "40", "--out", str(path), "--no-progress", "--json",
+                               "-"], capsys)
+    finally:
+        ray.shutdown()
+    assert code == 0, err
+    mine, theirs = solvers.SolveResult.load(path), files["pieces"][0]
+    assert abs(mine.average_policy - theirs.average_policy).max() <= 1e-12
+    assert mine.exploitability == pytest.approx(theirs.exploitability, abs=1e-12)
+    _same_analysis(json.loads(out.strip().splitlines()[-1])["analysis"], files["pieces analysis"])
+
+
 def _arrays(path, drop=()):
     """The arrays of a strategy file but its attachments (its kept analysis) and ``drop``: the
     makings of a file as an older coupsolve, or somebody else, wrote it."""

@@ -19,13 +19,15 @@ from hypothesis import strategies as st
 
 import coupsolve
 import solvers
+from coupsolve.classpieces import build_class_pieces
 from coupsolve.publicbuild import build_public_tree
-from solvers import GameTree, PublicTree, Solver
+from solvers import GameTree, PublicPieces, PublicTree, Solver
 from solvers.algorithms import get_algorithm
 from solvers.public_derive import openspiel_labels
 from solvers.public_parts import LocalBackend, PartsRep, local_parts
 from solvers.public_rep import PublicTreeRep
-from solvers.public_split import split
+from solvers.public_groups import group, groups
+from solvers.public_split import renumbered, split
 from test_solvers_public import ALGORITHMS, UPDATES, random_public_game
 
 ray = pytest.importorskip("ray")
@@ -183,6 +185,49 @@ def test_ray_coup_turn_limit_2(cluster):
 @pytest.mark.slow
 def test_ray_coup_turn_limit_3(cluster):
     _compare(_coup(3), RayBackend(workers=2), "cfr+", 2)
+
+
+def _pieces(public, depth, parts):
+    trunk, pieces, _, actions = renumbered(*split(public, depth, parts))
+    return PublicPieces(public.game_id, trunk, pieces, public.infoset_actions[actions])
+
+
+def test_groups_deal_consecutive_parts_balanced(leduc):
+    parts = _pieces(leduc, 5, 9).parts
+    cost = {id(q): q.flat.entry_parent.shape[0] + (q.actions.stop - q.actions.start) for q in parts}
+    total, most = sum(cost.values()), max(cost.values())
+    for k in range(1, len(parts) + 3):
+        gs = groups(parts, k)
+        assert 1 <= len(gs) <= k
+        assert [id(q) for g in gs for q in g.pieces] == list(cost)  # every part once, in order
+        assert all(a.roots[1] == b.roots[0] for a, b in zip(gs, gs[1:]))
+        assert gs[0].actions.start == parts[0].actions.start and \
+            gs[-1].actions.stop == parts[-1].actions.stop
+        # a boundary is where the running cost crosses a k-th: no group exceeds it by a whole part
+        assert max(sum(cost[id(q)] for q in g.pieces) for g in gs) <= total / k + most
+    with pytest.raises(ValueError, match="roots follow each other"):
+        group([parts[1], parts[0]])
+
+
+def test_ray_solves_public_pieces_like_one_process(cluster, leduc):
+    """A tree built in pieces keeps its cut; its parts are dealt out to the actors, and the
+    iterates are those of its solve in this process, a killed actor included."""
+    pieces = _pieces(leduc, 5, 8)
+    assert len(pieces.parts) > 3  # so that some actor runs several
+    for algorithm in ("cfr+", "pcfr+"):
+        rep = _compare(pieces, RayBackend(workers=3), algorithm, 6, kill_at=3)
+        assert rep.recovered == 1
+        assert len(rep.parts) == 3 and sum(len(g.pieces) for g in rep.parts) == len(pieces.parts)
+    with pytest.raises(ValueError, match="cut at level 5, where it was built"):
+        Solver(pieces, "cfr+", backend=RayBackend(workers=2, split_depth=2))
+
+
+def test_ray_coup_built_in_pieces(cluster):
+    rules = coupsolve.Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
+    built = build_class_pieces(rules, 8, 5)
+    pieces = PublicPieces("coup tl2", built.trunk, built.parts, built.infoset_actions)
+    rep = _compare(pieces, RayBackend(workers=2), "cfr+", 3, kill_at=1)
+    assert rep.recovered == 1
 
 
 def test_placement_refuses_what_no_node_holds():

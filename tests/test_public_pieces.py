@@ -42,7 +42,7 @@ def test_leduc_pieces_iterate_like_the_whole_tree(leduc, algorithm, updates):
         assert np.array_equal(a.average_policy()[order], b.average_policy())
         assert np.array_equal(a.current_policy()[order], b.current_policy())
         assert abs(a.exploitability() - b.exploitability()) < 1e-12
-    runners = [h._runner for h in b.representation.handles]
+    runners = b.representation.part_runners()
     assert len(runners) > 1
     # one set of pass buffers; each piece's state a slice of the numbering's arrays
     assert all(r.state.reach.base is runners[0].state.reach.base for r in runners)
@@ -74,7 +74,7 @@ def test_the_estimate_is_the_buffers_a_solve_holds(leduc):
     spec = solvers.ALGORITHMS["pcfr+"]
     rep = PiecesRep(pieces, spec, precision, "alternating", 1)
     held = {}
-    for r in [rep.trunk] + [h._runner for h in rep.handles]:
+    for r in [rep.trunk] + rep.part_runners():
         for name in ("sigma", "regret", "cumulative", "acc", "acc2", "reach", "v", "w"):
             a = getattr(r.state, name)
             base = a if a.base is None else a.base
