@@ -38,7 +38,7 @@ from . import classbuild as B
 from . import classwalk_children as CC
 from .classwalk_emit import Level
 
-__all__ = ["PartSize", "count_by_parts"]
+__all__ = ["PartSize", "count_by_parts", "count_some_parts"]
 
 _SUMMED = (CC.G_NODES, CC.G_ENTRIES, CC.G_INFOSETS, CC.G_ACTIONS, CC.G_DECHIST, CC.G_PAIRS,
            CC.G_TERMPAIRS, CC.G_STEPPED, CC.G_CHPAIRS, CC.G_DENSE)
@@ -155,35 +155,23 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
     if n:
         bounds = _bounds(cur, n, parts)
-        stop = threading.Event()
-        local = threading.local()
 
-        def run(a, b):
-            if not hasattr(local, "w"):
-                local.w = _Worker(P, O, cur, stop)
-            return local.w.walk(a, b, len(ln))
+        def take(result):
+            nonlocal level_nodes, level_entries, part_work
+            size, g, new, pln, ple, k = result
+            G[list(_SUMMED)] += g[list(_SUMMED)]
+            CC.add_gone(G, new)
+            level_nodes = _add(level_nodes, pln, len(ln))
+            level_entries = _add(level_entries, ple, len(ln))
+            keys.append(k)
+            sizes.append(size)
+            part_work = max(part_work, size.work_bytes)
+            if on_part is not None:
+                on_part(size)
+            if progress is not None:
+                progress("parts below level %d" % len(ln), len(sizes), len(bounds) - 1)
 
-        with ThreadPoolExecutor(max_workers=int(workers)) as pool:
-            todo = {pool.submit(run, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])}
-            try:
-                while todo:
-                    done, todo = wait(todo, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        size, g, new, pln, ple, k = f.result()
-                        G[list(_SUMMED)] += g[list(_SUMMED)]
-                        CC.add_gone(G, new)
-                        level_nodes = _add(level_nodes, pln, len(ln))
-                        level_entries = _add(level_entries, ple, len(ln))
-                        keys.append(k)
-                        sizes.append(size)
-                        part_work = max(part_work, size.work_bytes)
-                        if on_part is not None:
-                            on_part(size)
-                        if progress is not None:
-                            progress("parts below level %d" % len(ln), len(sizes), len(bounds) - 1)
-            except BaseException:
-                stop.set()
-                raise
+        _walk(P, O, cur, len(ln), zip(bounds[:-1], bounds[1:]), workers, take)
     keys = np.concatenate(keys)
     B._check_keys(keys)
     # the build walks level by level: its walk, not the parts', is what a build beside the tree needs
@@ -192,6 +180,62 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     return B._size(rules, G, np.array(level_nodes), np.array(level_entries),
                    work, time.perf_counter() - t0,
                    tuple(sorted(sizes, key=lambda s: s.first)))
+
+
+def _walk(P, O, cur, first, ranges, workers, take):
+    """Walk the parts of ``cur``'s nodes ``ranges`` (``(a, b)`` pairs) below level ``first``,
+    ``workers`` at a time on threads; ``take(result of _Worker.walk)`` from the calling thread as each
+    finishes. Ctrl-C (or any error) stops the other walks at their next chunk of nodes."""
+    stop, local = threading.Event(), threading.local()
+
+    def run(a, b):
+        if not hasattr(local, "w"):
+            local.w = _Worker(P, O, cur, stop)
+        return local.w.walk(a, b, first)
+
+    with ThreadPoolExecutor(max_workers=int(workers)) as pool:
+        todo = {pool.submit(run, int(a), int(b)) for a, b in ranges}
+        try:
+            while todo:
+                done, todo = wait(todo, return_when=FIRST_COMPLETED)
+                for f in done:
+                    take(f.result())
+        except BaseException:
+            stop.set()
+            raise
+
+
+@releases_free_memory
+def count_some_parts(rules, depth, parts, which, workers=1, progress=None, on_part=None):
+    """The figures of some parts only: the parts numbered ``which`` among those :func:`count_by_parts`
+    cuts level ``depth`` into (``parts`` of them, balanced by their roots' entries), each walked
+    alone as it walks them; ``which`` may be a function of the number of parts that returns them
+    (e.g. a seeded sample), and ``on_part`` is called with each part's figures as it finishes. A sample of a tree too large to count whole (turn limit 5 of the
+    selection setup), whose sizes a cluster plan is computed from. Returns ``(bounds, cut_entries,
+    sizes)``: the parts' first nodes (then the level's number of nodes), the entries of the cut
+    level, and the :class:`PartSize` of each part of ``which`` in the order they finished."""
+    if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1:
+        raise ValueError(f"depth and parts must be at least 1, got {depth} and {parts}")
+    P, cur, O, S, G, _ = B._start(rules, False)
+    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, False, progress, depth=depth)
+    del S
+    if len(ln) < depth or not n:
+        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
+    bounds = _bounds(cur, n, parts)
+    which = sorted({int(k) for k in (which(len(bounds) - 1) if callable(which) else which)})
+    if which and not 0 <= which[0] <= which[-1] < len(bounds) - 1:
+        raise ValueError(f"parts are numbered 0 .. {len(bounds) - 2}, not {which}")
+    sizes = []
+
+    def take(result):
+        sizes.append(result[0])
+        if on_part is not None:
+            on_part(result[0])
+        if progress is not None:
+            progress("sampled parts below level %d" % len(ln), len(sizes), len(which))
+
+    _walk(P, O, cur, len(ln), [(bounds[k], bounds[k + 1]) for k in which], workers, take)
+    return bounds, int(cur.elo[n]), sizes
 
 
 def _add(totals, more, offset):

@@ -74,6 +74,26 @@ def test_a_cut_below_the_tree_walks_it_whole_and_bad_figures_are_refused():
             count_class_tree(TL1, **bad)
 
 
+def test_some_parts_are_counted_as_the_count_by_parts_counts_them():
+    """``count_some_parts`` (a sample of a tree too large to count whole) cuts where the count by
+    parts cuts, and each sampled part's figures are that count's for the same part."""
+    from coupsolve.classcount import count_some_parts
+
+    size = count_class_tree(TL1, split_depth=5, parts=9, workers=2)
+    mine = {p.first: p for p in size.parts}
+    n = len(size.parts)
+    assert n >= 3
+    bounds, cut_entries, sizes = count_some_parts(TL1, 5, 9, [n - 1, 0, n // 2, 0], workers=2)
+    assert list(bounds[:-1]) == sorted(mine) and bounds[-1] == sum(p.roots for p in size.parts)
+    assert sorted(p.first for p in sizes) == [bounds[0], bounds[n // 2], bounds[n - 1]]
+    for p in sizes:
+        assert p._replace(seconds=0, work_bytes=0) == mine[p.first]._replace(seconds=0, work_bytes=0)
+    whole = count_class_tree(TL1)
+    assert cut_entries == whole.level_entries[5]
+    with pytest.raises(ValueError, match=f"parts are numbered 0 .. {n - 1}"):
+        count_some_parts(TL1, 5, 9, [n])
+
+
 def test_an_interrupt_stops_the_count():
     def stop(_):
         raise KeyboardInterrupt
