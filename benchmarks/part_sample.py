@@ -30,7 +30,7 @@ def estimate(sample, number_of_parts):
     with the finite-population correction."""
     n, big = len(sample), int(number_of_parts)
     out = {}
-    for name in FIELDS:
+    for name in (f for f in FIELDS if sample and f in sample[0]):
         a = np.array([p[name] for p in sample], np.float64)
         sd = a.std(ddof=1) if n > 1 else float("inf")
         fpc = np.sqrt(max(0.0, (big - n) / (big - 1))) if big > 1 else 0.0
