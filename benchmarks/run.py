@@ -19,6 +19,10 @@ Benchmarks (``--only`` selects some, in this order):
 ``distributed`` the public-tree solver on a local Ray cluster against one process on
                 the same cores, Coup turn limits 2-3 (:mod:`benchmarks.distributed`)
 
+Run apart (an hour and 14 GiB; not in ``run``): :mod:`benchmarks.parts_profile` (turn limit 4's parts
+timed one by one), :mod:`benchmarks.part_sample` (a sample of turn limit 5's parts counted) and
+:mod:`benchmarks.cluster_plan` (the plan for k machines computed from both).
+
 Every table is printed (Markdown) and written to ``benchmarks/results/*.csv``.
 ``--quick`` shrinks repeats, blocks and budgets and leaves out turn limit 3
 (a smoke test of the whole pipeline in a few minutes).
