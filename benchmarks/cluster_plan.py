@@ -52,16 +52,10 @@ def fit(profile):
     return out[0][0], out[1][0], (out[0][1], out[1][1])
 
 
-def _deal(cost, k):
-    """Index ranges of ``k`` runs of consecutive parts balanced by ``cost``
-    (:func:`solvers.public_groups.groups`' rule)."""
-    cum = np.cumsum(cost)
-    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, k) / k, side="left") + 1
-    return np.unique(np.concatenate(([0], np.minimum(cuts, len(cost)), [len(cost)])))
-
-
 def plan(profile, sample, machines=(4, 8, 16), draws=20, seed=0, real_bytes=4):
     """Rows of the plan (module docstring), one per machine count, as dicts."""
+    from solvers.public_groups import deal
+
     bcoef, scoef, _ = fit(profile)
     S = sample["sample"]
     X = np.array([[p["entries"], p["actions"]] for p in S], np.float64)
@@ -77,7 +71,7 @@ def plan(profile, sample, machines=(4, 8, 16), draws=20, seed=0, real_bytes=4):
         acc = []
         for _ in range(draws):
             pick = rng.integers(0, len(S), n)
-            cuts = _deal(seconds[pick], k)
+            cuts = deal(seconds[pick], k)
             mem = [part_bytes[pick[a:b]].sum() + buffers[pick[a:b]].max() for a, b in
                    zip(cuts[:-1], cuts[1:])]
             tim = [seconds[pick[a:b]].sum() for a, b in zip(cuts[:-1], cuts[1:])]
@@ -130,8 +124,9 @@ def main(argv=None):
         print(f"{r['machines']} | {r['memory_per_machine'] / GIB:.1f} GiB | "
               f"{r['seconds_per_iteration']:.1f} | {r['ideal_seconds']:.1f} | "
               f"{r['seconds_per_iteration'] / r['ideal_seconds']:.2f}x")
-    print(f"one machine: {plan(profile, sample, [1])[0]['memory_per_machine'] / GIB:.0f} GiB, "
-          f"{plan(profile, sample, [1])[0]['seconds_per_iteration']:.0f} s an iteration on 2 cores")
+    one = plan(profile, sample, [1])[0]
+    print(f"one machine: {one['memory_per_machine'] / GIB:.0f} GiB, "
+          f"{one['seconds_per_iteration']:.0f} s an iteration on 2 cores")
 
 
 if __name__ == "__main__":

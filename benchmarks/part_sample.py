@@ -65,21 +65,23 @@ def main(argv=None):
         rng = np.random.default_rng(args.seed)
         return rng.choice(number, size=min(args.sample, number), replace=False)
 
+    def write():
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=1)
+
     def keep(size):
         record["sample"].append({k: int(v) if k != "seconds" else float(v)
                                  for k, v in size._asdict().items()})
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, indent=1)
+        write()
 
     bounds, cut_entries, _ = count_some_parts(rules, args.depth, args.parts, which, args.workers,
                                               progress_lines(), keep)
     record.update(cut_nodes=int(bounds[-1]), cut_entries=cut_entries,
                   seconds=time.perf_counter() - began)
-    keep_all = record["sample"]
-    with open(args.out, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, indent=1)
-    for name, (total, half) in estimate(keep_all, record["number_of_parts"]).items():
-        print(f"{name}: {total:.4g} +- {half:.2g} (95%) below the cut, from {len(keep_all)} of "
+    write()
+    got = record["sample"]
+    for name, (total, half) in estimate(got, record["number_of_parts"]).items():
+        print(f"{name}: {total:.4g} +- {half:.2g} (95%) below the cut, from {len(got)} of "
               f"{record['number_of_parts']} parts")
 
 

@@ -210,8 +210,9 @@ def count_some_parts(rules, depth, parts, which, workers=1, progress=None, on_pa
     """The figures of some parts only: the parts numbered ``which`` among those :func:`count_by_parts`
     cuts level ``depth`` into (``parts`` of them, balanced by their roots' entries), each walked
     alone as it walks them; ``which`` may be a function of the number of parts that returns them
-    (e.g. a seeded sample), and ``on_part`` is called with each part's figures as it finishes. A sample of a tree too large to count whole (turn limit 5 of the
-    selection setup), whose sizes a cluster plan is computed from. Returns ``(bounds, cut_entries,
+    (e.g. a seeded sample), and ``on_part`` is called with each part's figures as it finishes. A
+    sample of a tree too large to count whole (turn limit 5 of the selection setup), whose sizes a
+    cluster plan is computed from. Returns ``(bounds, cut_entries,
     sizes)``: the parts' first nodes (then the level's number of nodes), the entries of the cut
     level, and the :class:`PartSize` of each part of ``which`` in the order they finished."""
     if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1:

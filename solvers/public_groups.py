@@ -24,9 +24,10 @@ from ._passes import normalize_average
 from .public_parts import PieceRunner
 from .public_split import count, piece_bytes
 
-__all__ = ["Group", "GroupRunner", "group_bytes", "groups"]
+__all__ = ["Group", "GroupRunner", "deal", "group_bytes", "groups", "pass_buffer_bytes"]
 
-_STATE = ("sigma", "regret", "cumulative")
+#: The per-action state a runner keeps between passes, in this order.
+STATE = ("sigma", "regret", "cumulative")
 
 
 class Group(NamedTuple):
@@ -62,31 +63,43 @@ def _cost(piece):
     return piece.flat.entry_parent.shape[0] + count(piece.actions)
 
 
-def groups(parts, k):
-    """``parts`` (in the order of their roots) as at most ``k`` groups of consecutive parts, balanced
-    by their entries and actions: the group boundaries are where the running cost crosses each
-    ``k``-th of the whole."""
+def deal(cost, k):
+    """Bounds (int array, from 0 to ``len(cost)``) of at most ``k`` runs of consecutive items of
+    costs ``cost``: a run ends where the running cost crosses each ``k``-th of the whole."""
     if int(k) < 1:
         raise ValueError(f"groups: k must be at least 1, got {k}")
-    cost = np.cumsum([_cost(q) for q in parts], dtype=np.float64)
-    cuts = np.searchsorted(cost, cost[-1] * np.arange(1, int(k)) / int(k), side="left") + 1
-    bounds = np.unique(np.concatenate(([0], np.minimum(cuts, len(parts)), [len(parts)])))
+    cum = np.cumsum(cost, dtype=np.float64)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, int(k)) / int(k), side="left") + 1
+    return np.unique(np.concatenate(([0], np.minimum(cuts, len(cum)), [len(cum)])))
+
+
+def groups(parts, k):
+    """``parts`` (in the order of their roots) as at most ``k`` groups of consecutive parts, balanced
+    by their entries and actions (:func:`deal`)."""
+    bounds = deal([_cost(q) for q in parts], k)
     return [group(parts[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
-def _largest(g):
-    """The most entries and the most actions of a part of group ``g``."""
-    return (max(q.flat.entry_parent.shape[0] for q in g.pieces),
-            max(count(q.actions) for q in g.pieces))
+def largest(pieces):
+    """The most entries and the most actions of one of ``pieces``."""
+    return (max(q.flat.entry_parent.shape[0] for q in pieces), max(count(q.actions) for q in pieces))
+
+
+def pass_buffer_bytes(entries, actions, precision, predictive):
+    """Bytes of one set of pass buffers for a piece of ``entries`` entries and ``actions`` actions:
+    reach and values (and PCFR+'s predictions) per entry, action values (and PCFR+'s second) per
+    action, in the solve's precision."""
+    real = 4 if precision == "float32" else 8
+    pred = 1 if predictive else 0
+    return real * (2 + pred) * int(entries) + real * (1 + pred) * int(actions)
 
 
 def group_bytes(g, predictive, precision):
     """Bytes a runner of group ``g`` holds: its parts' arrays, their per-action state (three
     arrays) and one set of pass buffers as long as its largest part's."""
     real = 4 if precision == "float32" else 8
-    e, a = _largest(g)
-    return (sum(piece_bytes(q) for q in g.pieces) + 3 * real * count(g.actions)
-            + real * (2 + predictive) * e + real * (1 + predictive) * a)
+    return (sum(piece_bytes(q) for q in g.pieces) + len(STATE) * real * count(g.actions)
+            + pass_buffer_bytes(*largest(g.pieces), precision, predictive))
 
 
 class GroupRunner:
@@ -105,18 +118,17 @@ class GroupRunner:
     def __init__(self, g, params, precision="float64", threads=1, held=None):
         real = np.float32 if precision == "float32" else np.float64
         n = count(g.actions)
-        self.held = held if held is not None else {k: np.empty(n, real) for k in _STATE}
-        e, a = _largest(g)
+        self.held = held if held is not None else {k: np.empty(n, real) for k in STATE}
+        e, a = largest(g.pieces)
         p = params.predictive
         shared = (np.empty(e, real), np.empty(e, real), np.empty(e if p else 0, real),
                   np.zeros(a, real), np.zeros(a if p else 0, real))
         at = np.cumsum([0] + [count(q.actions) for q in g.pieces])
         self.runners = [PieceRunner(q, params, precision, threads, shared,
-                                    tuple(self.held[k][lo:hi] for k in _STATE))
+                                    tuple(self.held[k][lo:hi] for k in STATE))
                         for q, lo, hi in zip(g.pieces, at[:-1], at[1:])]
         self._at = at
         self._roots = np.cumsum([0] + [q.roots[1] - q.roots[0] for q in g.pieces])
-        self._infosets = np.cumsum([0] + [count(q.infosets) for q in g.pieces])
 
     def _each(self, call, root_reach, sigma=None):
         """``call(runner, its roots' reach, its slice of sigma)`` for every part, in order."""
@@ -150,10 +162,10 @@ class GroupRunner:
         return out
 
     def get_state(self):
-        return {k: self.held[k].copy() for k in _STATE}
+        return {k: self.held[k].copy() for k in STATE}
 
     def set_state(self, state, iterations):
-        for k in _STATE:
+        for k in STATE:
             self.held[k][:] = state[k]
         for x in self.runners:
             x.state.counter[0] = iterations

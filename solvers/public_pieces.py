@@ -32,14 +32,12 @@ from ._passes import normalize_average
 from .infosets import InfosetTable
 from .memory import check_fits
 from .public import PublicTree
-from .public_groups import GroupRunner, group
+from .public_groups import STATE, GroupRunner, group, largest, pass_buffer_bytes
 from .public_parts import PartsRep, _Local
 from .public_split import count, piece_bytes
 from .representation import check_state, register
 
 __all__ = ["PublicPieces", "PiecesRep", "estimate_pieces_solve_bytes"]
-
-_STATE = ("sigma", "regret", "cumulative")
 
 
 class PublicPieces(InfosetTable):
@@ -173,7 +171,7 @@ class PiecesRep(PartsRep):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its {len(tree.parts) + 1} pieces")
         real = np.float32 if precision == "float32" else np.float64
-        self.held = {name: np.empty(tree.num_actions, real) for name in _STATE}
+        self.held = {name: np.empty(tree.num_actions, real) for name in STATE}
         g = group(tree.parts)  # its actions are a slice: the runner's state is views of held's
         views = {k: v[g.actions] for k, v in self.held.items()}
 
@@ -181,14 +179,14 @@ class PiecesRep(PartsRep):
             return [_Local(GroupRunner(g, params, precision, threads, views))]
 
         super().__init__(tree, spec, precision, updates, threads, tree.trunk, [g], runners,
-                         trunk_held=tuple(self.held[k][tree.trunk.actions] for k in _STATE))
+                         trunk_held=tuple(self.held[k][tree.trunk.actions] for k in STATE))
 
     @classmethod
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
         """Working memory of a solve of ``tree`` (bytes, int): :func:`estimate_pieces_solve_bytes`."""
         return estimate_pieces_solve_bytes(tree.num_actions, (_entries(tree.trunk),
                                                               count(tree.trunk.actions)),
-                                           _largest(tree), precision, spec.predictive)
+                                           largest(tree.parts), precision, spec.predictive)
 
     def average_policy(self):
         """The normalised average policy, in the solve's precision (a new array)."""
@@ -235,14 +233,8 @@ def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64"
     ``choices``), and the policies are normalised over each piece's own offsets (the table's are
     made only when asked: :attr:`PublicPieces.infoset_offset`)."""
     real = 4 if precision == "float32" else 8
-    pred = 1 if predictive else 0
-    return 3 * real * int(num_actions) + sum(real * (2 + pred) * int(e) + real * (1 + pred) * int(a)
-                                             for e, a in (trunk, largest))
-
-
-def _largest(tree):
-    """The most entries and the most actions of a part of ``tree``."""
-    return (max(_entries(q) for q in tree.parts), max(count(q.actions) for q in tree.parts))
+    return len(STATE) * real * int(num_actions) + sum(
+        pass_buffer_bytes(e, a, precision, predictive) for e, a in (trunk, largest))
 
 
 register(PublicPieces, PiecesRep)

@@ -28,7 +28,6 @@ def test_the_fit_recovers_a_linear_profile_and_one_machine_holds_everything():
     # buffers and the runtime, within the spread of the draws
     mean = np.mean([17 * q["entries"] + 37 * q["actions"] for q in p["parts"]]) * len(p["parts"])
     assert one["memory_per_machine"] - C.RUNTIME_BYTES == pytest.approx(mean, rel=0.3)
-    assert one["seconds_per_iteration"] == pytest.approx(one["ideal_seconds"])
     assert four["seconds_per_iteration"] >= four["ideal_seconds"]
     assert four["memory_per_machine"] < one["memory_per_machine"]
 
