@@ -1,14 +1,21 @@
-"""The README's summary of the latest run: ``python -m benchmarks.summary [--readme]``.
+"""The README's summary of the latest runs: ``python -m benchmarks.summary [--readme]``.
 
-Reads the CSV files ``benchmarks.run`` wrote to ``benchmarks/results/`` and
-prints one Markdown block: CFR+ seconds per iteration against each library,
-seconds to exploitability 1e-3 and 1e-4 (each library's fastest algorithm),
-the Coup trees from turn limit 1 to 3 (build, memory, one and two threads,
-nanoseconds per history against the bandwidth floor) and the profile of a
-pass. Every figure is copied from the CSV files, none is typed in. With
-``--readme`` the block also replaces the README's text between
-``<!-- bench:start -->`` and ``<!-- bench:end -->``. ``benchmarks.run`` calls
-this at the end of a full run.
+Reads the CSV files the benchmarks wrote to ``benchmarks/results/`` and prints
+two Markdown blocks. The main block, from a full ``benchmarks.run``
+(iteration, target, build, scaling, profile and bandwidth CSV files): CFR+
+seconds per iteration against each library, seconds to exploitability 1e-3
+and 1e-4 (each library's fastest algorithm), the Coup trees from turn limit 1
+to 3 (build, memory, one and two threads, nanoseconds per history against the
+bandwidth floor) and the profile of a pass. The public block, from
+``public.csv`` (``python -m benchmarks.public``) and ``distributed.csv``
+(``python -m benchmarks.distributed``) only: the public tree against the
+history tree, and the public tree on a local Ray cluster against one process.
+Every figure is copied from the CSV files, none is typed in. With
+``--readme`` each block also replaces the README's text between its markers
+(``<!-- bench:start -->`` ... ``<!-- bench:end -->``, ``<!-- bench-public:start
+-->`` ... ``<!-- bench-public:end -->``), but only when at least one of its own
+CSV files exists: a block none of whose files exist is left as it is.
+``benchmarks.run`` calls this at the end of a full run.
 """
 
 from __future__ import annotations
@@ -21,7 +28,12 @@ from pathlib import Path
 from .common import RESULTS, fmt_ratio, fmt_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+PUBLIC_START, PUBLIC_END = "<!-- bench-public:start -->", "<!-- bench-public:end -->"
+MAIN_FILES = ("iteration", "target", "build", "scaling", "profile", "bandwidth")
+PUBLIC_FILES = {"public": "python -m benchmarks.public",
+                "distributed": "python -m benchmarks.distributed"}
 OURS, OS_CPP, OS_PY, LITEEFG = "coupsolve", "OpenSpiel C++", "OpenSpiel Python", "LiteEFG"
 DEFAULT = "f64 alt 1T"
 GAMES = {"kuhn": "Kuhn", "leduc": "Leduc", "liars_dice": "Liar's Dice (1 die)",
@@ -226,26 +238,117 @@ def summary(results=RESULTS, command="make bench"):
     return "\n".join(lines)
 
 
-def update_readme(text, readme=ROOT / "README.md"):
-    """Replace the README's block between the bench markers with ``text``."""
-    content = Path(readme).read_text(encoding="utf-8")
-    if START not in content or END not in content:
-        raise ValueError(f"{readme} has no {START} ... {END} block")
-    head, rest = content.split(START, 1)
-    _, tail = rest.split(END, 1)
-    Path(readme).write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+def _public(rows):
+    """Per turn limit, tree and threads; ratios only where the run has the history tree's row."""
+    history = {(r["turn_limit"], r["threads"]) for r in rows if r["representation"] == "history"}
+    out = []
+    for r in rows:
+        ref = (r["turn_limit"], r["threads"]) in history
+        out.append([f"Coup TL{r['turn_limit']}", r["representation"], r["threads"],
+                    fmt_seconds(_num(r, "build_s")), fmt_seconds(_num(r, "seconds_per_iteration")),
+                    f"{_num(r, 'tree_mib') + _num(r, 'solve_mib'):,.1f} MiB",
+                    f"{_num(r, 'bytes_per_infoset'):,.0f}", f"{_num(r, 'ns_per_history_pass'):.2f}",
+                    fmt_ratio(_num(r, "time_ratio")) if ref else "-",
+                    fmt_ratio(_num(r, "memory_ratio")) if ref else "-"])
+    return _table(["game", "tree", "threads", "build", "s/iteration", "tree + solve",
+                   "bytes/infoset", "ns/history/pass", "time vs history", "memory vs history"], out)
+
+
+def _distributed(rows):
+    """Per turn limit and variant, as ``benchmarks.distributed`` prints it."""
+    out = []
+    for r in rows:
+        sent, part = _num(r, "bytes_per_iteration"), _num(r, "largest_part_mib")
+        out.append([f"Coup TL{r['turn_limit']}", r["variant"], r["threads"],
+                    fmt_seconds(_num(r, "seconds_per_iteration")), fmt_ratio(_num(r, "ratio")),
+                    f"{sent / 2 ** 10:,.0f} KiB" if sent > 0 else "-",
+                    f"{part:,.1f} MiB" if part > 0 else "-", r.get("depth") or "-"])
+    return _table(["game", "run", "threads", "s/iteration", "vs one process", "sent/iteration",
+                   "largest part", "cut level"], out)
+
+
+def _public_header(runs):
+    """The machine, versions and finishing date of each file's run; one line if they share both."""
+    done = [(f"`{PUBLIC_FILES[name]}`", rows[0]["machine"], rows[0]["versions"],
+             max(r["date"] for r in rows)) for name, rows in runs.items() if rows]
+    if len({(machine, versions) for _, machine, versions, _ in done}) == 1:
+        _, machine, versions, _ = done[0]
+        return (f"Latest {' and '.join(f'{c} (finished {d})' for c, _, _, d in done)} on {machine}; "
+                f"{versions}.")
+    return " ".join(f"Latest {c} on {m} (finished {d}); {v}." for c, m, v, d in done)
+
+
+def public_summary(results=RESULTS):
+    """The public block (a string) from ``public.csv`` and ``distributed.csv`` in ``results``."""
+    runs = {name: _read(name, results) for name in PUBLIC_FILES}
+    if not any(runs.values()):
+        return ("The public-tree benchmarks have not been run yet: `python -m benchmarks.public` "
+                "and `python -m benchmarks.distributed` run them.")
+    lines = [_public_header(runs) + " CFR+, alternating updates, warm, medians of the timed "
+             "repeats; from `benchmarks/results/public.csv` and `distributed.csv`."]
+    if runs["public"]:
+        lines += ["", "**Public tree against history tree** (float64 unless run with `--precision "
+                  "float32`; ns/history/pass: the iteration's time over the history tree's "
+                  "histories, two passes an iteration; time and memory (tree + solve buffers) "
+                  "against the history tree on the same threads in the same run, \"-\" where the "
+                  "run has no history tree):", ""]
+        lines += _public(runs["public"])
+    if runs["distributed"]:
+        lines += ["", "**The public tree on a local Ray cluster** (float64; against one process "
+                  "on the same threads in the same run; sent: the parts' root reach and values, "
+                  "both passes; the cut level splits the trunk from the parts):", ""]
+        lines += _distributed(runs["distributed"])
+    return "\n".join(lines)
+
+
+def _replace(content, text, start, end, readme):
+    if start not in content or end not in content:
+        raise ValueError(f"{readme} has no {start} ... {end} block")
+    head, rest = content.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{text}\n{end}{tail}"
+
+
+def update_readme(text, readme=None, start=START, end=END):
+    """Replace the README's block between ``start`` and ``end`` (the bench markers) with ``text``."""
+    readme = Path(readme or README)
+    content = readme.read_text(encoding="utf-8")
+    readme.write_text(_replace(content, text, start, end, readme), encoding="utf-8")
+
+
+def write_readme(results=RESULTS, readme=None, command="make bench"):
+    """Write each block whose CSV files (one at least) are in ``results`` into the README; leave a
+    block none of whose files exist as it is. Returns the start markers of the blocks written."""
+    readme = Path(readme or README)
+    blocks = []
+    if any(_read(name, results) for name in MAIN_FILES):
+        blocks.append((summary(results, command), START, END))
+    if any(_read(name, results) for name in PUBLIC_FILES):
+        blocks.append((public_summary(results), PUBLIC_START, PUBLIC_END))
+    content = readme.read_text(encoding="utf-8")
+    for text, start, end in blocks:
+        content = _replace(content, text, start, end, readme)
+    if blocks:
+        readme.write_text(content, encoding="utf-8")
+    return [start for _, start, _ in blocks]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__)
     parser.add_argument("--results", default=str(RESULTS), help="folder of the CSV files")
     parser.add_argument("--readme", action="store_true",
-                        help="also write the block into README.md between the bench markers")
+                        help="also write each block whose CSV files exist into README.md between "
+                             "its markers (a block without any is left as it is)")
     args = parser.parse_args(argv)
-    text = summary(args.results)
-    print(text)
+    print(summary(args.results))
+    print()
+    print(public_summary(args.results))
     if args.readme:
-        update_readme(text)
+        written = write_readme(args.results)
+        print()
+        print(f"README.md: written {', '.join(written) or 'nothing (no CSV files)'}; "
+              f"{', '.join(m for m in (START, PUBLIC_START) if m not in written) or 'no block'} "
+              "left as it is.")
 
 
 if __name__ == "__main__":
