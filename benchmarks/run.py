@@ -136,13 +136,14 @@ def main(argv=None):
 
     print("### Summary (`python -m benchmarks.summary`; `--readme` writes it into README.md)")
     print()
-    text = summary.summary(command="python -m benchmarks.run " + " ".join(argv)
-                           if argv else "make bench")
-    print(text)
-    if args.readme:
-        summary.update_readme(text)
+    command = "python -m benchmarks.run " + " ".join(argv) if argv else "make bench"
+    print(summary.summary(command=command))
+    print()
+    print(summary.public_summary())
+    if args.readme:  # each block from its own CSV files only (a partial run keeps the others')
+        written = summary.write_readme(command=command)
         print()
-        print("README.md: the block between the bench markers is updated.")
+        print(f"README.md: updated {', '.join(written) or 'nothing (no CSV files)'}.")
     print(f"Load average at end: {load_average():.2f}; total {time.perf_counter() - began:.0f} s "
           f"(`python -m benchmarks.run {' '.join(argv) if argv else ''}`)".rstrip())
 

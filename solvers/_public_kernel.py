@@ -14,6 +14,14 @@ PCFR+ carries a second value per entry, the prediction (values under the new str
 does its predictive regret matching in the same visit. With alternating updates an iteration is a
 forward and a backward pass for player 0, then for player 1; with simultaneous updates one of each.
 
+A pass touches only the entries it needs: each node's entries are two runs, one per player, and the
+loops walk the runs of the players the pass is for. A backward pass for ``p`` reads and writes ``p``'s
+entries (and the opponent's reach at terminals); an alternating iteration's forward pass recomputes
+only the reach of the player updated last (the other's is unchanged in the buffer), except at the
+first pass of a call. A terminal where the opponent has no reach at all gives zero values without
+reading its matrix (about half the terminals' cells of Coup at turn limit 2 once CFR+ has dropped
+actions), as the history kernel passes over histories with no reach. None of this changes a result.
+
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
 and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
 the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
@@ -27,6 +35,7 @@ import numpy as np
 from numba import prange
 
 from ._matching import predictive_match, schedule
+from ._public_node import _child_side, _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 __all__ = ["forward", "forward_levels", "backward", "backward_levels",
@@ -34,151 +43,117 @@ __all__ = ["forward", "forward_levels", "backward", "backward_levels",
 
 
 @numba.njit(cache=True, inline="always")
-def _side(T, s, p):
-    """First entry and count of player ``p``'s entries at node ``s``."""
-    b = T.entry_start[s]
-    n0 = T.num_entries0[s]
-    if p == 0:
-        return b, n0
-    return b + n0, T.entry_start[s + 1] - b - n0
+def _forward_side(T, sigma, reach, s, q):
+    """Reach of player ``q``'s entries at the children of ``s`` from ``q``'s entries at ``s``: scaled by
+    the strategy where ``q`` acts at ``s`` (slot >= 0), copied elsewhere (every slot is -1 there)."""
+    pb, _ = _side(T, s, q)
+    acts = T.node_kind[s] == DECISION and T.node_player[s] == q
+    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+        lo, hi = _child_side(T, c, q)
+        if acts:
+            for e in range(lo, hi):
+                par = pb + T.entry_parent[e]
+                r = reach[par]
+                k = T.entry_slot[e]
+                if k >= 0:
+                    r *= sigma[T.infoset_offset[T.entry_ref[par]] + k]
+                reach[e] = r
+        else:
+            for e in range(lo, hi):
+                reach[e] = reach[pb + T.entry_parent[e]]
 
 
 @numba.njit(cache=True, inline="always")
-def _forward_node(T, sigma, reach, s):
-    """Reach of the entries of ``s``'s children from those of ``s``."""
+def _forward_node(T, sigma, reach, s, q):
+    """Reach of the entries of ``s``'s children from those of ``s``: player ``q``'s, or both players'
+    (``BOTH_PLAYERS``). Each side is its own loop, so a pass that needs one player's reach reads and
+    writes only that player's entries."""
     if T.node_kind[s] == TERMINAL:
         return
-    b0, n0 = _side(T, s, 0)
-    b1 = b0 + n0
-    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        cb = T.entry_start[c]
-        cn0 = T.num_entries0[c]
-        for e in range(cb, T.entry_start[c + 1]):
-            par = (b0 if e - cb < cn0 else b1) + T.entry_parent[e]
-            r = reach[par]
-            k = T.entry_slot[e]
-            if k >= 0:
-                r *= sigma[T.infoset_offset[T.entry_ref[par]] + k]
-            reach[e] = r
+    if q != 1:
+        _forward_side(T, sigma, reach, s, 0)
+    if q != 0:
+        _forward_side(T, sigma, reach, s, 1)
 
 
 @numba.njit(cache=True)
-def _forward_serial(T, sigma, reach, lo, hi):
+def _forward_serial(T, sigma, reach, lo, hi, q):
     for s in range(T.level_start[lo], T.level_start[hi]):
-        _forward_node(T, sigma, reach, s)
+        _forward_node(T, sigma, reach, s, q)
 
 
 @numba.njit(cache=True, parallel=True)
-def _forward_parallel(T, sigma, reach, lo, hi):
+def _forward_parallel(T, sigma, reach, lo, hi, q):
     ls = T.level_start
     for d in range(lo, hi):
         for s in prange(ls[d], ls[d + 1]):
-            _forward_node(T, sigma, reach, s)
+            _forward_node(T, sigma, reach, s, q)
 
 
 @numba.njit(cache=True)
-def forward_levels(T, sigma, reach, lo, hi, parallel):
+def forward_levels(T, sigma, reach, lo, hi, parallel, q=BOTH_PLAYERS):
     """The reach of the entries of levels ``lo + 1 .. hi`` from those of level ``lo`` (already set):
-    the nodes of levels ``lo .. hi - 1`` pass their entries' reach to their children."""
+    the nodes of levels ``lo .. hi - 1`` pass their entries' reach to their children; player ``q``'s
+    entries only, or both players' (``BOTH_PLAYERS``, the default)."""
     if parallel:
-        _forward_parallel(T, sigma, reach, lo, hi)
+        _forward_parallel(T, sigma, reach, lo, hi, q)
     else:
-        _forward_serial(T, sigma, reach, lo, hi)
+        _forward_serial(T, sigma, reach, lo, hi, q)
 
 
 @numba.njit(cache=True)
-def forward(T, sigma, reach, parallel):
+def forward(T, sigma, reach, parallel, q=BOTH_PLAYERS):
     """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten.
 
-    ``parallel``: one ``prange`` per level (else one loop over the nodes).
+    ``parallel``: one ``prange`` per level (else one loop over the nodes); ``q``: player ``q``'s
+    entries only (the others' left as they are), or every entry (``BOTH_PLAYERS``, the default).
     """
     for i in range(T.entry_start[1]):
         reach[i] = 1.0
-    forward_levels(T, sigma, reach, 0, T.level_start.shape[0] - 2, parallel)
+    forward_levels(T, sigma, reach, 0, T.level_start.shape[0] - 2, parallel, q)
 
 
-@numba.njit(cache=True)
-def _terminal(T, s, reach, v, p, col):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
-
-    The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
-    columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
-    player 0's rows spread by their reach for player 1's columns. Entries with no reach add nothing.
-    Called, not inlined: inlined into each player's copy of both passes it cost 50 s of compilation.
-    """
-    m = T.term_matrix[s]
-    base = T.matrix_start[m]
-    rp = T.matrix_rowp[m]
-    scale = T.term_scale[s]
-    b0, n0 = _side(T, s, 0)
-    b1, n1 = _side(T, s, 1)
-    data, cc, ptr, row = T.matrix_data, T.cell_col, T.row_ptr, T.entry_ref
-    if p != 1:
-        for j in range(b1, b1 + n1):
-            col[row[j]] += reach[j]
-        for i in range(b0, b0 + n0):
-            r = rp + row[i]
-            total = 0.0
-            for k in range(base + ptr[r], base + ptr[r + 1]):
-                total += data[k] * col[cc[k]]
-            v[i] = scale * total
-        for j in range(b1, b1 + n1):
-            col[row[j]] = 0.0
-    if p != 0:
-        for i in range(b0, b0 + n0):
-            x = reach[i]
-            if x != 0.0:
-                r = rp + row[i]
-                for k in range(base + ptr[r], base + ptr[r + 1]):
-                    col[cc[k]] += data[k] * x
-        for j in range(b1, b1 + n1):
-            v[j] = -scale * col[row[j]]
-        for i in range(b0, b0 + n0):
-            if reach[i] != 0.0:
-                r = rp + row[i]
-                for k in range(base + ptr[r], base + ptr[r + 1]):
-                    col[cc[k]] = 0.0
-
-
-def scratch(T, threads):
-    """The terminals' scratch for passes on ``threads`` threads (:func:`_terminal`): one zero vector
-    per thread (float64), as long as the widest matrix of ``T``. Passes split each level into
-    ``threads`` contiguous runs of nodes, one per row."""
-    width = int(T.matrix_cols.max()) if T.matrix_cols.shape[0] else 1
-    return np.zeros((max(1, int(threads)), max(1, width)))
+@numba.njit(cache=True, inline="always")
+def _gather_side(T, s, v, w, acc, acc2, q, acts):
+    """Player ``q``'s part of :func:`_gather`: its children's entries' values into its entries at ``s``
+    or, where ``q`` acts at ``s`` (``acts``), into the action values of its information sets."""
+    predictive = w.shape[0] > 0
+    b, n = _side(T, s, q)
+    for i in range(b, b + n):  # the actor's information sets are set by their update
+        v[i] = 0.0
+        if predictive:
+            w[i] = 0.0
+    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+        lo, hi = _child_side(T, c, q)
+        if acts:
+            for e in range(lo, hi):
+                par = b + T.entry_parent[e]
+                k = T.entry_slot[e]
+                if k >= 0:
+                    o = T.infoset_offset[T.entry_ref[par]] + k
+                    acc[o] += v[e]
+                    if predictive:
+                        acc2[o] += w[e]
+                else:  # an entry passing through without a decision
+                    v[par] += v[e]
+                    if predictive:
+                        w[par] += w[e]
+        else:  # the opponent's or chance's node (every slot is -1 there)
+            for e in range(lo, hi):
+                par = b + T.entry_parent[e]
+                v[par] += v[e]
+                if predictive:
+                    w[par] += w[e]
 
 
 @numba.njit(cache=True, inline="always")
 def _gather(T, s, v, w, acc, acc2, actor, p):
-    """Children's values into ``s``'s entries (updated players) and the actor's action values."""
-    predictive = w.shape[0] > 0
-    for q in range(2):
-        if p != BOTH_PLAYERS and q != p:
-            continue
-        b, n = _side(T, s, q)
-        for i in range(b, b + n):  # the actor's information sets are set by their update
-            v[i] = 0.0
-            if predictive:
-                w[i] = 0.0
-    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        cb = T.entry_start[c]
-        cn0 = T.num_entries0[c]
-        for e in range(cb, T.entry_start[c + 1]):
-            q = 0 if e - cb < cn0 else 1
-            if p != BOTH_PLAYERS and q != p:
-                continue
-            b, _ = _side(T, s, q)
-            par = b + T.entry_parent[e]
-            k = T.entry_slot[e]
-            if q == actor and k >= 0:
-                o = T.infoset_offset[T.entry_ref[par]] + k
-                acc[o] += v[e]
-                if predictive:
-                    acc2[o] += w[e]
-            else:  # the opponent, chance, or an actor's entry passing through without a decision
-                v[par] += v[e]
-                if predictive:
-                    w[par] += w[e]
+    """Children's values into ``s``'s entries (updated players) and the actor's action values: player
+    ``p``'s side only, or both (``BOTH_PLAYERS``)."""
+    if p != 1:
+        _gather_side(T, s, v, w, acc, acc2, 0, actor == 0)
+    if p != 0:
+        _gather_side(T, s, v, w, acc, acc2, 1, actor == 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -302,12 +277,18 @@ def backward(T, S, P, p, weight, fpos, fneg, parallel):
 def run_iterations(T, S, P, num_iterations, parallel):
     """Run ``num_iterations`` iterations in place (``S.counter[0]`` counts them). Returns 0."""
     players = 1 if P.simultaneous else 2
+    fresh = True
     for _ in range(num_iterations):
         t = S.counter[0] + 1
         weight, fpos, fneg = schedule(t, P)
         for pi in range(players):
             p = BOTH_PLAYERS if P.simultaneous else pi
-            forward(T, S.sigma, S.reach, parallel)
+            # Only the reach of the player updated last has changed since the last pass: the
+            # other's is still in ``S.reach``, except at the first pass of a call (a check or a
+            # best response may have used the buffer in between).
+            forward(T, S.sigma, S.reach, parallel, BOTH_PLAYERS if fresh or p == BOTH_PLAYERS
+                    else 1 - p)
+            fresh = False
             backward(T, S, P, p, weight, fpos, fneg, parallel)
         S.counter[0] = t
     return 0

@@ -80,6 +80,41 @@ def test_kuhn_and_leduc_iterates_equal_the_history_solver(kuhn, leduc, algorithm
         assert assert_same_iterates(tree, public, algorithm, updates, 7) == 7
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("updates", UPDATES)
+def test_iterations_in_one_call_equal_one_call_each(leduc, algorithm, updates):
+    """A call of several iterations recomputes only the reach of the player updated last between
+    passes; iterations one call each recompute every entry's. Both give the same arrays, bit for bit."""
+    _, _, public = leduc
+    a = Solver(public, algorithm, updates=updates)
+    b = Solver(public, algorithm, updates=updates)
+    a.step(9)
+    for _ in range(9):
+        b.step(1)
+    for name, x in a.representation.get_state().items():
+        assert np.array_equal(x, b.representation.get_state()[name]), name
+
+
+def test_forward_for_one_player_writes_only_that_players_entries(leduc):
+    from solvers._public_kernel import forward
+
+    _, _, public = leduc
+    flat, sigma = public.flat, Solver(public, "cfr+").representation.state.sigma
+    rng = np.random.default_rng(3)
+    sigma = rng.random(sigma.shape[0])
+    whole = np.empty(public.num_entries)
+    forward(flat, sigma, whole, False)
+    first = np.repeat(np.arange(public.num_nodes), np.diff(flat.entry_start))
+    mine = (np.arange(public.num_entries) - flat.entry_start[first]) < flat.num_entries0[first]
+    for q, owned in ((0, mine), (1, ~mine)):
+        for parallel in (False, True):
+            reach = np.full(public.num_entries, -7.0)
+            forward(flat, sigma, reach, parallel, q)
+            assert np.array_equal(reach[owned], whole[owned])
+            assert np.all(reach[~owned & (np.arange(public.num_entries) >= flat.entry_start[1])]
+                          == -7.0)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_liars_dice_iterates_equal_the_history_solver(algorithm):
