@@ -30,14 +30,24 @@ def _variants(tree, workers):
              lambda: Solver(tree, "cfr+", backend=RayBackend(workers=workers, num_cpus=workers)))]
 
 
+def _largest_part(rep):
+    """Bytes the largest runner of a cut solve holds (its parts' arrays, per-action state and pass
+    buffers: :func:`solvers.public_groups.group_bytes`); 0 for one process. A Ray actor runs a
+    group of parts, :class:`~solvers.public_parts.LocalBackend` one part each."""
+    from solvers.public_groups import Group, group, group_bytes
+
+    if not hasattr(rep, "parts"):
+        return 0
+    return max(group_bytes(q if isinstance(q, Group) else group([q]), rep.params.predictive,
+                           rep.precision) for q in rep.parts)
+
+
 def run(turn_limits, options, info):
     """Time each variant; print the table, write ``distributed.csv``."""
     import ray
 
     from coupsolve import Rules
     from coupsolve.publicbuild import build_public_tree
-    from solvers.public_parts import piece_solve_bytes
-
     rows, csv_rows = [], []
     for tl in turn_limits:
         tree = build_public_tree(Rules.two_player_selection(turn_limit=tl)).tree
@@ -47,8 +57,7 @@ def run(turn_limits, options, info):
             stats, k, first = time_blocks(solver, options.repeats, options.block)
             rep = solver.representation
             traffic = 2 * rep.traffic() if hasattr(rep, "traffic") else 0
-            part_mib = (max(piece_solve_bytes(q, rep.params, "float64") + sum(
-                a.nbytes for a in q.flat) for q in rep.parts) / 2**20) if hasattr(rep, "parts") else 0
+            part_mib = _largest_part(rep) / 2**20
             if hasattr(rep, "close"):
                 rep.close()
             base.setdefault(threads, stats.median)
