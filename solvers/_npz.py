@@ -59,6 +59,10 @@ def replace_durably(path, write, staged=None):
     fsync_folder(path)
 
 
+#: The fields :func:`save` adds to every file's metadata.
+FILE_FIELDS = ("kind", "version")
+
+
 def save(path, kind, metadata, arrays):
     """Write ``arrays`` and ``metadata`` (JSON-serialisable) durably to ``path`` (:func:`replace_durably`)."""
     meta = np.array(json.dumps(dict(metadata, kind=kind, version=library_version()), sort_keys=True))

@@ -57,6 +57,9 @@ SAMPLINGS = ("external", "outcome", "probe")
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
               "probe": (4, "probing")}
 _KIND = "coupsolve.solvers.MCCFRCheckpoint"
+#: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
+_OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
+             "iterations", "seconds", "max_infosets", "max_actions", "num_players")
 _CHUNK_SECONDS = 0.1
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
                             "first hash): please report it",
@@ -295,13 +298,18 @@ class MCCFRSolver:
         return out
 
     def save(self, path):
-        """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options."""
+        """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options and
+        :attr:`notes` (which :meth:`load` gives back)."""
         meta = {"game_id": self.game.game_id, "abstraction": self.game.abstraction,
                 "sampling": self.sampling, "epsilon": self.epsilon,
                 "regret": self.regret, "average": self.average,
                 "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
                 "max_infosets": self.max_infosets, "max_actions": self.max_actions,
-                "num_players": self.game.num_players, **self.notes}
+                "num_players": self.game.num_players}
+        clash = sorted(set(self.notes) & set(meta))
+        if clash:
+            raise ValueError(f"notes may not use the checkpoint's own fields: {clash}")
+        meta.update(self.notes)
         arrays = self.table()
         arrays["rng"] = self._rng
         _npz.save(path, _KIND, meta, arrays)
@@ -337,6 +345,7 @@ class MCCFRSolver:
         self._rng[:] = a["rng"]
         self._stats[2] = meta["iterations"]
         self.seconds = float(meta["seconds"])
+        self.notes = {k: v for k, v in meta.items() if k not in _OWN_META + _npz.FILE_FIELDS}
         return self
 
 

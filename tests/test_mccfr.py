@@ -224,6 +224,25 @@ def test_checkpoint_resume_is_bit_identical(tmp_path):
         MCCFRSolver.load(tmp_path / "c.npz", sampling_game(coupsolve.Rules(turn_limit=2)))
 
 
+def test_checkpoint_gives_back_its_notes(tmp_path):
+    from solvers import _npz
+    from solvers.mccfr import _KIND, _OWN_META
+
+    game = sampling_game(coupsolve.Rules(turn_limit=1))
+    solver = MCCFRSolver(game, max_infosets=20_000, seed=3)
+    solver.step(5)
+    solver.save(tmp_path / "bare.npz")
+    meta, _ = _npz.load(tmp_path / "bare.npz", _KIND)
+    assert set(meta) == set(_OWN_META + _npz.FILE_FIELDS)  # what is not a note is named so
+    assert MCCFRSolver.load(tmp_path / "bare.npz", game).notes == {}
+    solver.notes.update(field={"honest": 0.4, "random": 0.1}, features_key=2)
+    solver.save(tmp_path / "noted.npz")
+    assert MCCFRSolver.load(tmp_path / "noted.npz", game).notes == solver.notes
+    solver.notes["seed"] = 4
+    with pytest.raises(ValueError, match="own fields: \\['seed'\\]"):
+        solver.save(tmp_path / "clash.npz")
+
+
 # ---------------------------------------------------------------- three players
 def test_three_players_turn_limit_1():
     game = sampling_game(coupsolve.Rules(players=3, turn_limit=1))
