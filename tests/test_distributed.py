@@ -110,6 +110,23 @@ def test_solve_with_the_local_backend_is_the_plain_solve(leduc):
     assert cut.exploitability == pytest.approx(plain.exploitability, abs=1e-12)
 
 
+def test_the_benchmarks_largest_runner_reads_parts_and_groups(leduc):
+    """``benchmarks.distributed`` sizes the largest runner of a cut solve, whether its runners hold
+    one part (this process) or a group of parts (Ray): it once failed on groups unseen."""
+    from benchmarks.distributed import _largest_part
+    from solvers.public_groups import group_bytes
+
+    one = Solver(leduc, "cfr+").representation
+    cut = Solver(leduc, "cfr+", backend=LocalBackend(3)).representation
+    sizes = [group_bytes(group([q]), False, "float64") for q in cut.parts]
+    assert _largest_part(one) == 0
+    assert _largest_part(cut) == max(sizes) > 0
+    dealt = cut.parts
+    cut.parts = groups(list(dealt), 2)  # as the Ray backend deals them
+    assert _largest_part(cut) == max(group_bytes(g, False, "float64") for g in cut.parts)
+    assert _largest_part(cut) >= max(sizes)
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(ALGORITHMS),
        updates=st.sampled_from(UPDATES), data=st.data())
