@@ -167,7 +167,8 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
     last = trunk.num_levels - 1
     t_reach = np.zeros(ft.entry_parent.shape[0])
     t_reach[:int(ft.entry_start[1])] = 1.0
-    forward_levels(ft, t_sigma, t_reach, 0, last, ft.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES)
+    forward_levels(ft, t_sigma, t_reach, 0, last, ft.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES,
+                   BOTH_PLAYERS)
     leaf_lo, base = int(ft.entry_start[ft.level_start[last]]), trunk.roots[0]
     leaves = [np.zeros(t_reach.shape[0] - leaf_lo) for _ in range(4)]
     for k, q in enumerate(tree.parts, start=1):
@@ -175,7 +176,8 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
         lo, hi = q.roots[0] - base, q.roots[1] - base
         reach = np.empty(f.entry_parent.shape[0])
         reach[:hi - lo] = t_reach[leaf_lo + lo:leaf_lo + hi]
-        forward_levels(f, sigma, reach, 0, q.num_levels - 1, f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES)
+        forward_levels(f, sigma, reach, 0, q.num_levels - 1,
+                       f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES, BOTH_PLAYERS)
         out = _value_passes(f, sigma, reach, q.num_levels, _firsts(view), leaves=leaves,
                             roots=(lo, hi))
         totals.add(view, sigma, reach, *out)

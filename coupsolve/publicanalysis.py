@@ -123,7 +123,7 @@ def _passes(coup_public, sigma):
     reach, acc = np.empty(tree.num_entries), np.zeros(tree.num_actions)
     none = np.empty(0, np.int32)
     X = scratch(T, numba.get_num_threads() if par else 1)
-    forward(T, sigma, reach, par)
+    forward(T, sigma, reach, par, BOTH_PLAYERS)
     unit = T._replace(term_scale=np.where(T.node_kind == TERMINAL, 1.0, 0.0))
     cf = np.empty(tree.num_entries)
     values(unit, sigma, reach, cf, acc, X, BOTH_PLAYERS, False, none, par)

@@ -38,6 +38,10 @@ from ._matching import predictive_match, schedule
 from ._public_node import _child_side, _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
+#: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
+#: as a literal and compile the passes once more for it.
+_ALL = np.array([BOTH_PLAYERS], np.int64)
+
 __all__ = ["forward", "forward_levels", "backward", "backward_levels",
            "run_iterations", "values", "values_levels", "evaluate", "scratch"]
 
@@ -91,10 +95,11 @@ def _forward_parallel(T, sigma, reach, lo, hi, q):
 
 
 @numba.njit(cache=True)
-def forward_levels(T, sigma, reach, lo, hi, parallel, q=BOTH_PLAYERS):
+def forward_levels(T, sigma, reach, lo, hi, parallel, q):
     """The reach of the entries of levels ``lo + 1 .. hi`` from those of level ``lo`` (already set):
     the nodes of levels ``lo .. hi - 1`` pass their entries' reach to their children; player ``q``'s
-    entries only, or both players' (``BOTH_PLAYERS``, the default)."""
+    entries only, or both players' (``BOTH_PLAYERS``). ``q`` has no default: an omitted or constant
+    argument would compile every driver a second time."""
     if parallel:
         _forward_parallel(T, sigma, reach, lo, hi, q)
     else:
@@ -102,11 +107,11 @@ def forward_levels(T, sigma, reach, lo, hi, parallel, q=BOTH_PLAYERS):
 
 
 @numba.njit(cache=True)
-def forward(T, sigma, reach, parallel, q=BOTH_PLAYERS):
+def forward(T, sigma, reach, parallel, q):
     """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten.
 
     ``parallel``: one ``prange`` per level (else one loop over the nodes); ``q``: player ``q``'s
-    entries only (the others' left as they are), or every entry (``BOTH_PLAYERS``, the default).
+    entries only (the others' left as they are), or every entry (``BOTH_PLAYERS``).
     """
     for i in range(T.entry_start[1]):
         reach[i] = 1.0
@@ -382,7 +387,7 @@ def evaluate(T, sigma, reach, v, acc, X, parallel):
     ``reach`` and ``v`` (float64, per entry), ``acc`` (float64, per action, all zero; left zero) and
     ``X`` (:func:`scratch`) are work buffers.
     """
-    forward(T, sigma, reach, parallel)
+    forward(T, sigma, reach, parallel, _ALL[0])
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0

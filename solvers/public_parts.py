@@ -75,7 +75,7 @@ class PieceRunner:
         numba.set_num_threads(self.threads)
         S.reach[:self._roots] = root_reach
         weight, fpos, fneg = schedule(t, self.params)
-        forward_levels(f, S.sigma, S.reach, 0, self._last, self._prange)
+        forward_levels(f, S.sigma, S.reach, 0, self._last, self._prange, BOTH_PLAYERS)
         backward_levels(f, S, self.params, p, weight, fpos, fneg, 0, self._last + 1, self._prange)
         S.counter[0] = t
         n = self._roots
@@ -93,7 +93,7 @@ class PieceRunner:
         sigma = self.average() if sigma is None else _kernel_array(sigma, self._real)
         reach, v = S.reach, S.v
         reach[:self._roots] = root_reach
-        forward_levels(f, sigma, reach, 0, self._last, self._prange)
+        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS)
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
         values_levels(f, sigma, reach, v, S.acc, S.scratch, p, best, choice, 0, self._last + 1,
                       self._prange)
@@ -106,7 +106,7 @@ class PieceRunner:
         reach = S.reach if sigma is None else np.empty_like(S.reach)
         reach[:int(f.entry_start[1])] = 1.0
         sigma = S.sigma if sigma is None else _kernel_array(sigma, self._real)
-        forward_levels(f, sigma, reach, 0, self._last, self._prange)
+        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS)
         self._eval_reach = reach
         lo = int(f.entry_start[f.level_start[self._last]])
         return reach[lo:].copy()
@@ -141,7 +141,7 @@ class PieceRunner:
         processes of a cluster load them from the cache instead of compiling them each."""
         f, S = self.piece.flat, self.state
         schedule(1, self.params)
-        forward_levels(f, S.sigma, S.reach, 0, 0, self._prange)
+        forward_levels(f, S.sigma, S.reach, 0, 0, self._prange, BOTH_PLAYERS)
         backward_levels(f, S, self.params, 0, 1.0, 1.0, 1.0, 0, 0, self._prange)
         values_levels(f, S.sigma, S.reach, S.v, S.acc, S.scratch, 0, True, np.zeros(0, np.int32),
                       0, 0, self._prange)

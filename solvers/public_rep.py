@@ -26,6 +26,7 @@ import numpy as np
 from ._passes import normalize_average
 from ._public_kernel import evaluate, forward, run_iterations, scratch, values
 from ._state import Params
+from .kinds import BOTH_PLAYERS
 from .memory import check_fits
 from .public import PublicTree
 from .representation import check_state, register
@@ -161,7 +162,7 @@ class PublicTreeRep:
         sigma = np.ascontiguousarray(policy, reach.dtype)
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
-        forward(t.flat, sigma, reach, self._prange)
+        forward(t.flat, sigma, reach, self._prange, BOTH_PLAYERS)
         values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, True, choice,
                self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])

@@ -103,7 +103,7 @@ def test_forward_for_one_player_writes_only_that_players_entries(leduc):
     rng = np.random.default_rng(3)
     sigma = rng.random(sigma.shape[0])
     whole = np.empty(public.num_entries)
-    forward(flat, sigma, whole, False)
+    forward(flat, sigma, whole, False, 2)  # BOTH_PLAYERS
     first = np.repeat(np.arange(public.num_nodes), np.diff(flat.entry_start))
     mine = (np.arange(public.num_entries) - flat.entry_start[first]) < flat.num_entries0[first]
     for q, owned in ((0, mine), (1, ~mine)):
