@@ -35,7 +35,7 @@ import numpy as np
 from numba import prange
 
 from ._matching import predictive_match, schedule
-from ._public_node import _child_side, _side, _terminal, scratch
+from ._public_node import _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -53,7 +53,8 @@ def _forward_side(T, sigma, reach, s, q):
     pb, _ = _side(T, s, q)
     acts = T.node_kind[s] == DECISION and T.node_player[s] == q
     for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        lo, hi = _child_side(T, c, q)
+        lo, n = _side(T, c, q)
+        hi = lo + n
         if acts:
             for e in range(lo, hi):
                 par = pb + T.entry_parent[e]
@@ -129,7 +130,8 @@ def _gather_side(T, s, v, w, acc, acc2, q, acts):
         if predictive:
             w[i] = 0.0
     for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        lo, hi = _child_side(T, c, q)
+        lo, n = _side(T, c, q)
+        hi = lo + n
         if acts:
             for e in range(lo, hi):
                 par = b + T.entry_parent[e]

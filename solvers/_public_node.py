@@ -17,16 +17,6 @@ def _side(T, s, p):
     return b + n0, T.entry_start[s + 1] - b - n0
 
 
-@numba.njit(cache=True, inline="always")
-def _child_side(T, c, q):
-    """First and past-the-last entry of player ``q``'s entries at node ``c``."""
-    b = T.entry_start[c]
-    n0 = T.num_entries0[c]
-    if q == 0:
-        return b, b + n0
-    return b + n0, T.entry_start[c + 1]
-
-
 @numba.njit(cache=True)
 def _terminal(T, s, reach, v, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
