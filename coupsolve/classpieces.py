@@ -223,6 +223,49 @@ def _trunk(O, G, cur, n, level_nodes, roots):
     return a, mats, extra
 
 
+class TrunkWalk(NamedTuple):
+    """The walk of the levels above the cut (:func:`walk_trunk`): what a part's walk starts from
+    (``P``, ``cur``, ``O``, ``e0``) and the trunk's arrays, whose leaves the parts fill in."""
+
+    P: object
+    cur: object  # the cut level
+    O: object  # the walk's output: the anchor matrices the cut level reads
+    n: int  # nodes at the cut
+    e0: int  # the tree's entries above the cut
+    a: dict  # the trunk's arrays (:func:`_trunk`)
+    mats: object
+    extra: object
+    levels: int
+
+    def piece(self):
+        """``(trunk Piece, its entries' hands)`` once :func:`fill_leaves` has filled every leaf."""
+        roots = (self.e0, self.e0 + int(self.cur.elo[self.n]))
+        return _piece(self.a, self.mats, roots, self.levels + 1, 0, 0, cut=True)
+
+    def part_roots(self, lo, hi):
+        """The tree's entries that are the roots of the part of the cut's nodes ``lo .. hi - 1``."""
+        return self.e0 + int(self.cur.elo[lo]), self.e0 + int(self.cur.elo[hi])
+
+
+def walk_trunk(rules, depth, progress=None) -> TrunkWalk:
+    """Walk ``rules``' public tree down to level ``depth`` (the cut) with the writer on."""
+    P, cur, O, S, G, _ = B._start(rules, True)
+    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, True, progress, depth=depth)
+    del S
+    if len(ln) < depth or not n:
+        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
+    e0 = int(G[CC.G_ENTRIES])
+    a, mats, extra = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
+    return TrunkWalk(P, cur, O, n, e0, a, mats, extra, len(ln))
+
+
+def fill_leaves(a, n, lo, hi, leaves):
+    """The trunk's leaves ``lo .. hi - 1`` (of ``n``) take their kinds, players and payoffs from the
+    part whose roots they are (:meth:`Walker.walk`'s ``leaves``)."""
+    for name, v in leaves.items():
+        a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
+
+
 @releases_free_memory
 def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None, workers: int = 1,
                        progress=None, spill=False) -> ClassPieces:
@@ -237,13 +280,8 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
             int(workers) < 1:
         raise ValueError(f"depth, parts and workers must be at least 1, got {depth}, {parts} and "
                          f"{workers}")
-    P, cur, O, S, G, _ = B._start(rules, True)
-    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, True, progress, depth=depth)
-    del S
-    if len(ln) < depth or not n:
-        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
-    e0 = int(G[CC.G_ENTRIES])
-    a, tmats, extra = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
+    T = walk_trunk(rules, depth, progress)
+    P, cur, O, n, e0, a = T.P, T.cur, T.O, T.n, T.e0, T.a
     leaf_entries = len(a["entry_hand"]) - int(cur.elo[n])
     cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
     stop, local, walked = threading.Event(), threading.local(), {}
@@ -251,7 +289,7 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
 
     def run(k, lo, hi):
         if not hasattr(local, "walker"):
-            local.walker = _Walker(P, O, cur, stop, depth, e0)
+            local.walker = Walker(P, O, cur, stop, depth, e0)
         return k, lo, hi, local.walker.walk(lo, hi)
 
     try:
@@ -263,8 +301,7 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
                     done, todo = wait(todo, return_when=FIRST_COMPLETED)
                     for f in done:
                         k, lo, hi, (piece, leaves, pextra) = f.result()
-                        for name, v in leaves.items():  # the trunk's leaves: the part's roots
-                            a[name][len(a[name]) - n + lo:len(a[name]) - n + hi] = v
+                        fill_leaves(a, n, lo, hi, leaves)
                         a["entry_hand"][leaf_entries + int(cur.elo[lo]):
                                         leaf_entries + int(cur.elo[hi])] = piece[1][:cur.elo[hi] - cur.elo[lo]]
                         held.add(k, entry_hand=piece[1], **vars(pextra))
@@ -274,8 +311,8 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
             except BaseException:
                 stop.set()
                 raise
-        trunk, trunk_hand = _piece(a, tmats, (e0, e0 + int(cur.elo[n])), len(ln) + 1, 0, 0, cut=True)
-        held.add(-1, entry_hand=trunk_hand, **vars(extra))
+        trunk, trunk_hand = T.piece()
+        held.add(-1, entry_hand=trunk_hand, **vars(T.extra))
         return _assemble(rules, trunk, walked, cuts, held)
     finally:
         held.discard()
@@ -302,7 +339,7 @@ def _assemble(rules, trunk, walked, cuts, held):
                        cat["infoset_actions"], cat["infoset_context"], hands)
 
 
-class _Walker:
+class Walker:
     """One thread's walk of parts into pieces (its own scratch arrays, and table stamps that only
     grow), as :class:`coupsolve.classcount._Worker` counts them."""
 

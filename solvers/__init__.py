@@ -49,6 +49,9 @@ PublicTree
 PublicPieces
     A public tree held as a trunk and parts, never whole (:mod:`solvers.public_pieces`): for trees
     too large to build at once; the same ``Solver``, iterating the parts one after the other.
+RemotePieces
+    A public tree named by a recipe and built by the Ray workers that solve it, the driver holding
+    only the trunk (:mod:`solvers.remote_pieces`; ``Solver(..., backend=RayBackend(...))``).
 DECISION, CHANCE, TERMINAL
     The node kinds of ``GameTree.node_kind`` (:mod:`solvers.kinds`).
 
@@ -77,6 +80,7 @@ from .mccfr import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCC
 from .public import PublicTree
 from .public_rep import PublicTreeRep
 from .public_pieces import PublicPieces  # registers its representation
+from .remote_pieces import RemotePieces
 from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
 from .result import SolveResult
 from .solver import PRECISIONS, UPDATES, Solver, check_threads
@@ -93,6 +97,7 @@ __all__ = [
     "PublicPieces",
     "PublicTree",
     "PublicTreeRep",
+    "RemotePieces",
     "SolveResult",
     "Solver",
     "TERMINAL",

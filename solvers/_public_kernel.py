@@ -116,7 +116,7 @@ def forward(T, sigma, reach, parallel, q):
     """
     for i in range(T.entry_start[1]):
         reach[i] = 1.0
-    forward_levels(T, sigma, reach, 0, T.level_start.shape[0] - 2, parallel, q)
+    forward_levels(T, sigma, reach, np.int64(0), T.level_start.shape[0] - 2, parallel, q)
 
 
 @numba.njit(cache=True, inline="always")
@@ -277,7 +277,8 @@ def backward(T, S, P, p, weight, fpos, fneg, parallel):
     :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
     and regret discounts (:func:`solvers._matching.schedule`); ``parallel`` as for :func:`forward`.
     """
-    backward_levels(T, S, P, p, weight, fpos, fneg, 0, T.level_start.shape[0] - 1, parallel)
+    first = np.int64(0)  # not a literal 0: the drivers called from Python take an int64 (_ALL)
+    backward_levels(T, S, P, p, weight, fpos, fneg, first, T.level_start.shape[0] - 1, parallel)
 
 
 @numba.njit(cache=True)
@@ -378,7 +379,7 @@ def values(T, sigma, reach, v, acc, X, p, best, choice, parallel):
     ``best`` the best action's (a best response). ``choice`` (int32, per
     information set, or empty) receives the best action's position at ``p``'s information sets.
     """
-    values_levels(T, sigma, reach, v, acc, X, p, best, choice, 0, T.level_start.shape[0] - 1,
+    values_levels(T, sigma, reach, v, acc, X, p, best, choice, np.int64(0), T.level_start.shape[0] - 1,
                   parallel)
 
 

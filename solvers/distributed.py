@@ -18,15 +18,21 @@ nodes with room (Ray's ``memory`` resource of each node, reserved per actor), an
 hold one is refused with the figures.
 
 Lost workers: each pass's inputs to a part are logged by the driver until the part's next checkpoint
-(``checkpoint_dir`` and ``checkpoint_every``: every part saves its state there). When an actor dies, the
-driver starts a new one on the same part, restores its last checkpoint (or the initial state), replays
-the logged passes (the kernels are deterministic, so this redoes the same arithmetic) and goes on: no
-finished iteration is lost. A restarted driver resumes from the solver's own checkpoint
-(``solve(..., checkpoint=, resume=)``), which gathers every part's state.
+(``checkpoint_dir`` and ``checkpoint_every``: every part saves its state there, and the driver the
+trunk's, :mod:`solvers.part_checkpoints`). When an actor dies, the driver starts a new one on the same
+part, restores its last checkpoint (or the initial state), replays the logged passes (the kernels are
+deterministic, so this redoes the same arithmetic) and goes on: no finished iteration is lost. A
+restarted driver resumes from those files (``RayBackend(..., resume=True)``), which no process gathers;
+or from the solver's own checkpoint (``solve(..., checkpoint=, resume=)``), which gathers the state.
 
-What it does not do yet: the driver builds the whole tree (or all its pieces) and ships the parts, and
-it gathers the policies and checkpoints whole. A tree too large for the driver (turn limit 5 of Coup)
-needs each worker to build its own parts from the game and to keep its share of the strategy.
+A tree too large for the driver (turn limit 5 of Coup) is given as a
+:class:`~solvers.remote_pieces.RemotePieces`, a recipe: each actor builds its own parts from it (placed
+by the recipe's estimates of each part before anything is built), the driver walks only the trunk, and
+a lost actor builds its parts again before it replays. The policy is then written where it lies, as
+shares (:meth:`RayPartsRep.save_shares`); a result's whole policy, a solver checkpoint and a best
+response's policy still gather whole through the driver, so at that size a run steps the solver, checks
+its exploitability (values only cross the cut), checkpoints per worker (``checkpoint_dir``) and saves
+shares.
 """
 
 from __future__ import annotations
@@ -36,15 +42,18 @@ import os
 import numpy as np
 
 from . import _npz
+from . import part_checkpoints as PC
+from .checkpoint import tree_digest
 from .memory import check_fits, format_bytes
-from .public_groups import GroupRunner, group, group_bytes, groups
+from .public_groups import GroupRunner, deal, group, group_bytes, groups
 from .public_parts import PartsRep
-from .public_pieces import PublicPieces
+from .public_pieces import PublicPieces, piece_digest
+from .public_rep import params_of
+from .remote_pieces import RemotePieces, build_group, stubs, write_manifest, write_share
 from .public_split import choose_depth, count, piece_bytes, split
 
 __all__ = ["RayBackend", "RayPartsRep"]
 
-_CHECKPOINT_KIND = "coupsolve.solvers.PartCheckpoint"
 
 
 def _ray():
@@ -64,12 +73,38 @@ class _Runner(GroupRunner):
         return os.getpid()
 
     def save(self, path, meta):
-        _npz.save(path, _CHECKPOINT_KIND, dict(meta, iterations=self.iterations()), self.get_state())
+        _npz.save(path, PC.KIND, dict(meta, iterations=self.iterations()), self.get_state())
         return self.iterations()
 
     def restore(self, path):
-        meta, arrays = _npz.load(path, _CHECKPOINT_KIND)
+        meta, arrays = _npz.load(path, PC.KIND)
         return self.set_state(arrays, int(meta["iterations"]))
+
+
+class _Built(_Runner):
+    """A runner that builds its own parts from a recipe (:mod:`solvers.remote_pieces`) and keeps
+    their keys and action ids for its share of the policy."""
+
+    def __init__(self, recipe, lo, hi, params, precision, threads):
+        g, self._summary, self._keys, self._ids = build_group(recipe, lo, hi)
+        super().__init__(g, params, precision, threads)
+        self._pieces = g.pieces
+
+    def summary(self):
+        return self._summary
+
+    def table(self, name):
+        """The parts' ``infoset_player``, ``infoset_num_actions`` or ``infoset_actions`` (in the
+        group's order), or their ``digest``."""
+        if name == "infoset_actions":
+            return self._ids
+        if name == "digest":
+            return np.concatenate([piece_digest(q) for q in self._pieces])
+        return np.concatenate([getattr(q.flat, name) for q in self._pieces])
+
+    def save_share(self, path, meta):
+        num = np.concatenate([q.flat.infoset_num_actions for q in self._pieces])
+        write_share(path, self.average(), self._keys, self._ids, num, meta)
 
 
 class RayBackend:
@@ -93,19 +128,27 @@ class RayBackend:
         Where each part saves its state every ``checkpoint_every`` iterations (a lost worker then
         replays only the passes since); without it a lost worker replays from iteration 0.
     checkpoint_every : int, optional
+    resume : bool
+        Start from the newest complete generation of checkpoints in ``checkpoint_dir``
+        (:mod:`solvers.part_checkpoints`: a restarted driver), not from iteration 0.
     num_cpus : int, optional
         CPUs of a local cluster started here.
     """
 
     def __init__(self, address=None, *, workers=2, split_depth=None, threads_per_worker=1,
-                 checkpoint_dir=None, checkpoint_every=None, num_cpus=None):
+                 checkpoint_dir=None, checkpoint_every=None, resume=False, num_cpus=None):
         if int(workers) < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
         if (checkpoint_dir is None) != (checkpoint_every is None):
             raise ValueError("checkpoint_dir and checkpoint_every go together")
+        if resume and checkpoint_dir is None:
+            raise ValueError("resume reads checkpoint_dir: give checkpoint_dir and checkpoint_every")
+        self.resume = bool(resume)
         self.address, self.workers, self.split_depth = address, int(workers), split_depth
         self.threads_per_worker, self.num_cpus = int(threads_per_worker), num_cpus
-        self.checkpoint_dir, self.checkpoint_every = checkpoint_dir, checkpoint_every
+        # absolute: the actors run elsewhere (another folder, another machine with the same mount)
+        self.checkpoint_dir = None if checkpoint_dir is None else os.path.abspath(checkpoint_dir)
+        self.checkpoint_every = checkpoint_every
 
     def connect(self):
         """Initialise Ray (once); returns the module."""
@@ -158,33 +201,99 @@ class RayPartsRep(PartsRep):
     def __init__(self, tree, spec, precision, updates, threads, backend):
         ray = backend.connect()
         self._ray, self.backend = ray, backend
-        trunk, parts, depth = _cut(tree, backend)
-        self.depth = depth
-        check_fits(piece_bytes(trunk) + 8 * count(trunk.actions) * 5,
-                   f"the trunk of {tree.game_id} cut at level {depth}")
+        if isinstance(tree, RemotePieces):
+            trunk, parts, start = self._remote(tree, params_of(spec, updates), precision)
+        else:
+            (trunk, parts, self.depth), start = _cut(tree, backend), self._start
+            check_fits(piece_bytes(trunk) + 8 * count(trunk.actions) * 5,
+                       f"the trunk of {tree.game_id} cut at level {self.depth}")
         self._log = [[] for _ in parts]
         self._base = [None] * len(parts)  # per part: its checkpoint file, or (state, iterations)
-        super().__init__(tree, spec, precision, updates, threads, trunk, parts, self._start,
-                         ray.get)
+        self._algorithm, self._checkpoint_meta = spec.name, None
+        super().__init__(tree, spec, precision, updates, threads, trunk, parts, start, ray.get)
+        if backend.resume:
+            try:
+                self._resume_parts()
+            except BaseException:
+                self.close()
+                raise
+
+    def _remote(self, tree, params, precision):
+        """Actors that build their own parts of ``tree``'s recipe (dealt out as runs balanced by
+        cost, placed by the recipe's estimates), the trunk walked here meanwhile, and the tree
+        bound: ``(trunk, the groups' stubs, a runner factory handing over the actors)``."""
+        recipe, ray = tree.recipe, self._ray
+        check_fits(recipe.trunk_bytes(), f"the trunk of {tree.game_id}'s recipe")
+        cuts = deal([recipe.cost(k) for k in range(recipe.num_parts)], self.backend.workers)
+        runs = list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
+        needs = [recipe.worker_bytes() + sum(recipe.part_bytes(k, precision, params.predictive)
+                                             for k in range(lo, hi)) for lo, hi in runs]
+        self._ctor = [(recipe, lo, hi, params, precision, self.backend.threads_per_worker)
+                      for lo, hi in runs]
+        self._actor = ray.remote(_Built)
+        self._options = self._placed(needs)
+        handles = [self._new_actor(i) for i in range(len(runs))]
+        walk = recipe.trunk()  # while the actors build their parts
+        summaries = ray.get([h.summary.remote() for h in handles])
+        trunk = walk.piece([leaves for s in summaries for _, _, leaves in s])
+        roots = [(walk.roots(lo)[0], walk.roots(hi - 1)[1]) for lo, hi in runs]
+        parts, sizes = stubs(trunk, summaries, roots)
+        self._trunk_walk, self.depth = walk, trunk.num_levels - 1
+        tree.bind(trunk, parts, sizes, self._fetch)
+        return trunk, parts, lambda *_: handles
+
+    def _fetch(self, name):
+        """A table array of the whole tree gathered from the trunk and the actors."""
+        q = self.trunk.piece
+        here = {"infoset_actions": self._trunk_walk.action_ids, "digest": lambda: piece_digest(q)}
+        here = here[name]() if name in here else getattr(q.flat, name)
+        return np.concatenate([here] + self._ray.get([h.table.remote(name)
+                                                      for h in self.handles]))
+
+    def save_shares(self, folder, **meta):
+        """The average policy written as shares (:mod:`solvers.remote_pieces`): the trunk's here,
+        every actor's parts' by the actor (on its machine: give a folder all of them reach), then
+        the manifest. Only for a tree built by the workers (:class:`RemotePieces`)."""
+        tree = self.game_tree
+        if not isinstance(tree, RemotePieces):
+            raise TypeError("save_shares writes the shares of a RemotePieces; a tree built here "
+                            "gives its whole policy (average_policy())")
+        folder = os.path.abspath(folder)  # the actors' working folder is not the driver's
+        os.makedirs(folder, exist_ok=True)
+        base = dict(game_id=tree.game_id, iterations=self.iterations)
+        names = [f"share-{i}.npz" for i in range(len(self.parts) + 1)]
+        f = self.trunk.piece.flat
+        write_share(os.path.join(folder, names[0]), self.trunk.average(), self._trunk_walk.keys(),
+                    self._trunk_walk.action_ids(), f.infoset_num_actions,
+                    dict(base, first_infoset=0, first_action=0))
+        self._ray.get([h.save_share.remote(os.path.join(folder, name), dict(
+            base, first_infoset=q.infosets.start, first_action=q.actions.start))
+            for h, q, name in zip(self.handles, self.parts, names[1:])])
+        write_manifest(folder, tree.game_id, tree.recipe.record(), names,
+                       iterations=self.iterations)
+
+    def _placed(self, needs):
+        """Ray options per actor: placed by memory on the alive nodes (:func:`_place`)."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        self._needs = needs
+        nodes = [n for n in self._ray.nodes() if n.get("Alive")]
+        return [dict(num_cpus=0, memory=int(need), max_restarts=0,
+                     scheduling_strategy=NodeAffinitySchedulingStrategy(nodes[k]["NodeID"],
+                                                                        soft=False))
+                for need, k in zip(needs, _place(needs, nodes))]
 
     def _start(self, parts, params, precision):
         ray = self._ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        self._needs = [group_bytes(g, params.predictive, precision) for g in parts]
-        nodes = [n for n in ray.nodes() if n.get("Alive")]
-        where = _place(self._needs, nodes)
-        self._refs = [ray.put(q) for q in parts]
+        self._options = self._placed([group_bytes(g, params.predictive, precision) for g in parts])
+        args = (params, precision, self.backend.threads_per_worker)
+        self._ctor = [(ray.put(q),) + args for q in parts]
         self._actor = ray.remote(_Runner)
-        self._options = [dict(num_cpus=0, memory=int(need), max_restarts=0,
-                              scheduling_strategy=NodeAffinitySchedulingStrategy(
-                                  nodes[k]["NodeID"], soft=False))
-                         for need, k in zip(self._needs, where)]
-        self._args = (params, precision, self.backend.threads_per_worker)
         return [self._new_actor(i) for i in range(len(parts))]
 
     def _new_actor(self, i):
-        return self._actor.options(**self._options[i]).remote(self._refs[i], *self._args)
+        """An actor for part ``i`` (a recipe's builds its parts again)."""
+        return self._actor.options(**self._options[i]).remote(*self._ctor[i])
 
     def _call_parts(self, method, args):
         ray = self._ray
@@ -221,15 +330,46 @@ class RayPartsRep(PartsRep):
             if every and self.iterations % every == 0:
                 self._checkpoint_parts()
 
+    def _meta(self):
+        """What a checkpoint file of this solve records and a resume checks."""
+        if self._checkpoint_meta is None:
+            self._checkpoint_meta = dict(
+                game_id=self.game_tree.game_id, depth=int(self.depth), parts=len(self.parts),
+                algorithm=self._algorithm, precision=self.precision,
+                digest=tree_digest(self.game_tree))
+        return self._checkpoint_meta
+
     def _checkpoint_parts(self):
-        folder = os.fspath(self.backend.checkpoint_dir)
+        """A generation of checkpoints (:mod:`solvers.part_checkpoints`): every actor's, then the
+        trunk's, then the older generations removed."""
+        folder, t = os.fspath(self.backend.checkpoint_dir), self.iterations
         os.makedirs(folder, exist_ok=True)
-        paths = [os.path.join(folder, f"part-{i}.npz") for i in range(len(self.parts))]
-        meta = dict(game_id=self.game_tree.game_id, depth=self.depth, parts=len(self.parts))
+        paths = [PC.part_path(folder, i, t) for i in range(len(self.parts))]
+        meta = self._meta()
         self._ray.get([h.save.remote(p, dict(meta, part=i))
                        for i, (h, p) in enumerate(zip(self.handles, paths))])
+        PC.save_trunk(folder, t, meta, self.trunk.get_state())
+        PC.remove_older(folder, t)
         self._base = paths
         self._log = [[] for _ in self.parts]
+
+    def _resume_parts(self):
+        """Every actor and the trunk restored from the newest complete generation of checkpoints in
+        ``checkpoint_dir`` (a restarted driver: ``RayBackend(..., resume=True)``)."""
+        folder = os.fspath(self.backend.checkpoint_dir)
+        t = PC.latest(folder)
+        if t is None:
+            raise ValueError(f"resume: {folder} holds no complete checkpoint of a distributed solve "
+                             "(a trunk-<iterations>.npz beside its part files)")
+        meta, state = PC.load_trunk(folder, t)
+        PC.check_meta(meta, self._meta(), PC.trunk_path(folder, t))
+        paths = [PC.part_path(folder, i, t) for i in range(len(self.parts))]
+        got = self._ray.get([h.restore.remote(p) for h, p in zip(self.handles, paths)])
+        if any(g != t for g in got):
+            raise ValueError(f"resume: the part files of generation {t} in {folder} are of "
+                             f"iterations {sorted(set(got))}, not {t}")
+        self.trunk.set_state(state, t)
+        self._base, self._log = paths, [[] for _ in self.parts]
 
     def set_state(self, state, iterations):
         super().set_state(state, iterations)

@@ -118,13 +118,7 @@ class PublicPieces(InfosetTable):
     @property
     def piece_digests(self):
         """sha256 of each piece's shape, payoffs and chance (module docstring), concatenated."""
-        out = []
-        for q in [self.trunk] + self.parts:
-            h = hashlib.sha256(np.array(q.roots, np.int64).tobytes())
-            for name in PublicTree.DIGEST_FIELDS:
-                h.update(np.ascontiguousarray(getattr(q.flat, name)).data)
-            out.append(np.frombuffer(h.digest(), np.uint8))
-        return np.concatenate(out)
+        return np.concatenate([piece_digest(q) for q in [self.trunk] + self.parts])
 
     @property
     def num_entries(self):
@@ -145,6 +139,14 @@ class PublicPieces(InfosetTable):
     def __repr__(self):
         return (f"PublicPieces({self.game_id!r}: a trunk and {len(self.parts)} parts, "
                 f"{self.num_entries} entries, {self.num_infosets} information sets)")
+
+
+def piece_digest(q):
+    """sha256 (32 uint8) of a piece's roots and the fields :attr:`PublicTree.DIGEST_FIELDS` names."""
+    h = hashlib.sha256(np.array(q.roots, np.int64).tobytes())
+    for name in PublicTree.DIGEST_FIELDS:
+        h.update(np.ascontiguousarray(getattr(q.flat, name)).data)
+    return np.frombuffer(h.digest(), np.uint8)
 
 
 def _numbered(i):

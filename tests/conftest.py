@@ -31,3 +31,14 @@ def leduc():
 @pytest.fixture(scope="session")
 def liars_dice():
     return _game_and_tree("liars_dice(numdice=1)")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray cluster of this machine (its workers are separate processes), for one module's
+    tests; the modules that use it run in one pytest-xdist worker (``xdist_group("ray")``)."""
+    ray = pytest.importorskip("ray")
+    assert not ray.is_initialized(), "an earlier test left Ray running"
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
