@@ -34,7 +34,8 @@ def _check_parts(whole, size, depth):
     assert all(p.matrices >= 1 and p.cells >= p.matrices for p in parts)
 
 
-@pytest.mark.parametrize("rules", [TL1, SMALL_RULES[3], SMALL_RULES[4], SMALL_RULES[5]], ids=str)
+@pytest.mark.parametrize("rules", [TL1, SMALL_RULES[3], pytest.param(SMALL_RULES[4], marks=pytest.mark.slow),
+                                   SMALL_RULES[5]], ids=str)  # [4]: a turn-limit-2 tree, 60 s
 def test_count_by_parts_is_the_count(rules):
     whole = count_class_tree(rules)
     # the estimate of a level-by-level walk from its levels' sizes is within what the walk allocated
