@@ -183,3 +183,24 @@ class Deadline:
     @property
     def left(self):
         return self.end - time.perf_counter()
+
+
+def timed_main(parser, argv, run):
+    """A benchmark's ``main``: parse ``argv`` (``parser`` has ``--quick``), set the timing blocks
+    (``--quick``: 3 of 0.5 s, else 5 of 2 s), then print the load and the file ``run(args, info)``
+    wrote."""
+    args = parser.parse_args(argv)
+    args.repeats, args.block = (3, 0.5) if args.quick else (5, 2.0)
+    info = machine_info()
+    print(f"load average at start {load_average():.2f}")
+    print(f"written: {run(args, info)}")
+
+
+def bench_parser(module, doc, quick_help):
+    """The parser of ``python -m benchmarks.<module>`` with its ``--quick`` flag."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=f"python -m benchmarks.{module}",
+                                     description=doc.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    return parser

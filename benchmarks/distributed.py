@@ -11,9 +11,8 @@ the largest part's memory and the cut. Run alone: ``python -m benchmarks.distrib
 
 from __future__ import annotations
 
-import argparse
-
-from .common import fmt_ratio, fmt_seconds, load_average, machine_info, print_table, write_csv
+from .common import (bench_parser, fmt_ratio, fmt_seconds, load_average, print_table, timed_main,
+                     write_csv)
 from .iteration import time_blocks
 
 
@@ -82,15 +81,9 @@ def run(turn_limits, options, info):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.distributed",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="turn limit 2 only, short blocks")
+    parser = bench_parser("distributed", __doc__, "turn limit 2 only, short blocks")
     parser.add_argument("--workers", type=int, default=2, help="Ray workers (default 2)")
-    args = parser.parse_args(argv)
-    args.repeats, args.block = (3, 0.5) if args.quick else (5, 2.0)
-    info = machine_info()
-    print(f"load average at start {load_average():.2f}")
-    print(f"written: {run((2,) if args.quick else (2, 3), args, info)}")
+    timed_main(parser, argv, lambda args, info: run((2,) if args.quick else (2, 3), args, info))
 
 
 if __name__ == "__main__":

@@ -135,12 +135,14 @@ AUTO_NODES_PER_PART = 32
 
 
 @releases_free_memory
-def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None):
+def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None, walk=None):
     """The count of :func:`coupsolve.classbuild.count_class_tree`, walking levels ``0 .. depth - 1``
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
     time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more.
     ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log it.
-    Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts' figures."""
+    ``walk`` counts the parts elsewhere (:func:`coupsolve.classremote.count_on_ray`; the signature of
+    :func:`_walk`). Returns the :class:`~coupsolve.classbuild.ClassSize`, its ``parts`` the parts'
+    figures."""
     auto = isinstance(depth, str) and depth == "auto"
     if (not auto and not (isinstance(depth, (int, np.integer)) and depth >= 1)) or int(parts) < 1 \
             or int(workers) < 1:
@@ -171,7 +173,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
             if progress is not None:
                 progress("parts below level %d" % len(ln), len(sizes), len(bounds) - 1)
 
-        _walk(P, O, cur, len(ln), zip(bounds[:-1], bounds[1:]), workers, take)
+        (walk or _walk)(P, O, cur, len(ln), zip(bounds[:-1], bounds[1:]), workers, take)
     keys = np.concatenate(keys)
     B._check_keys(keys)
     # the build walks level by level: its walk, not the parts', is what a build beside the tree needs

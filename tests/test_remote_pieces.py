@@ -19,7 +19,7 @@ import pytest
 import coupsolve
 from coupsolve.classbuild import count_class_tree
 from coupsolve.classpieces import PiecesPlan, build_class_pieces
-from coupsolve.classremote import ClassRecipe
+from coupsolve.classremote import ClassRecipe, count_on_ray
 from coupsolve.couptree import rules_game_id
 from solvers import PublicPieces, Solver
 from solvers.public_split import piece_bytes
@@ -127,3 +127,18 @@ def test_the_readmes_example_runs_as_written(cluster, tmp_path, monkeypatch):
     assert names["solver"].iterations == 10 and (tmp_path / "run-tl2" / "trunk-10.npz").exists()
     assert names["policy"]["average_policy"].shape == (names["solver"].tree.num_actions,)
     assert names["manifest"]["iterations"] == 10
+
+
+def test_the_count_by_parts_on_ray_is_the_count_in_one_process(cluster, plan):
+    """Ray tasks count the parts (each walks the trunk again): the same figures, part for part, as
+    the count in this process that ``plan`` comes from (all but the seconds, and the walk's memory:
+    the driver does not hold every part's keys)."""
+    here, there = plan.size, count_on_ray(plan.size.rules, 8, 5, tasks=2)
+    for name in here._fields:
+        if name not in ("seconds", "parts", "level_nodes", "level_entries", "work_bytes"):
+            assert getattr(there, name) == getattr(here, name), name
+    keys = 8 * (here.infosets - sum(q.infosets for q in here.parts))  # the trunk's, held
+    assert there.work_bytes == here.work_bytes - 8 * here.infosets + keys
+    np.testing.assert_array_equal(there.level_nodes, here.level_nodes)
+    np.testing.assert_array_equal(there.level_entries, here.level_entries)
+    assert [q._replace(seconds=0) for q in there.parts] == [q._replace(seconds=0) for q in here.parts]
