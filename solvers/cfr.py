@@ -182,7 +182,12 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         interrupted = True
     if checkpoint is not None:
         interrupted = solver.save(checkpoint) or interrupted  # Ctrl-C is held while it writes
-    return solver.result(interrupted, last=True)  # the solver goes with this call
+    try:
+        return solver.result(interrupted, last=True)  # the solver goes with this call
+    finally:
+        close = getattr(solver.representation, "close", None)
+        if backend is not None and close is not None:
+            close()  # its workers (a Ray backend's actors) end with it
 
 
 def _next_multiple(done, every):

@@ -390,6 +390,9 @@ class RayPartsRep(PartsRep):
         return 8 * cut * (2 + (1 if self.params.predictive else 0))
 
     def close(self):
-        """End the actors."""
+        """End the actors; a tree they built keeps its digests (32 bytes a piece), gathered first,
+        for its results' and checkpoints' files."""
+        if isinstance(self.game_tree, RemotePieces):
+            self.game_tree.piece_digests  # noqa: B018 (cached)
         for h in self.handles:
             self._ray.kill(h)

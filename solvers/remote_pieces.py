@@ -42,6 +42,7 @@ import numpy as np
 from . import _npz
 from .infosets import InfosetTable
 from .public_groups import Group, group
+from .representation import register
 
 __all__ = ["RemotePieces", "build_group", "load_shares", "SHARE_KIND"]
 
@@ -78,8 +79,10 @@ class RemotePieces(InfosetTable):
 
     def _bound(self):
         if self._sizes is None:
-            raise RuntimeError(f"{self!r} is built by the workers that solve it: solve it with a "
-                               "Ray backend first (solvers.Solver(tree, ..., backend=RayBackend()))")
+            # an AttributeError: hasattr() is False until then (Solver.load checks a checkpoint
+            # against the tree's table only once the workers have built it)
+            raise AttributeError(f"{self!r} is built by the workers that solve it: solve it with a "
+                                 "Ray backend first (solvers.Solver(tree, ..., backend=RayBackend()))")
 
     @property
     def num_infosets(self):
@@ -122,6 +125,18 @@ class RemotePieces(InfosetTable):
         state = "not built yet" if self._sizes is None else \
             f"{len(self.parts)} workers, {self._sizes[0]} information sets"
         return f"RemotePieces({self.game_id!r}: {self.recipe.num_parts} parts, {state})"
+
+
+class _NeedsBackend:
+    """The representation of a :class:`RemotePieces` without a backend: a clear refusal (its
+    parts exist only in the workers of a Ray backend)."""
+
+    def __init__(self, tree, *_):
+        raise TypeError(f"{tree!r} is built by the Ray workers that solve it: pass "
+                        "backend=solvers.distributed.RayBackend(...)")
+
+
+register(RemotePieces, _NeedsBackend)
 
 
 def build_group(recipe, lo, hi):

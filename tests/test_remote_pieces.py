@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import coupsolve
+import solvers
 from coupsolve.classbuild import count_class_tree
 from coupsolve.classpieces import PiecesPlan, build_class_pieces
 from coupsolve.classremote import ClassRecipe, count_on_ray
@@ -50,7 +51,7 @@ def _reference(built):
 def test_the_workers_build_the_pieces_of_one_process(cluster, plan, built, tmp_path):
     ref = _reference(built)
     remote = RemotePieces(ClassRecipe(plan))
-    with pytest.raises(RuntimeError, match="built by the workers that solve it"):
+    with pytest.raises(AttributeError, match="built by the workers that solve it"):
         remote.num_actions
     a, b = Solver(ref, "pcfr+"), Solver(remote, "pcfr+", backend=RayBackend(workers=3))
     rep = b.representation
@@ -109,7 +110,7 @@ def test_a_restarted_driver_resumes_from_the_workers_checkpoints(cluster, plan, 
 def test_a_recipe_needs_a_count_by_parts_and_a_backend(plan, tmp_path):
     with pytest.raises(TypeError, match="takes a PiecesPlan"):
         ClassRecipe(plan.size)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="built by the Ray workers that solve it: pass backend="):
         Solver(RemotePieces(ClassRecipe(plan)), "cfr+")
     with pytest.raises(ValueError, match="not a folder of policy shares"):
         load_shares(tmp_path)
@@ -142,3 +143,16 @@ def test_the_count_by_parts_on_ray_is_the_count_in_one_process(cluster, plan):
     np.testing.assert_array_equal(there.level_nodes, here.level_nodes)
     np.testing.assert_array_equal(there.level_entries, here.level_entries)
     assert [q._replace(seconds=0) for q in there.parts] == [q._replace(seconds=0) for q in here.parts]
+
+
+def test_solve_checkpoints_and_resumes_a_tree_built_by_the_workers(cluster, plan, built, tmp_path):
+    """``solvers.solve`` takes a ``RemotePieces`` with its backend: its own checkpoint (gathered: a
+    tree of this size) resumes where the run stopped, on a tree built again."""
+    ref = solvers.solve(_reference(built), "cfr+", iterations=3, progress=False)
+    path = tmp_path / "run.npz"
+    solvers.solve(RemotePieces(ClassRecipe(plan)), "cfr+", iterations=2, progress=False,
+                  checkpoint=path, backend=RayBackend(workers=2))
+    again = solvers.solve(RemotePieces(ClassRecipe(plan)), "cfr+", iterations=3, progress=False,
+                          resume=path, backend=RayBackend(workers=2))
+    np.testing.assert_array_equal(again.average_policy, ref.average_policy)
+    assert again.exploitability == ref.exploitability
