@@ -8,8 +8,9 @@ take). Then, each on ``--workers`` Ray actors of one thread: the driver builds e
 (:func:`coupsolve.classpieces.build_class_pieces`) and the backend ships the parts; or the driver walks
 only the trunk while each actor builds its own parts. The table gives the seconds from nothing to a
 solver ready to step, what the driver holds of the tree (the pieces it built, or the trunk alone), the
-largest actor's estimated share, and the warm CFR+ iteration (the same arithmetic both ways). Run
-alone: ``python -m benchmarks.remote_build [--quick]``.
+largest actor's share as placement estimates it before anything is allocated and its process's
+measured peak, and the warm CFR+ iteration (the same arithmetic both ways). Run alone: ``python -m
+benchmarks.remote_build [--quick]``.
 """
 
 from __future__ import annotations
@@ -65,25 +66,30 @@ def run(turn_limit, options, info):
         stats, _, _ = time_blocks(solver, options.repeats, options.block)
         rep = solver.representation
         largest = max(rep._needs)
+        peak = max(ray.get([h.peak_bytes.remote() for h in rep.handles]))
         rep.close()
         base = base or stats.median
         row = dict(turn_limit=turn_limit, variant=name, workers=options.workers, depth=plan.depth,
                    parts=len(plan.bounds) - 1, count_seconds=round(count_s, 2),
                    ready_seconds=round(ready, 2), driver_tree_mib=round(held / 2**20, 1),
                    largest_actor_mib=round(largest / 2**20, 1),
+                   actor_peak_mib=round(peak / 2**20, 1),
                    seconds_per_iteration=stats.median, ratio=stats.median / base,
                    load=round(load_average(), 2))
         csv_rows.append(row)
         rows.append([f"TL{turn_limit}", name, f"{ready:.1f} s", f"{held / 2**20:,.1f} MiB",
-                     f"{largest / 2**20:,.0f} MiB", fmt_seconds(stats.median), fmt_ratio(row["ratio"])])
+                     f"{largest / 2**20:,.0f} MiB", f"{peak / 2**20:,.0f} MiB",
+                     fmt_seconds(stats.median), fmt_ratio(row["ratio"])])
         del solver
     ray.shutdown()
     print_table(f"Pieces on a local Ray cluster of {options.workers} actors: who builds the parts "
                 f"(cut at level {plan.depth} into {len(plan.bounds) - 1} parts; count by parts "
                 f"{count_s:.1f} s, not included)",
                 ["game", "run", "ready to step", "driver holds of the tree", "largest actor (est.)",
-                 "s/iteration", "vs driver-built"], rows,
-                note="ready: from the plan to a solver ready to step; warm CFR+, float64, alternating")
+                 "actor peak (measured)", "s/iteration", "vs driver-built"], rows,
+                note="ready: from the plan to a solver ready to step; warm CFR+, float64, alternating; "
+                     "estimated: what placement reserves before anything is allocated; measured: "
+                     "the actor process's peak resident memory, interpreter and kernels included")
     return write_csv("remote_build", csv_rows, info)
 
 

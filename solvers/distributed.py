@@ -72,6 +72,13 @@ class _Runner(GroupRunner):
     def pid(self):
         return os.getpid()
 
+    def peak_bytes(self):
+        """The actor process's peak resident memory (Linux: ``ru_maxrss`` in KiB), interpreter
+        and compiled kernels included."""
+        import resource
+
+        return 1024 * resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
     def save(self, path, meta):
         _npz.save(path, PC.KIND, dict(meta, iterations=self.iterations()), self.get_state())
         return self.iterations()
