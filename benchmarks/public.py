@@ -17,13 +17,13 @@ known size, with no ratios.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 
 from coupsolve.cli_public import COUNT_PARTS
 
-from .common import fmt_ratio, fmt_seconds, load_average, machine_info, print_table, write_csv
+from .common import (bench_parser, fmt_ratio, fmt_seconds, load_average, machine_info, print_table,
+                     write_csv)
 from .iteration import time_blocks
 
 
@@ -142,8 +142,7 @@ def run(turn_limits, options, info):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.public", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="turn limits 1-2 only, short blocks")
+    parser = bench_parser("public", __doc__, "turn limits 1-2 only, short blocks")
     parser.add_argument("--threads", type=int, default=2, help="threads besides 1 (default 2)")
     parser.add_argument("--turn-limits", type=lambda s: tuple(int(x) for x in s.split(",")),
                         help="which turn limits, e.g. 3 (default 1,2,3; --quick 1,2)")
