@@ -36,8 +36,7 @@ def liars_dice():
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster of this machine (its workers are separate processes), for one module's
-    tests. Under pytest-xdist a module that uses it is in an ``xdist_group``, so that its tests
-    share one worker process and one cluster."""
+    tests; the modules that use it run in one pytest-xdist worker (``xdist_group("ray")``)."""
     ray = pytest.importorskip("ray")
     assert not ray.is_initialized(), "an earlier test left Ray running"
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

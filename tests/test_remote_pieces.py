@@ -29,9 +29,7 @@ from solvers.remote_pieces import RemotePieces, load_shares
 ray = pytest.importorskip("ray")
 from solvers.distributed import RayBackend  # noqa: E402 (needs ray)
 
-# A group of its own under pytest-xdist: its local cluster may run beside test_distributed's (each
-# starts its own), and the suite's longest group (Ray, with the command line's solves) stays shorter.
-pytestmark = pytest.mark.xdist_group("ray-remote")
+pytestmark = pytest.mark.xdist_group("ray")  # one local cluster at a time (tests/test_distributed.py)
 
 
 @pytest.fixture(scope="module")
