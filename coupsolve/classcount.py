@@ -207,6 +207,17 @@ def _walk(P, O, cur, first, ranges, workers, take):
             raise
 
 
+def walk_above(rules, depth, fill, progress=None):
+    """The class walk of ``rules`` down to level ``depth`` (the cut), writing the tree with
+    ``fill``: ``(P, cut level, O, G, its nodes, level nodes walked)``, or ``ValueError`` when no
+    node is below the cut."""
+    P, cur, O, S, G, _ = B._start(rules, fill)
+    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, fill, progress, depth=depth)
+    if len(ln) < depth or not n:
+        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
+    return P, cur, O, G, n, ln
+
+
 @releases_free_memory
 def count_some_parts(rules, depth, parts, which, workers=1, progress=None, on_part=None):
     """The figures of some parts only: the parts numbered ``which`` among those :func:`count_by_parts`
@@ -219,11 +230,7 @@ def count_some_parts(rules, depth, parts, which, workers=1, progress=None, on_pa
     level, and the :class:`PartSize` of each part of ``which`` in the order they finished."""
     if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1:
         raise ValueError(f"depth and parts must be at least 1, got {depth} and {parts}")
-    P, cur, O, S, G, _ = B._start(rules, False)
-    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, False, progress, depth=depth)
-    del S
-    if len(ln) < depth or not n:
-        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
+    P, cur, O, _, n, ln = walk_above(rules, depth, False, progress)
     bounds = _bounds(cur, n, parts)
     which = sorted({int(k) for k in (which(len(bounds) - 1) if callable(which) else which)})
     if which and not 0 <= which[0] <= which[-1] < len(bounds) - 1:

@@ -45,7 +45,7 @@ from solvers.public_split import Piece, _matrices, check_bounds
 from . import classbuild as B
 from . import classwalk_children as CC
 from . import engine as E
-from .classcount import _bounds, _part_level, _part_out
+from .classcount import _bounds, _part_level, _part_out, walk_above
 from .partarrays import PartArrays
 from .rules import Rules
 
@@ -249,11 +249,7 @@ class TrunkWalk(NamedTuple):
 
 def walk_trunk(rules, depth, progress=None) -> TrunkWalk:
     """Walk ``rules``' public tree down to level ``depth`` (the cut) with the writer on."""
-    P, cur, O, S, G, _ = B._start(rules, True)
-    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, True, progress, depth=depth)
-    del S
-    if len(ln) < depth or not n:
-        raise ValueError(f"the public tree of {rules} has no nodes below level {depth}")
+    P, cur, O, G, n, ln = walk_above(rules, depth, True, progress)
     e0 = int(G[CC.G_ENTRIES])
     a, mats, extra = _trunk(O, G, cur, n, ln, (e0, e0 + int(cur.elo[n])))
     return TrunkWalk(P, cur, O, n, e0, a, mats, extra, len(ln))

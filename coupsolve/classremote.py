@@ -21,7 +21,7 @@ from solvers.public import estimate_public_tree_bytes
 from solvers.public_groups import STATE, pass_buffer_bytes
 
 from . import classbuild as B
-from .classcount import _Worker, count_by_parts
+from .classcount import _Worker, count_by_parts, walk_above
 from .classpieces import PiecesPlan, Walker, fill_leaves, walk_trunk
 from .rules import Rules
 
@@ -163,8 +163,7 @@ def _ray_walk(ray, rules, depth, tasks, P, O, cur, first, ranges, workers, take)
 def _count_parts(rules, depth, first, ranges):
     """A Ray task: the levels above the cut walked again, then the parts ``ranges``, each part's keys
     checked unique and dropped."""
-    P, cur, O, S, G, _ = B._start(rules, False)
-    cur, n, S, O, ln, _, _, _ = B._levels(P, cur, 1, O, S, G, False, None, depth=depth)
+    P, cur, O, _, _, ln = walk_above(rules, depth, False)
     if len(ln) != first:
         raise ValueError(f"a task cut the tree at level {len(ln)}, the driver at {first}")
     walker, out = _Worker(P, O, cur, threading.Event()), []

@@ -110,8 +110,8 @@ class _Built(_Runner):
         return np.concatenate([getattr(q.flat, name) for q in self._pieces])
 
     def save_share(self, path, meta):
-        num = np.concatenate([q.flat.infoset_num_actions for q in self._pieces])
-        write_share(path, self.average(), self._keys, self._ids, num, meta)
+        write_share(path, self.average(), self._keys, self._ids, self.table("infoset_num_actions"),
+                    meta)
 
 
 class RayBackend:
@@ -257,7 +257,7 @@ class RayPartsRep(PartsRep):
         return np.concatenate([here] + self._ray.get([h.table.remote(name)
                                                       for h in self.handles]))
 
-    def save_shares(self, folder, **meta):
+    def save_shares(self, folder):
         """The average policy written as shares (:mod:`solvers.remote_pieces`): the trunk's here,
         every actor's parts' by the actor (on its machine: give a folder all of them reach), then
         the manifest. Only for a tree built by the workers (:class:`RemotePieces`)."""
