@@ -4,7 +4,7 @@ Every error (a bad option, a missing or foreign strategy file, an output that ca
 tree too big for memory) prints one line ``coupsolve: error: ...`` and exits with status 2, before any
 long step where it can be known then; an interrupted solve saves and reports what it finished and exits
 with 130. The commands live in ``cli_solve`` (info, solve), ``cli_train`` (train),
-``cli_strategy`` (analyse, play) and ``cli_log`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
+``cli_strategy`` (analyse, play), ``cli_match`` (match) and ``cli_log`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
 """
 
 from __future__ import annotations
@@ -33,10 +33,12 @@ def build_parser():
     """The parser of every command, each with its function as ``args.func``."""
     from .cli_solve import cmd_info, cmd_solve
     from .cli_strategy import cmd_analyse, cmd_play
+    from .cli_match import cmd_match
     from .cli_train import cmd_train
 
     return _build_parser({"solve": cmd_solve, "demo": cmd_solve, "analyse": cmd_analyse, "info": cmd_info,
-                          "play": cmd_play, "random": _cmd_random, "train": cmd_train})
+                          "play": cmd_play, "random": _cmd_random, "train": cmd_train,
+                          "match": cmd_match})
 
 
 def main(argv=None) -> int:

@@ -351,6 +351,17 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                    help="your seat, 0 (moves first) to the players less one; every other seat plays the "
                         "strategy")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bots' moves")
+    p = sub_parser("match", "play a saved strategy head to head against the bots or another strategy "
+                            "file, with 95% intervals")
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("--against", action="append", metavar="OPPONENT",
+                   help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
+                        "rules; every other seat plays it; repeat for several (default: honest, random)")
+    p.add_argument("--games", type=_positive_int, default=2000,
+                   help="games against each opponent (rounded down to a multiple of the players)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the games")
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="the results as one JSON object: on the last line of the output, or in FILE")
     p = sub_parser("random", "play one game with uniformly random moves and print its log")
     p.add_argument("--players", type=_field("players"), default=2, help="players")
     p.add_argument("--setup", choices=["standard", "selection"], default=None,

@@ -108,7 +108,7 @@ def test_foreign_and_corrupt_files(capsys, tmp_path):
     np.savez(plain, x=np.zeros(3))
     for bad, words in ((other, "other rules"), (corrupt, "not a coupsolve strategy"),
                        (plain, "not a coupsolve strategy")):
-        for command in ("analyse", "play"):
+        for command in ("analyse", "play", "match"):
             status, _, err = cli(capsys, command, bad)
             assert status == 2 and words in err and len(err.strip().splitlines()) == 1, (command, err)
 
@@ -141,3 +141,33 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
                         (["--sampling", "probe"], "--sampling probe is bound to the features")):
         status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
         assert status in (1, 2) and words in err, (more, err)
+
+
+def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
+    from coupsolve.arena import play
+    from coupsolve.bots import RandomBot
+    from coupsolve.cli_strategy import _play_setup
+
+    path, other = tmp_path / "s.npz", tmp_path / "other.npz"
+    _train(capsys, path, "--iterations", 200)
+    status, out, err = cli(capsys, "match", path, "--against", "random", "--against", path, "--games", 41,
+                           "--seed", 3, "--json")
+    assert status == 0, err
+    rows = json.loads(out.strip().splitlines()[-1])["rows"]
+    assert [r["against"] for r in rows] == ["RandomBot", str(path)]
+    assert all(r["games"] == 40 for r in rows)  # a multiple of the seats, so every seat equally often
+    # the figures are the arena's, the strategy in one seat: the same games played directly agree
+    _, game, policy, _ = _play_setup(path)
+    direct = play(game, [policy, RandomBot(game)], 40, 3, names=["strategy", "opponent"])
+    assert rows[0]["mean"] == pytest.approx(direct.mean[0]) and rows[0]["win_rate"] == direct.win_rate[0]
+    for r in rows:
+        low, high = r["mean"] - r["half_width"], r["mean"] + r["half_width"]
+        assert r["verdict"] == ("beats it" if low > 0 else "loses to it" if high < 0 else
+                                "no difference shown")
+    assert "against RandomBot" in err  # the table goes to stderr when the JSON takes stdout
+    assert cli(capsys, "match", path, "--against", "random", "--games", 40, "--seed", 3, "--json")[1] \
+        .splitlines()[-1] == json.dumps(json.loads(out.strip().splitlines()[-1]) | {"rows": rows[:1]})
+    _train(capsys, other, "--iterations", 20, "--turn-limit", 2)
+    for against, words in ((other, "other rules"), ("nonsense", "neither a bot")):
+        status, _, err = cli(capsys, "match", path, "--against", against)
+        assert status == 2 and words in err and len(err.strip().splitlines()) == 1, err
