@@ -10,10 +10,11 @@ bandwidth floor) and the profile of a pass. The public block, from
 ``public.csv`` (``python -m benchmarks.public``) and ``distributed.csv``
 (``python -m benchmarks.distributed``) only: the public tree against the
 history tree, and the public tree on a local Ray cluster against one process.
-Every figure is copied from the CSV files, none is typed in. With
+The sampling block, from ``mccfr.csv`` (``python -m benchmarks.mccfr``): MCCFR
+against OpenSpiel's on the same game. Every figure is copied from the CSV files, none is typed in. With
 ``--readme`` each block also replaces the README's text between its markers
-(``<!-- bench:start -->`` ... ``<!-- bench:end -->``, ``<!-- bench-public:start
--->`` ... ``<!-- bench-public:end -->``), but only when at least one of its own
+(``<!-- bench:start -->`` ... ``<!-- bench:end -->``, and likewise
+``bench-public`` and ``bench-sampling``), but only when at least one of its own
 CSV files exists: a block none of whose files exist is left as it is.
 ``benchmarks.run`` calls this at the end of a full run.
 """
@@ -34,6 +35,8 @@ PUBLIC_START, PUBLIC_END = "<!-- bench-public:start -->", "<!-- bench-public:end
 MAIN_FILES = ("iteration", "target", "build", "scaling", "profile", "bandwidth")
 PUBLIC_FILES = {"public": "python -m benchmarks.public",
                 "distributed": "python -m benchmarks.distributed"}
+SAMPLING_START, SAMPLING_END = "<!-- bench-sampling:start -->", "<!-- bench-sampling:end -->"
+SAMPLING_FILES = {"mccfr": "python -m benchmarks.mccfr"}
 OURS, OS_CPP, OS_PY, LITEEFG = "coupsolve", "OpenSpiel C++", "OpenSpiel Python", "LiteEFG"
 DEFAULT = "f64 alt 1T"
 GAMES = {"kuhn": "Kuhn", "leduc": "Leduc", "liars_dice": "Liar's Dice (1 die)",
@@ -267,9 +270,9 @@ def _distributed(rows):
                    "largest part", "cut level"], out)
 
 
-def _public_header(runs):
+def _public_header(runs, commands=PUBLIC_FILES):
     """The machine, versions and finishing date of each file's run; one line if they share both."""
-    done = [(f"`{PUBLIC_FILES[name]}`", rows[0]["machine"], rows[0]["versions"],
+    done = [(f"`{commands[name]}`", rows[0]["machine"], rows[0]["versions"],
              max(r["date"] for r in rows)) for name, rows in runs.items() if rows]
     if len({(machine, versions) for _, machine, versions, _ in done}) == 1:
         _, machine, versions, _ = done[0]
@@ -301,6 +304,36 @@ def public_summary(results=RESULTS):
     return "\n".join(lines)
 
 
+def sampling_summary(results=RESULTS):
+    """The sampling block (a string) from ``mccfr.csv`` in ``results``: external-sampling MCCFR's
+    iterations per second against OpenSpiel's on the same game, and turn limit 2's exact
+    exploitability after a fixed training time."""
+    rows = _read("mccfr", results)
+    if not rows:
+        return "The MCCFR benchmark has not been run yet: `python -m benchmarks.mccfr` runs it."
+    speed = [r for r in rows if r.get("players")]
+    trained = [r for r in rows if r.get("sampling")]
+    lines = [_public_header({"mccfr": rows}, SAMPLING_FILES) + " One thread each; from "
+             "`benchmarks/results/mccfr.csv`."]
+    if speed:
+        lines += ["", "**External-sampling MCCFR against OpenSpiel's `ExternalSamplingSolver`** on "
+                  "the same `python_coup` game, the same wall time each, warm (iterations per "
+                  "second; an iteration walks once per player; coupsolve's table has room for 16 "
+                  "million information sets, its pages touched before the clock starts):", ""]
+        lines += _table(["players", "turn limit", "coupsolve it/s", "OpenSpiel it/s", "x faster",
+                         "information sets"],
+                        [[r["players"], r["turn_limit"], f"{_num(r, 'coupsolve_it_per_s'):,.0f}",
+                          f"{_num(r, 'openspiel_it_per_s'):,.2f}", fmt_ratio(_num(r, "ratio")),
+                          f"{int(_num(r, 'infosets')):,}"] for r in speed])
+    if trained:
+        lines += ["", "**Two players, turn limit 2: exact exploitability after a fixed training "
+                  "time** (the history tree's best response to the average strategy):", ""]
+        lines += _table(["sampling", "regret", "average", "iterations", "seconds", "exploitability"],
+                        [[r["sampling"], r["regret"], r["average"], f"{int(_num(r, 'iterations')):,}",
+                          r["seconds"], f"{_num(r, 'exploitability'):.4f}"] for r in trained])
+    return "\n".join(lines)
+
+
 def _replace(content, text, start, end, readme):
     if start not in content or end not in content:
         raise ValueError(f"{readme} has no {start} ... {end} block")
@@ -325,6 +358,8 @@ def write_readme(results=RESULTS, readme=None, command="make bench"):
         blocks.append((summary(results, command), START, END))
     if any(_read(name, results) for name in PUBLIC_FILES):
         blocks.append((public_summary(results), PUBLIC_START, PUBLIC_END))
+    if any(_read(name, results) for name in SAMPLING_FILES):
+        blocks.append((sampling_summary(results), SAMPLING_START, SAMPLING_END))
     content = readme.read_text(encoding="utf-8")
     for text, start, end in blocks:
         content = _replace(content, text, start, end, readme)
@@ -343,11 +378,13 @@ def main(argv=None):
     print(summary(args.results))
     print()
     print(public_summary(args.results))
+    print()
+    print(sampling_summary(args.results))
     if args.readme:
         written = write_readme(args.results)
         print()
         print(f"README.md: written {', '.join(written) or 'nothing (no CSV files)'}; "
-              f"{', '.join(m for m in (START, PUBLIC_START) if m not in written) or 'no block'} "
+              f"{', '.join(m for m in (START, PUBLIC_START, SAMPLING_START) if m not in written) or 'no block'} "
               "left as it is.")
 
 
