@@ -256,6 +256,17 @@ def _training_field(text):
     return field
 
 
+def _regret(text):
+    """``--warm-start R``: a finite number of at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a regret of at least 0")
+    return value
+
+
 def _add_train_args(p):
     from solvers.mccfr import AVERAGES, REGRETS
 
@@ -274,6 +285,10 @@ def _add_train_args(p):
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
                         "random; the rest is the strategy itself)")
+    p.add_argument("--warm-start", type=_regret, default=0.0, metavar="R",
+                   help="probe and features only: each new information set starts at the honest bot's "
+                        "move with this much regret, which the sampled regrets outweigh where they "
+                        "disagree (0: none)")
     p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
     p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
                    help="the average strategy's weights: uniform, or linear in the iteration")

@@ -33,15 +33,18 @@ def _kind():
     return _KIND
 
 
-def make_game(rules, abstraction=ABSTRACTIONS[0], field=None):
-    """``coupsolve.sampling_game(rules)``, with ``abstraction`` and the training ``field`` passed only
-    when they are not the defaults (so this runs with a ``sampling_game`` that has neither yet); a
-    field outside the features game is refused by ``sampling_game`` (a one-line error)."""
+def make_game(rules, abstraction=ABSTRACTIONS[0], field=None, warm_start=0.0):
+    """``coupsolve.sampling_game(rules)``, with ``abstraction``, the training ``field`` and the
+    ``warm_start`` passed only when they are not the defaults (so this runs with a ``sampling_game``
+    that has none of them yet); a field or warm start outside the features game is refused by
+    ``sampling_game`` (a one-line error)."""
     from .sampling import sampling_game
 
     options = {} if abstraction == ABSTRACTIONS[0] else {"abstraction": abstraction}
     if field:
         options["field"] = field
+    if warm_start:
+        options["warm_start"] = warm_start
     try:
         return sampling_game(rules, **options)
     except (TypeError, NotImplementedError) as e:
@@ -91,9 +94,9 @@ def _solver(game, args):
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of these rules and options ({e})") from None
     _check_key(args.resume, meta)
-    defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}}
+    defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}, "warm_start": 0.0}
     for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction),
-                       ("field", args.field)):
+                       ("field", args.field), ("warm_start", args.warm_start)):
         if meta.get(key, defaults[key]) != value:
             raise CliError(f"--resume {args.resume}: a run with {key} {meta.get(key)}, not {value}")
     return solver
@@ -120,7 +123,8 @@ def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, 
     meta, arrays = _npz.load(path, _kind())
     meta.update({TRAINED: True, "rules": rules.to_dict(), "players": rules.players,
                  "abstraction": abstraction, "sampling": sampling, "interrupted": bool(interrupted),
-                 "infosets": solver.num_infosets, "field": dict(field or {})})
+                 "infosets": solver.num_infosets, "field": dict(field or {}),
+                 "warm_start": float(solver.game.warm_start)})
     _npz.save(path, _kind(), meta, arrays)
 
 
@@ -173,9 +177,11 @@ def load_trained(path):
     return rules, solver, meta
 
 
-def _field_words(field) -> str:
-    """``", 0.4 of seats honest, 0.1 of seats random"`` for a training field ("" for none)."""
-    return "".join(f", {share:g} of seats {bot}" for bot, share in (field or {}).items())
+def _field_words(field, warm_start=0.0) -> str:
+    """``", 0.4 of seats honest, 0.1 of seats random"`` for a training field ("" for none), and the
+    warm start."""
+    return ("".join(f", {share:g} of seats {bot}" for bot, share in (field or {}).items())
+            + (f", warm-started at the honest bot's moves (regret {warm_start:g})" if warm_start else ""))
 
 
 def describe(meta) -> str:
@@ -184,7 +190,8 @@ def describe(meta) -> str:
     return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets, "
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
-            f"{meta.get('infosets', 0):,} information sets{_field_words(meta.get('field'))}")
+            f"{meta.get('infosets', 0):,} information sets"
+            f"{_field_words(meta.get('field'), meta.get('warm_start', 0.0))}")
 
 
 def present_sampled(rules, solver, meta, args, human=None):
@@ -239,15 +246,18 @@ def cmd_train(args) -> int:
         raise CliError("--sampling probe is bound to the features information sets: add --abstraction "
                        "features")
     human = sys.stderr if args.json == "-" else sys.stdout
-    game = make_game(rules, args.abstraction, args.field)
+    if args.warm_start and args.sampling != "probe":
+        raise CliError(f"--warm-start is probing's: add --sampling probe (not {args.sampling})")
+    game = make_game(rules, args.abstraction, args.field, args.warm_start)
     solver = _solver(game, args)
-    solver.notes["field"] = args.field  # checkpoints record it: --resume checks it
+    solver.notes["field"] = args.field  # checkpoints record them: --resume checks them
+    solver.notes["warm_start"] = args.warm_start
     if args.abstraction == "features":
         solver.notes["features_key"] = _key_version()
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
-          + _field_words(args.field),
+          + _field_words(args.field, args.warm_start),
           file=human, flush=True)
     _warm_up(solver, human)
     checkpoint = args.checkpoint or args.resume
@@ -270,11 +280,12 @@ def cmd_train(args) -> int:
         meta = {"game_id": game.game_id, "regret": solver.regret, "average": solver.average,
                 "seed": solver.seed, "iterations": solver.iterations, "seconds": solver.seconds,
                 "sampling": args.sampling, "abstraction": args.abstraction, "players": rules.players,
-                "interrupted": interrupted, "infosets": solver.num_infosets, "field": args.field}
+                "interrupted": interrupted, "infosets": solver.num_infosets, "field": args.field,
+                "warm_start": args.warm_start}
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     args.seed = solver.seed
-    if args.field:  # the strategy plays OpenSpiel games: its keys are the plain game's (no draws)
+    if args.field or args.warm_start:  # it plays OpenSpiel games: the plain game's keys (no draws)
         solver.game = make_game(rules, args.abstraction)
     present_sampled(rules, solver, meta, args, human)
     return 130 if interrupted else 0

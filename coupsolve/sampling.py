@@ -106,7 +106,8 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
                          max_depth, state_size, max_moves)
 
 
-def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> SamplingGame:
+def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
+                  warm_start: float = 0.0) -> SamplingGame:
     """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.MCCFRSolver`.
 
     The game id is the OpenSpiel game string (:func:`coupsolve.couptree.rules_game_id`), so a
@@ -126,14 +127,18 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> Sampl
         self-play). A seat's bot is drawn per game and its moves are chance moves, so the strategy is
         trained against a mix of itself and the bots (a restricted Nash response when the share is
         below 1); the keys are those of the plain "features" game, which replays OpenSpiel histories.
+    warm_start : float
+        "features" and ``sampling="probe"`` only: a new information set starts at HonestBot's move
+        with this much regret (Brown and Sandholm's warm start, :mod:`solvers._mccfr_probe`); the
+        sampled regrets take over where they outweigh it. 0 (the default): no warm start.
 
     Raises
     ------
     TypeError
         Not a ``Rules``.
     ValueError
-        An unknown abstraction, "features" for rules with a variant, a field without "features", or
-        bad shares.
+        An unknown abstraction, "features" for rules with a variant, a field or a warm start
+        without "features", or bad shares.
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
@@ -143,6 +148,9 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> Sampl
     if field and abstraction != "features":
         raise ValueError(f"a training field needs abstraction='features' (it seats bots in the features "
                          f"game only), not {abstraction!r}")
+    if warm_start and abstraction != "features":
+        raise ValueError(f"a warm start needs abstraction='features' (its prior is the honest bot's "
+                         f"move in the features game), not {abstraction!r}")
     P = rules.params()
     kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome), E.S_SIZE
     max_depth, extra = E.game_bounds(P)[0], ()
@@ -154,13 +162,14 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None) -> Sampl
             raise ValueError(f"the 'features' abstraction keys the base game only; these rules have "
                              f"{', '.join(variants)} (use abstraction='exact')")
         kernels, state_size = sampling_keys.KERNELS, sampling_keys.X_SIZE
-        extra = (sampling_keys.field_scratch(**dict(field or {})),)
+        extra = (sampling_keys.field_scratch(**dict(field or {}), warm_start=warm_start),)
         max_depth += rules.players  # the field's draws
     scratch = (np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), np.int32),  # as the tree builder's walk
                np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)) + extra
     return SamplingGame(kernels=kernels, params=P, scratch=scratch, num_players=rules.players,
                         state_size=state_size, max_depth=max_depth, max_moves=E.MAX_MOVES,
-                        game_id=rules_game_id(rules), abstraction=abstraction)
+                        game_id=rules_game_id(rules), abstraction=abstraction,
+                        warm_start=float(warm_start))
 
 
 _VARIANTS = ("selective_coup", "contessa_blocks_tax", "factions", "ambassador_halves_steal",

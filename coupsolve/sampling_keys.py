@@ -29,7 +29,9 @@ probing iterations (two minutes).
 RandomBot. At the start of each game one chance move per seat draws who plays it (``X_MODEL``); a bot's
 decisions are then chance moves (HonestBot's with probability 1), so any MCCFR kernel trains the
 strategy against a field of itself and the bots, unchanged. The draws change no key: with no bots (the
-default) there are no draws, and the game replays OpenSpiel histories as before.
+default) there are no draws, and the game replays OpenSpiel histories as before. The same array
+carries the warm start of probing (:mod:`solvers._mccfr_probe`): with one, the trained strategy's
+decisions give HonestBot's move as their prior, so a new information set starts at the honest move.
 
 The turn number, the order of past events, the opponents' coins outside the start of a turn and
 most of their claims are not in the key. Two histories a player can tell apart may therefore share a
@@ -65,11 +67,13 @@ X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block 
 X_MODEL = X_DUKE + MAXP  # + p: who plays seat p in this game of the training field (FIELD_*)
 X_CURSOR = X_MODEL + MAXP  # the next seat whose player the field draws (players: all drawn)
 X_FIELD = X_CURSOR + 1  # + m: the field's probability of FIELD_* m, in millionths
-X_SIZE = X_FIELD + 3
+X_PRIOR = X_FIELD + 3  # 1: a decision of the trained strategy gives HonestBot's move as its prior
+X_SIZE = X_PRIOR + 1
 #: The version of :func:`feature_key`; strategy files record it, and a file of another is refused (its
 #: keys would look up other information sets). 2: the seat mixed in, the coarse challenge and turn keys.
 KEY_VERSION = 2
 FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, HonestBot, RandomBot
+FIELD_WARM = 3  # the field array's last entry: the warm start's regret (0: none)
 FIELD_BOTS = ("honest", "random")  # field_scratch's keywords, FIELD_HONEST and FIELD_RANDOM
 _MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)
@@ -180,6 +184,7 @@ def features_init(P, s, h, W):
     s[X_FIELD + FIELD_RANDOM] = int(round(field[FIELD_RANDOM] * _MILLION))
     s[X_FIELD + FIELD_FREE] = _MILLION - s[X_FIELD + FIELD_HONEST] - s[X_FIELD + FIELD_RANDOM]
     s[X_CURSOR] = 0 if s[X_FIELD + FIELD_FREE] < _MILLION else P[E.P_PLAYERS]
+    s[X_PRIOR] = 1 if field[FIELD_WARM] > 0.0 else 0
     _rekey(P, s, h, W)
 
 
@@ -195,7 +200,9 @@ def features_player(P, s):
 @njit(cache=True)
 def features_moves(P, s, out, prob):
     """The engine's moves, except at the field's draws (who plays the next seat) and at a seat a bot
-    plays (the bot's action distribution, as chance)."""
+    plays (the bot's action distribution, as chance). At a decision of the trained strategy the
+    probabilities are its prior (read by a warm start only): HonestBot's move with a warm start,
+    else uniform."""
     if s[X_CURSOR] < P[E.P_PLAYERS]:
         for m in range(3):
             out[m] = m
@@ -209,6 +216,11 @@ def features_moves(P, s, out, prob):
         out[0] = out[honest_choice(P, s, out, k)]
         prob[0] = 1.0
         return 1
+    if model == FIELD_FREE and s[X_PRIOR]:
+        honest = honest_choice(P, s, out, k)
+        for j in range(k):
+            prob[j] = 1.0 if j == honest else 0.0
+        return k
     for j in range(k):
         prob[j] = 1.0 / k
     return k
@@ -236,16 +248,20 @@ def features_step(P, s, h, a, W):
 FEATURES = (features_init, features_player, features_moves, features_step, coup_returns)
 
 
-def field_scratch(honest=0.0, random=0.0):
-    """The field's probabilities (float64, (3,): the trained strategy, HonestBot, RandomBot) that a
-    features game's scratch ends with: each seat of each training game is played by HonestBot with
-    probability ``honest``, by RandomBot with probability ``random``, else by the strategy being
-    trained (all of them by default: plain self-play, and no draws)."""
-    honest, random = float(honest), float(random)
+def field_scratch(honest=0.0, random=0.0, warm_start=0.0):
+    """The field's probabilities and the warm start (float64, (4,): the trained strategy, HonestBot,
+    RandomBot, ``warm_start``) that a features game's scratch ends with: each seat of each training
+    game is played by HonestBot with probability ``honest``, by RandomBot with probability
+    ``random``, else by the strategy being trained (all of them by default: plain self-play, and no
+    draws); with ``warm_start > 0`` the strategy's decisions give HonestBot's move as their prior
+    (:func:`features_moves`)."""
+    honest, random, warm_start = float(honest), float(random), float(warm_start)
     if not (0.0 <= honest and 0.0 <= random and honest + random < 1.0):
         raise ValueError(f"the field's bot shares must be at least 0 and leave the trained strategy a "
                          f"share: honest {honest:g} + random {random:g} must be below 1")
-    return np.array([1.0 - honest - random, honest, random], np.float64)
+    if not 0.0 <= warm_start < float("inf"):
+        raise ValueError(f"the warm start must be a regret of at least 0, got {warm_start:g}")
+    return np.array([1.0 - honest - random, honest, random, warm_start], np.float64)
 
 
 # The kernels bound to the features (cached here; see solvers._mccfr_kernel on why).
@@ -280,11 +296,11 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
 
 
 @njit(cache=True)
-def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
-              max_moves):
+def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, prior, max_depth,
+              state_size, max_moves):
     """``solvers._mccfr_probe.run_probe`` for Coup's features."""
-    return R.run_probe(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth,
-                       state_size, max_moves)
+    return R.run_probe(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, prior,
+                       max_depth, state_size, max_moves)
 
 
 KERNELS = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, run_probe)

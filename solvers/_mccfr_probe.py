@@ -23,7 +23,14 @@ strategies, so no importance weight is taken after the node. One iteration is on
   not by ``i``'s reach under ``sigma``). On Kuhn poker it converges all the same (the tests).
 
 A probe looks information sets up without making them (an unseen one plays uniformly). The cost is one
-rollout per action of each of ``i``'s nodes on the path. The table and its layout are those of
+rollout per action of each of ``i``'s nodes on the path.
+
+**Warm start** (``prior > 0``; Brown and Sandholm, "Strategy-based warm starting for regret
+minimization in games", AAAI 2016): at a decision the game's ``moves`` gives a strategy in ``probs``
+(the prior; without a warm start those probabilities are never read), a new information set starts
+with the regrets ``prior * probs`` instead of zeros, so regret matching plays the prior until the
+sampled regrets outweigh it, and a probe plays the prior at an unseen one instead of the uniform
+strategy. ``prior = 0`` runs the iterates bit for bit as without it. The table and its layout are those of
 :mod:`solvers._mccfr_kernel`; the game is passed as there (compiled without ``cache=True``, inlined into
 a game's cached entry point).
 """
@@ -35,7 +42,7 @@ from ._mccfr_kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _samp
 
 
 @njit(inline="always")
-def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret, D):
+def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret, D, prior):
     """Play from ``s``/``h`` (overwritten) to the end, everyone by ``sigma``; ``i``'s payoff."""
     _, player, moves, step, returns = game
     for _ in range(D):
@@ -52,7 +59,7 @@ def _probe(game, P, W, table, regret, rng, stats, i, s, h, acts, probs, sig, ret
                 _match(regret, o, k, sig)
                 j = _sample(sig, k, rng)
             else:
-                j = _uniform(rng, k)
+                j = _sample(probs, k, rng) if prior > 0.0 else _uniform(rng, k)
         step(P, s, h, acts[j], W)
     return np.nan
 
@@ -65,7 +72,7 @@ def _uniform(rng, k):
 
 @njit(inline="always")
 def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h, s2, h2, acts,
-                  probs, sig, own, vals, ret, D):
+                  probs, sig, own, vals, ret, D, prior):
     """One probing episode for player ``i`` (module docstring); a status code."""
     init, player, moves, step, returns = game
     init(P, s, h, W)
@@ -77,10 +84,14 @@ def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s
         if pl == CHANCE:
             j = _sample(probs, k, rng)
         else:
+            made = stats[0]
             o = lookup(table, stats, h[pl, 0], h[pl, 1], pl, k, True)
             if o < 0:
                 stats[3] = d
                 return -1 - o
+            if prior > 0.0 and stats[0] != made:  # a new information set: the warm start
+                for a in range(k):
+                    regret[o + a] = prior * probs[a]
             _match(regret, o, k, own)
             if pl != i:
                 j = _sample(own, k, rng)
@@ -90,7 +101,7 @@ def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s
                     h2[:] = h
                     step(P, s2, h2, acts[a], W)
                     vals[a] = _probe(game, P, W, table, regret, rng, stats, i, s2, h2, acts[k:],
-                                     probs[k:], sig, ret, D - d)
+                                     probs[k:], sig, ret, D - d, prior)
                     if np.isnan(vals[a]):
                         stats[3] = d
                         return ERR_DEPTH
@@ -106,10 +117,11 @@ def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s
 
 
 @njit(inline="always")
-def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
-              max_moves):
+def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, prior, max_depth,
+              state_size, max_moves):
     """``count`` iterations of MCCFR with probing (one episode per player each); ``stats[2]`` counts the
-    finished ones; ``linear`` weighs the average by the iteration number. A status code."""
+    finished ones; ``linear`` weighs the average by the iteration number; ``prior`` is the warm start's
+    weight (0: none). A status code."""
     n = int(stats[5])
     D = max_depth + 1
     s = np.zeros(state_size, dtype=np.int32)
@@ -126,7 +138,7 @@ def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, m
         weight = float(stats[2] + 1) if linear else 1.0
         for i in range(n):
             status = probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h,
-                                   s2, h2, acts, probs, sig, own, vals, ret, D)
+                                   s2, h2, acts, probs, sig, own, vals, ret, D, prior)
             if status != OK:
                 return status
         stats[2] += 1

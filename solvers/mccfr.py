@@ -79,7 +79,9 @@ class SamplingGame(NamedTuple):
     ``state_size`` (int32 entries of a state), ``max_depth`` (moves in the longest history),
     ``max_moves`` (room for one node's moves) size the traversal's stack; ``game_id`` names the game
     in checkpoints; ``abstraction`` names how its information sets are keyed (``"exact"``: the
-    players' whole observation sequences), checked by checkpoints too.
+    players' whole observation sequences), checked by checkpoints too. ``warm_start`` (probing only)
+    is the regret a new information set starts with on the strategy the game's ``moves`` gives at a
+    decision (:mod:`solvers._mccfr_probe`); 0, the default, starts every one at zero.
     """
 
     kernels: tuple
@@ -91,6 +93,7 @@ class SamplingGame(NamedTuple):
     max_moves: int
     game_id: str
     abstraction: str = "exact"
+    warm_start: float = 0.0
 
 
 class TableFull(MemoryError):
@@ -193,6 +196,9 @@ class MCCFRSolver:
             raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
                              f"{epsilon!r}")
         self.epsilon = float(epsilon)
+        if game.warm_start and self.sampling != "probe":
+            raise ValueError(f"game {game.game_id!r} has a warm start ({game.warm_start:g}), which "
+                             f"only sampling='probe' takes, not {self.sampling!r}")
         need = estimate_bytes(game, max_infosets, max_actions)
         check_fits(need, f"the MCCFR table for {max_infosets:,} information sets and "
                          f"{max_actions:,} actions")
@@ -250,7 +256,8 @@ class MCCFRSolver:
         t0 = time.perf_counter()
         args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
                 count, self.regret == "rm+", self.average == "linear")
-        eps = (self.epsilon,) if self.sampling == "outcome" else ()
+        eps = ((self.epsilon,) if self.sampling == "outcome" else
+               (float(g.warm_start),) if self.sampling == "probe" else ())
         status = call_kernel(self.kernel, *args, *eps, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0
         self.seconds += elapsed

@@ -138,9 +138,19 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
     for more, words in ((["--field", "honest=0.5"], "features game only"),
                         (["--field", "honest=0.7,random=0.3"], "must be below 1"),
                         (["--field", "dishonest=0.1"], "the bots are honest and random"),
-                        (["--sampling", "probe"], "--sampling probe is bound to the features")):
+                        (["--sampling", "probe"], "--sampling probe is bound to the features"),
+                        (["--warm-start", "5"], "--warm-start is probing's"),
+                        (["--warm-start", "-1"], "a regret of at least 0")):
         status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
         assert status in (1, 2) and words in err, (more, err)
+    # a warm start is recorded, described and checked on --resume like the field
+    warm = tmp_path / "w.npz"
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--warm-start", 20, "--iterations", 10, "--out", warm,
+                         "--checkpoint", ck, "--games", 10, "--force")
+    assert status == 0 and "warm-started at the honest bot's moves (regret 20)" in _ + err, err
+    assert _npz.load(warm, _KIND)[0]["warm_start"] == 20.0
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
+    assert status == 2 and "a run with warm_start 20.0, not 0.0" in err, err
 
 
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
