@@ -290,15 +290,13 @@ def _public_view(state, seat) -> str:
 
 def _play_setup(path):
     """``(rules, game, policy, what)`` of a strategy file: a solved tree's or ``coupsolve train``'s."""
-    from .cli_train import is_trained, load_trained
+    from .cli_train import is_trained, load_trained, trained_policy
     from .game import load_game
 
     if is_trained(path):
-        from solvers.mccfr_policy import SampledPolicy
-
         rules, solver, meta = load_trained(path)
         game = load_game(rules)
-        return rules, game, SampledPolicy(solver, game), f"{meta['iterations']:,} MCCFR iterations"
+        return rules, game, trained_policy(solver, game, meta), f"{meta['iterations']:,} MCCFR iterations"
     rules, coup_tree, result = load_strategy(path)
     game = load_game(rules)
     if coup_tree is None:  # solved in pieces: looked up by the keys the file carries

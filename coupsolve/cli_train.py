@@ -194,11 +194,19 @@ def describe(meta) -> str:
             f"{_field_words(meta.get('field'), meta.get('warm_start', 0.0))}")
 
 
+def trained_policy(solver, game, meta):
+    """The strategy of a train file as an OpenSpiel policy (:class:`solvers.mccfr_policy.SampledPolicy`):
+    a warm-started one plays its prior, the honest bot's move, where it has no average yet."""
+    from solvers.mccfr_policy import SampledPolicy
+
+    from .bots import HonestBot
+
+    return SampledPolicy(solver, game, prior=HonestBot(game) if meta.get("warm_start") else None)
+
+
 def present_sampled(rules, solver, meta, args, human=None):
     """Estimate the bluff table of the strategy from ``args.games`` games (seed ``args.seed``), print it,
     draw ``args.plot`` and write ``args.json`` (the provenance and the table)."""
-    from solvers.mccfr_policy import SampledPolicy
-
     from .cli_report import write_json
     from .game import load_game
     from .sampled_analysis import sampled_analysis
@@ -207,7 +215,7 @@ def present_sampled(rules, solver, meta, args, human=None):
     game = load_game(rules)
     print(f"estimating the bluff table from {args.games:,} self-play games (seed {args.seed}) ...",
           file=human, flush=True)
-    analysis = sampled_analysis(game, SampledPolicy(solver, game), games=args.games, seed=args.seed,
+    analysis = sampled_analysis(game, trained_policy(solver, game, meta), games=args.games, seed=args.seed,
                                 meta={"title": f"{rules} - {describe(meta)}"})
     print(analysis.to_table(), file=human)
     if args.plot:

@@ -4,7 +4,8 @@
 exact exploitability is then :func:`solvers.exploitability`); :class:`SampledPolicy` an OpenSpiel
 policy for any number of players, which looks a state's information set up in the solver's table by
 the hashes of the state's history (the same keys the sampling gave it). Information sets the sampling
-never visited, and those whose average weights are all zero, play uniformly.
+never visited, and those whose average weights are all zero, play uniformly, or, given a ``prior``
+policy (a warm-started strategy's prior), as the prior does.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def _normalised(weights, offset, num_actions):
     starts[1:] = np.cumsum(m)[:-1]
     pos = np.arange(int(m.sum())) - np.repeat(starts, m)
     seen = np.repeat(offset >= 0, m)
-    w = np.where(seen, weights[np.where(seen, np.repeat(offset, m) + pos, 0)], 0.0)
+    padded = weights if weights.shape[0] else np.zeros(1)  # an empty table: nothing is seen
+    w = np.where(seen, padded[np.where(seen, np.repeat(offset, m) + pos, 0)], 0.0)
     sums = np.repeat(np.add.reduceat(w, starts) if m.shape[0] else np.zeros(0), m)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(sums > 0.0, w / sums, 1.0 / np.repeat(m, m))
@@ -67,6 +69,9 @@ class SampledPolicy(os_policy.Policy):
     game : pyspiel.Game
         The OpenSpiel game of the solver's game (``str(game)`` is its ``game_id``), whose action ids
         and history are the sampling game's moves.
+    prior : open_spiel Policy, optional
+        Plays the information sets that have no average yet (default: uniformly): for a strategy
+        trained with a warm start, the prior it started from (the training never moved them off it).
 
     Raises
     ------
@@ -74,13 +79,14 @@ class SampledPolicy(os_policy.Policy):
         A game of another id.
     """
 
-    def __init__(self, solver, game):
+    def __init__(self, solver, game, prior=None):
         g = solver.game
         if str(game) != g.game_id:
             raise ValueError(f"game {str(game)!r} is not the solver's {g.game_id!r}")
         super().__init__(game, list(range(g.num_players)))
         self._solver = solver
         self._average = solver.table()["average"]
+        self._prior = prior
 
     def infoset_hashes(self, state):
         """The acting player's two hashes at ``state`` (uint64, (2,))."""
@@ -98,5 +104,7 @@ class SampledPolicy(os_policy.Policy):
         legal = state.legal_actions()
         h = self.infoset_hashes(state)
         o = self._solver.find([h[0]], [h[1]], [state.current_player()], [len(legal)])
+        if self._prior is not None and (o[0] < 0 or not self._average[o[0]:o[0] + len(legal)].any()):
+            return self._prior.action_probabilities(state, player_id)
         probs = _normalised(self._average, o, [len(legal)])
         return {int(a): float(p) for a, p in zip(legal, probs)}

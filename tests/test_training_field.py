@@ -180,3 +180,23 @@ def test_warm_start_begins_at_the_honest_move_and_the_regrets_take_over():
                        max_infosets=1 << 16, seed=2, sampling="probe")
     warm.step(30)
     assert not np.array_equal(cold.table()["regret"][:100], warm.table()["regret"][:100])
+
+
+def test_sampled_policy_plays_its_prior_where_it_has_no_average():
+    from coupsolve.bots import HonestBot
+    from solvers.mccfr_policy import SampledPolicy
+
+    rules = coupsolve.Rules(players=3)
+    solver = MCCFRSolver(sampling_game(rules, "features"), max_infosets=64, sampling="probe")
+    game = coupsolve.load_game(rules)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    legal = state.legal_actions()
+    honest = HonestBot(game)
+    # an empty table: the prior's move with the prior, uniform without
+    assert SampledPolicy(solver, game, prior=honest).action_probabilities(state) == \
+        honest.action_probabilities(state)
+    assert SampledPolicy(solver, game).action_probabilities(state) == {a: 1 / len(legal) for a in legal}
