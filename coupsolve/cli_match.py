@@ -32,9 +32,6 @@ def _opponent(word, rules, game, own):
         return "RandomBot", bots.RandomBot(game)
     if word == "self":
         return "itself", own
-    if not os.path.isfile(word):
-        raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, self) nor a "
-                       f"strategy file")
     theirs, _, policy, _ = _play_setup(word)
     if theirs != rules:
         raise CliError(f"--against {word}: a strategy for other rules ({theirs}) than the matched one "
@@ -45,8 +42,14 @@ def _opponent(word, rules, game, own):
 def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
     from .arena import play
+    from .cli_checks import check_json_target
     from .cli_strategy import _play_setup
 
+    for word in args.against or ():  # every input and output checked before any game is loaded
+        if word not in OPPONENTS + ("self",) and not os.path.isfile(word):
+            raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, self) nor a "
+                           f"strategy file")
+    check_json_target(args.json)
     rules, game, policy, what = _play_setup(args.strategy)
     n = rules.players
     games = args.games - args.games % n or n  # a multiple of the seats: every seat equally often
