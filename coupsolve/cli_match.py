@@ -9,7 +9,6 @@ above 0. Stepping is OpenSpiel's, in Python: a full-length four-player game take
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -17,20 +16,20 @@ from .cli_args import CliError
 
 __all__ = ["cmd_match", "OPPONENTS"]
 
-#: The opponents named by a word: the shipped bots (``coupsolve.bots``).
-OPPONENTS = ("honest", "random")
+#: The opponents named by a word: the shipped bots (``coupsolve.bots``), by their class names.
+OPPONENTS = {"honest": "HonestBot", "random": "RandomBot"}
+SELF = "self"
 
 
 def _opponent(word, rules, game, own):
-    """``(name, policy)`` of ``--against word``: a bot, or a strategy file of the same rules."""
+    """``(name, policy)`` of ``--against word``: a bot, the strategy itself, or a strategy file of the
+    same rules."""
     from . import bots
     from .cli_strategy import _play_setup
 
-    if word == "honest":
-        return "HonestBot", bots.HonestBot(game)
-    if word == "random":
-        return "RandomBot", bots.RandomBot(game)
-    if word == "self":
+    if word in OPPONENTS:
+        return OPPONENTS[word], getattr(bots, OPPONENTS[word])(game)
+    if word == SELF:
         return "itself", own
     theirs, _, policy, _ = _play_setup(word)
     if theirs != rules:
@@ -43,11 +42,12 @@ def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
     from .arena import play
     from .cli_checks import check_json_target
+    from .cli_report import write_json
     from .cli_strategy import _play_setup
 
     for word in args.against or ():  # every input and output checked before any game is loaded
-        if word not in OPPONENTS + ("self",) and not os.path.isfile(word):
-            raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, self) nor a "
+        if word not in OPPONENTS and word != SELF and not os.path.isfile(word):
+            raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, {SELF}) nor a "
                            f"strategy file")
     check_json_target(args.json)
     rules, game, policy, what = _play_setup(args.strategy)
@@ -73,10 +73,5 @@ def cmd_match(args) -> int:
         print(f"  against {r['against']:<{width}}  {r['mean']:+.4f} +- {r['half_width']:.4f}  win rate "
               f"{r['win_rate']:.3f}  {r['verdict']}", file=out)
     if args.json:
-        text = json.dumps({"strategy": str(args.strategy), "players": n, "rows": rows})
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w") as f:
-                f.write(text + "\n")
+        write_json({"strategy": str(args.strategy), "players": n, "rows": rows}, args.json, out)
     return 0
