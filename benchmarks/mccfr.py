@@ -6,9 +6,11 @@ sampling walks every action of the updated player), both solvers run on the same
 for the same wall time, after one warm-up iteration (coupsolve compiles or loads its cache there);
 the table gives iterations per second and their ratio. OpenSpiel warms up with one iteration too
 (the compiled engine behind ``python_coup`` loads there). OpenSpiel's solver always finishes the
-iteration it is in, so its rate is its whole iterations over their time. Then two-player turn limit 2
-is trained for ``--seconds`` (external sampling with RM and RM+, outcome sampling with RM) and its
-exact exploitability computed on the history tree.
+iteration it is in, so its rate is its whole iterations over their time. coupsolve runs on one thread
+(the serial solver, OpenSpiel's algorithm) and on ``THREADS`` (two workers in deterministic batches,
+:mod:`solvers.mccfr_batch`), against the same OpenSpiel figure. Then two-player turn limit 2 is
+trained for ``--seconds`` (external sampling with RM and RM+, on one thread and on two; outcome
+sampling with RM) and its exact exploitability computed on the history tree.
 
 Run ``python -m benchmarks.mccfr`` (``--quick`` for shorter runs); writes ``results/mccfr.csv``.
 """
@@ -25,20 +27,23 @@ from .common import machine_info, machine_line, print_table, versions_line, writ
 #: (players, turn limit) of the speed comparison.
 GAMES = ((2, 2), (4, 2), (2, 4), (4, 4))
 TABLE_INFOSETS = 16_000_000  # about 2 GiB with the default room for actions
+THREADS = 2  # the workers of the threaded rows (this machine's cores)
 
 
-def _ours(rules, seconds):
+def _ours(rules, seconds, threads):
     from coupsolve.sampling import sampling_game
     from solvers.mccfr import MCCFRSolver, TableFull
 
-    solver = MCCFRSolver(sampling_game(rules), max_infosets=TABLE_INFOSETS, seed=0)
+    solver = MCCFRSolver(sampling_game(rules), max_infosets=TABLE_INFOSETS, seed=0,
+                         threads=threads)
     setup = solver.touch_pages()  # its page faults paid before the clock starts, reported apart
     solver.step(1)
     done, spent, chunk = 0, 0.0, 1
     try:
         while spent < seconds:
-            elapsed = solver.step(chunk)
-            spent, done = spent + elapsed, done + chunk
+            before = solver.iterations
+            elapsed = solver.step(chunk)  # with threads: whole batches, perhaps more than chunk
+            spent, done = spent + elapsed, done + solver.iterations - before
             chunk = max(1, int(chunk * 0.2 / max(elapsed, 1e-9)))
     except TableFull:  # the chunk that filled the table is not counted
         pass
@@ -68,14 +73,16 @@ def speed(seconds):
     rows = []
     for players, limit in GAMES:
         rules = coupsolve.Rules(players=players, turn_limit=limit)
-        n, t, infosets, setup = _ours(rules, seconds)
+        runs = [(threads, _ours(rules, seconds, threads)) for threads in (1, THREADS)]
         m, u = _openspiel(rules, seconds)
-        ours, theirs = n / t, m / u
-        rows.append({"players": players, "turn_limit": limit, "coupsolve_iterations": n,
-                     "coupsolve_seconds": round(t, 2), "coupsolve_it_per_s": round(ours, 1),
-                     "infosets": infosets, "coupsolve_table_setup_seconds": round(setup, 2),
-                     "openspiel_iterations": m, "openspiel_seconds": round(u, 2),
-                     "openspiel_it_per_s": round(theirs, 4), "ratio": round(ours / theirs)})
+        theirs = m / u
+        for threads, (n, t, infosets, setup) in runs:
+            rows.append({"players": players, "turn_limit": limit, "threads": threads,
+                         "coupsolve_iterations": n, "coupsolve_seconds": round(t, 2),
+                         "coupsolve_it_per_s": round(n / t, 1), "infosets": infosets,
+                         "coupsolve_table_setup_seconds": round(setup, 2),
+                         "openspiel_iterations": m, "openspiel_seconds": round(u, 2),
+                         "openspiel_it_per_s": round(theirs, 4), "ratio": round(n / t / theirs)})
     return rows
 
 
@@ -90,15 +97,17 @@ def convergence(seconds):
     rules = coupsolve.Rules(turn_limit=2)
     tree = coupsolve.build_tree(rules)
     rows = []
-    for sampling, regret, average in (("external", "rm", "uniform"), ("external", "rm+", "linear"),
-                                      ("outcome", "rm", "uniform")):
+    for sampling, regret, average, threads in (
+            ("external", "rm", "uniform", 1), ("external", "rm+", "linear", 1),
+            ("external", "rm", "uniform", THREADS), ("external", "rm+", "linear", THREADS),
+            ("outcome", "rm", "uniform", 1)):
         solver = MCCFRSolver(sampling_game(rules), max_infosets=2 * tree.num_infosets,
                              max_actions=2 * tree.num_actions, regret=regret, average=average, seed=0,
-                             sampling=sampling)
+                             sampling=sampling, threads=threads)
         warm = solver.step(1)  # the kernel compiles (or loads its cache) here: not counted
         train(solver, seconds=seconds, progress=False)
         value = solvers.exploitability(tree, tree_policy(solver, tree))
-        rows.append({"sampling": sampling, "regret": regret, "average": average,
+        rows.append({"sampling": sampling, "regret": regret, "average": average, "threads": threads,
                      "iterations": solver.iterations,
                      "seconds": round(solver.seconds - warm, 1), "infosets": solver.num_infosets,
                      "tree_infosets": tree.num_infosets, "exploitability": value})
@@ -116,17 +125,18 @@ def main(argv=None):
     train_seconds = args.seconds if args.seconds is not None else (10.0 if args.quick else 60.0)
     rows = speed(per_solver)
     print_table(f"External-sampling MCCFR, iterations per second ({per_solver:g} s each)",
-                ["players", "turn limit", "coupsolve it/s", "OpenSpiel it/s", "ratio",
+                ["players", "turn limit", "threads", "coupsolve it/s", "OpenSpiel it/s", "ratio",
                  "coupsolve infosets", "table set-up s"],
-                [[r["players"], r["turn_limit"], r["coupsolve_it_per_s"], r["openspiel_it_per_s"],
-                  f"{r['ratio']:,}", f"{r['infosets']:,}", r["coupsolve_table_setup_seconds"]]
-                 for r in rows],
+                [[r["players"], r["turn_limit"], r["threads"], r["coupsolve_it_per_s"],
+                  r["openspiel_it_per_s"], f"{r['ratio']:,}", f"{r['infosets']:,}",
+                  r["coupsolve_table_setup_seconds"]] for r in rows],
                 note=f"{machine_line(info)}; {versions_line(info)}")
     conv = convergence(train_seconds)
     print_table(f"Two players, turn limit 2: exact exploitability after {train_seconds:g} s",
-                ["sampling", "regret", "average", "iterations", "seconds", "infosets visited",
-                 "exploitability"],
-                [[r["sampling"], r["regret"], r["average"], f"{r['iterations']:,}", r["seconds"],
+                ["sampling", "regret", "average", "threads", "iterations", "seconds",
+                 "infosets visited", "exploitability"],
+                [[r["sampling"], r["regret"], r["average"], r["threads"], f"{r['iterations']:,}",
+                  r["seconds"],
                   f"{r['infosets']:,} of {r['tree_infosets']:,}", f"{r['exploitability']:.4g}"]
                  for r in conv])
     print("wrote", write_csv("mccfr", rows + conv, info))

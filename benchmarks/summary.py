@@ -313,23 +313,28 @@ def sampling_summary(results=RESULTS):
         return "The MCCFR benchmark has not been run yet: `python -m benchmarks.mccfr` runs it."
     speed = [r for r in rows if r.get("players")]
     trained = [r for r in rows if r.get("sampling")]
-    lines = [_public_header({"mccfr": rows}, SAMPLING_FILES) + " One thread each; from "
-             "`benchmarks/results/mccfr.csv`."]
+    lines = [_public_header({"mccfr": rows}, SAMPLING_FILES) + " From "
+             "`benchmarks/results/mccfr.csv`; OpenSpiel runs on one thread, coupsolve on one (the "
+             "serial solver, OpenSpiel's algorithm) and on more (workers in deterministic batches, "
+             "`threads=`)."]
     if speed:
         lines += ["", "**External-sampling MCCFR against OpenSpiel's `ExternalSamplingSolver`** on "
                   "the same `python_coup` game, the same wall time each, warm (iterations per "
                   "second; an iteration walks once per player; coupsolve's table has room for 16 "
                   "million information sets, its pages touched before the clock starts):", ""]
-        lines += _table(["players", "turn limit", "coupsolve it/s", "OpenSpiel it/s", "x faster",
-                         "information sets"],
-                        [[r["players"], r["turn_limit"], f"{_num(r, 'coupsolve_it_per_s'):,.0f}",
+        lines += _table(["players", "turn limit", "threads", "coupsolve it/s", "OpenSpiel it/s",
+                         "x faster", "information sets"],
+                        [[r["players"], r["turn_limit"], r.get("threads") or 1,
+                          f"{_num(r, 'coupsolve_it_per_s'):,.0f}",
                           f"{_num(r, 'openspiel_it_per_s'):,.2f}", fmt_ratio(_num(r, "ratio")),
                           f"{int(_num(r, 'infosets')):,}"] for r in speed])
     if trained:
         lines += ["", "**Two players, turn limit 2: exact exploitability after a fixed training "
                   "time** (the history tree's best response to the average strategy):", ""]
-        lines += _table(["sampling", "regret", "average", "iterations", "seconds", "exploitability"],
-                        [[r["sampling"], r["regret"], r["average"], f"{int(_num(r, 'iterations')):,}",
+        lines += _table(["sampling", "regret", "average", "threads", "iterations", "seconds",
+                         "exploitability"],
+                        [[r["sampling"], r["regret"], r["average"], r.get("threads") or 1,
+                          f"{int(_num(r, 'iterations')):,}",
                           r["seconds"], f"{_num(r, 'exploitability'):.4f}"] for r in trained])
     return "\n".join(lines)
 

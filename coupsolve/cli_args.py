@@ -289,6 +289,10 @@ def _add_train_args(p):
                    help="probe and features only: each new information set starts at the honest bot's "
                         "move with this much regret, which the sampled regrets outweigh where they "
                         "disagree (0: none)")
+    p.add_argument("--threads", type=_positive_int, default=1, metavar="N",
+                   help="external sampling with exact information sets only: N workers in "
+                        "deterministic batches (reproducible from --seed and N, but not the one-thread "
+                        "iterates; default 1)")
     p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
     p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
                    help="the average strategy's weights: uniform, or linear in the iteration")

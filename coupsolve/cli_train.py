@@ -67,10 +67,10 @@ def table_room(game, args):
     if room is None and budget is not None:  # the largest table of power-of-two slots within the budget
         for k in range(40, 3, -1):
             room = max(1, int(0.75 * ((1 << k) - 1)))
-            if estimate_bytes(game, room, ACTIONS_PER_INFOSET * room) <= budget:
+            if estimate_bytes(game, room, ACTIONS_PER_INFOSET * room, args.threads) <= budget:
                 break
     room = room or 1 << 20
-    need = estimate_bytes(game, room, ACTIONS_PER_INFOSET * room)
+    need = estimate_bytes(game, room, ACTIONS_PER_INFOSET * room, args.threads)
     if budget is not None and need > budget:
         raise CliError(f"the table for {room:,} information sets needs {format_bytes(need)}, more than "
                        f"--max-memory {format_bytes(budget)}; lower --max-infosets or raise --max-memory")
@@ -85,7 +85,8 @@ def _solver(game, args):
     room, actions = table_room(game, args)
     if args.resume is None:
         return MCCFRSolver(game, max_infosets=room, max_actions=actions, regret=args.regret,
-                           average=args.average, seed=args.seed, **_options(args.sampling))
+                           average=args.average, seed=args.seed, threads=args.threads,
+                           **_options(args.sampling))
     try:
         meta, _ = _npz.load(args.resume, _kind())
         solver = MCCFRSolver.load(args.resume, game,
@@ -94,9 +95,11 @@ def _solver(game, args):
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of these rules and options ({e})") from None
     _check_key(args.resume, meta)
-    defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}, "warm_start": 0.0}
+    defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {}, "warm_start": 0.0,
+                "threads": 1}
     for key, value in (("sampling", args.sampling), ("abstraction", args.abstraction),
-                       ("field", args.field), ("warm_start", args.warm_start)):
+                       ("field", args.field), ("warm_start", args.warm_start),
+                       ("threads", args.threads)):
         if meta.get(key, defaults[key]) != value:
             raise CliError(f"--resume {args.resume}: a run with {key} {meta.get(key)}, not {value}")
     return solver
@@ -256,6 +259,9 @@ def cmd_train(args) -> int:
     human = sys.stderr if args.json == "-" else sys.stdout
     if args.warm_start and args.sampling != "probe":
         raise CliError(f"--warm-start is probing's: add --sampling probe (not {args.sampling})")
+    if args.threads > 1 and (args.sampling, args.abstraction) != ("external", "exact"):
+        raise CliError(f"--threads runs external sampling over exact information sets only, not "
+                       f"{args.sampling} sampling over {args.abstraction} ones: drop --threads")
     game = make_game(rules, args.abstraction, args.field, args.warm_start)
     solver = _solver(game, args)
     solver.notes["field"] = args.field  # checkpoints record them: --resume checks them
@@ -264,7 +270,9 @@ def cmd_train(args) -> int:
         solver.notes["features_key"] = _key_version()
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
-          f"seed {solver.seed}" + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
+          f"seed {solver.seed}" + (f", {solver.threads} threads in batches of {solver.batch} "
+                                   f"iterations each" if solver.batch else "")
+          + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
           + _field_words(args.field, args.warm_start),
           file=human, flush=True)
     _warm_up(solver, human)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers import _mccfr_external as EXT
 from solvers import _mccfr_kernel as K
 from solvers import _mccfr_outcome as O
 from solvers.mccfr import SamplingGame
@@ -79,9 +80,17 @@ FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)
 @njit(cache=True)
 def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
                    max_moves):
-    """``solvers._mccfr_kernel.run_iterations`` for Coup."""
-    return K.run_iterations(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear,
+    """``solvers._mccfr_external.run_iterations`` for Coup."""
+    return EXT.run_iterations(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear,
                             max_depth, state_size, max_moves)
+
+
+@njit(cache=True, nogil=True)
+def run_phase(P, W, table, regret, avg, rng, stats, i, first, batch, plus, linear, stack, cnt, code,
+              logv, rkey, rcheck, rmeta, rval):
+    """``solvers._mccfr_external.run_phase`` for Coup (one worker of threaded external sampling)."""
+    return EXT.run_phase(FUNCTIONS, P, W, table, regret, avg, rng, stats, i, first, batch, plus,
+                         linear, stack, cnt, code, logv, rkey, rcheck, rmeta, rval)
 
 
 @njit(cache=True)
@@ -152,7 +161,8 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
         raise ValueError(f"a warm start needs abstraction='features' (its prior is the honest bot's "
                          f"move in the features game), not {abstraction!r}")
     P = rules.params()
-    kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome), E.S_SIZE
+    kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, None,
+                          run_phase), E.S_SIZE
     max_depth, extra = E.game_bounds(P)[0], ()
     if abstraction == "features":
         from . import sampling_keys

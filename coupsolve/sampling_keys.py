@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers import _mccfr_external as EXT
 from solvers import _mccfr_kernel as K
 from solvers import _mccfr_outcome as O
 from solvers import _mccfr_probe as R
@@ -268,8 +269,8 @@ def field_scratch(honest=0.0, random=0.0, warm_start=0.0):
 @njit(cache=True)
 def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
                    max_moves):
-    """``solvers._mccfr_kernel.run_iterations`` for Coup's features."""
-    return K.run_iterations(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear,
+    """``solvers._mccfr_external.run_iterations`` for Coup's features."""
+    return EXT.run_iterations(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear,
                             max_depth, state_size, max_moves)
 
 

@@ -25,8 +25,9 @@ as a first-class argument (numba compiles the kernels once per game):
 ``P`` (int32) are the game's parameters and ``W`` its scratch (any tuple of arrays); the order of the
 moves must be the order of a :class:`solvers.GameTree`'s children for :func:`tree_infoset_keys`.
 
-The kernels that take a game (:func:`run_iterations`, :func:`replay_keys`, :func:`tree_infoset_keys`)
-are compiled without ``cache=True`` and inlined into their callers (``inline="always"``): numba keys a
+The kernels that take a game (:func:`replay_keys`, :func:`tree_infoset_keys` here; external
+sampling's traversal in :mod:`solvers._mccfr_external`, outcome sampling's and probing's in their own
+modules) are compiled without ``cache=True`` and inlined into their callers (``inline="always"``): numba keys a
 cached function on its argument types, and a function's type names its address, so a kernel
 specialised on a game would be compiled afresh in every process (about 10 s for Coup) and leave a new
 cache file each time. A game's binding instead wraps each in a ``njit(cache=True)`` entry point of its
@@ -209,124 +210,6 @@ def _copy(s0, h0, s1, h1, n):
     for p in range(n):
         h1[p, 0] = h0[p, 0]
         h1[p, 1] = h0[p, 1]
-
-
-@njit(inline="always")
-def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh, acts, probs, sig,
-             vals, mode, nxt, nk, off, ret, sib, sibh):
-    """One external-sampling traversal for player ``i``, depth first with an explicit stack.
-
-    The stack holds per depth the state ``st``, hashes ``hh``, moves ``acts``/``probs``, current
-    strategy ``sig`` and child values ``vals``; ``mode``, ``nxt``, ``nk``, ``off`` the node's kind, next
-    child, number of moves and table offset; ``sib``, ``sibh`` the states and hashes of an updated
-    player's children, stepped ahead. ``weight`` multiplies the average's additions. Returns a
-    status code (``stats[3]`` the depth of an error).
-    """
-    init, player, moves, step, returns = game
-    n = hh.shape[1]
-    D = st.shape[0]
-    averaged = (i + 1) % n  # the player whose strategy is averaged (a division: once, not per node)
-    init(P, st[0], hh[0], W)
-    d = 0
-    v = 0.0
-    j = -1  # the child to descend into, -1 to climb
-    while True:
-        s = st[d]
-        pl = player(P, s)
-        if pl == TERMINAL:
-            returns(P, s, ret)
-            v = ret[i]
-            j = -1
-        else:
-            if pl != CHANCE:
-                prefetch_slot(table, hh[d, pl, 0])  # its miss overlaps the move generation
-            k = moves(P, s, acts[d], probs[d])
-            if pl == CHANCE:
-                mode[d] = _ONE
-                j = _sample(probs[d], k, rng)
-            else:
-                o = lookup(table, stats, hh[d, pl, 0], hh[d, pl, 1], pl, k, True)
-                if o < 0:
-                    stats[3] = d
-                    return -1 - o
-                off[d] = o
-                nk[d] = k
-                if pl == averaged:
-                    _prefetch(avg, o)  # added to below, after the regrets' load
-                _match(regret, o, k, sig[d])
-                if pl == i:
-                    mode[d] = _ALL
-                    nxt[d] = 1
-                    j = 0
-                    if k <= sib.shape[1] and d + 1 < D:
-                        mode[d] = _ALL_AHEAD
-                        for c in range(k):
-                            _copy(st[d], hh[d], sib[d, c], sibh[d, c], n)
-                            step(P, sib[d, c], sibh[d, c], acts[d, c], W)
-                            q = player(P, sib[d, c])
-                            if q >= 0:
-                                prefetch_slot(table, sibh[d, c, q, 0])
-                else:
-                    mode[d] = _ONE
-                    j = _sample(sig[d], k, rng)
-                    if pl == averaged:
-                        for a in range(k):
-                            avg[o + a] += weight * sig[d, a]
-        while j < 0:  # climb with the value v until a node has another child to walk
-            d -= 1
-            if d < 0:
-                return OK
-            if mode[d] != _ONE:
-                c = nxt[d]
-                vals[d, c - 1] = v
-                if c < nk[d]:
-                    nxt[d] = c + 1
-                    j = c
-                else:
-                    v = _update(regret, off[d], nk[d], sig[d], vals[d], plus)
-        if d + 1 >= D:
-            stats[3] = d
-            return ERR_DEPTH
-        if mode[d] == _ALL_AHEAD:
-            _copy(sib[d, j], sibh[d, j], st[d + 1], hh[d + 1], n)
-        else:
-            _push(st, hh, d, n)
-            step(P, st[d + 1], hh[d + 1], acts[d, j], W)
-        d += 1
-
-
-@njit(inline="always")
-def run_iterations(game, P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth,
-                   state_size, max_moves):
-    """``count`` iterations (one traversal per player each); ``stats[2]`` counts the finished ones.
-
-    ``linear``: the average's additions are weighted by the iteration number (from 1), else by 1.
-    Returns a status code; on an error the iteration in progress is left half applied.
-    """
-    n = int(stats[5])
-    D = max_depth + 1
-    st = np.zeros((D, state_size), dtype=np.int32)
-    hh = np.zeros((D, n, 2), dtype=np.uint64)
-    acts = np.zeros((D, max_moves), dtype=np.int32)
-    probs = np.zeros((D, max_moves), dtype=np.float64)
-    sig = np.zeros((D, max_moves), dtype=np.float64)
-    vals = np.zeros((D, max_moves), dtype=np.float64)
-    mode = np.zeros(D, dtype=np.int8)
-    nxt = np.zeros(D, dtype=np.int32)
-    nk = np.zeros(D, dtype=np.int32)
-    off = np.zeros(D, dtype=np.int64)
-    ret = np.zeros(max(n, 8), dtype=np.float64)
-    sib = np.zeros((D, AHEAD, state_size), dtype=np.int32)
-    sibh = np.zeros((D, AHEAD, n, 2), dtype=np.uint64)
-    for _ in range(count):
-        weight = float(stats[2] + 1) if linear else 1.0
-        for i in range(n):
-            status = traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh,
-                              acts, probs, sig, vals, mode, nxt, nk, off, ret, sib, sibh)
-            if status != OK:
-                return status
-        stats[2] += 1
-    return OK
 
 
 @njit(inline="always")

@@ -5,8 +5,9 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 * ``"external"`` (the default): one iteration is one traversal per player, every action of the
   updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
-  (:mod:`solvers._mccfr_kernel`). Its traversal grows with the game's length: a full-length Coup
-  walks millions of information sets in one iteration.
+  (:mod:`solvers._mccfr_external`). Its traversal grows with the game's length: a full-length Coup
+  walks millions of information sets in one iteration. With ``threads`` it runs on several workers
+  in deterministic batches (:mod:`solvers.mccfr_batch`).
 * ``"outcome"``: one iteration is one sampled episode per player, with epsilon-exploration at the
   updated player's nodes and importance-weighted regrets, as in OpenSpiel's
   ``OutcomeSamplingSolver`` (:mod:`solvers._mccfr_outcome`). An iteration costs one path, whatever
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 import time
 import warnings
 from typing import NamedTuple
@@ -40,10 +40,12 @@ from typing import NamedTuple
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from . import _mccfr_external as EXT
 from . import _mccfr_kernel as K
 from . import _mccfr_outcome as O
 from . import _mccfr_probe as R
 from . import _npz
+from . import mccfr_batch as B
 from .memory import check_fits, format_bytes
 from .solver import int_arg
 
@@ -55,12 +57,11 @@ AVERAGES = ("uniform", "linear")
 SAMPLINGS = ("external", "outcome", "probe")
 #: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
-              "probe": (4, "probing")}
+              "probe": (4, "probing"), "batches": (5, "batched external-sampling")}
 _KIND = "coupsolve.solvers.MCCFRCheckpoint"
 #: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
 _OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
-             "iterations", "seconds", "max_infosets", "max_actions", "num_players")
-_CHUNK_SECONDS = 0.1
+             "iterations", "seconds", "max_infosets", "max_actions", "num_players", "threads", "batch")
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
                             "first hash): please report it",
            K.ERR_RECALL: "one key seen with another player or number of actions (the game's "
@@ -112,9 +113,9 @@ def bind(functions):
     """``SamplingGame.kernels`` for the game ``functions``, ``(init, player, moves, step, returns)``
     (numba-compiled, :mod:`solvers._mccfr_kernel`): not cached, so compiled in every process; fine for a
     small game, while a large one caches entry points of its own (as ``coupsolve.sampling`` does)."""
-    return tuple(functools.partial(k, functions) for k in (K.run_iterations, K.replay_keys,
+    return tuple(functools.partial(k, functions) for k in (EXT.run_iterations, K.replay_keys,
                                                             K.tree_infoset_keys, O.run_outcome,
-                                                            R.run_probe))
+                                                            R.run_probe, EXT.run_phase))
 
 
 def _capacity(max_infosets):
@@ -131,11 +132,13 @@ def new_table(capacity):
     return table
 
 
-def estimate_bytes(game, max_infosets, max_actions):
-    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack."""
+def estimate_bytes(game, max_infosets, max_actions, threads=1):
+    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack; with
+    ``threads`` workers, their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
     stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
-    return (_capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack)
+    workers = B.first_bytes(threads, game) if threads > 1 else 0
+    return _capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack + workers
 
 
 def _choice(name, value, choices):
@@ -169,6 +172,15 @@ class MCCFRSolver:
     epsilon : float
         Outcome sampling's exploration at the updated player's nodes (OpenSpiel's default 0.6), in
         (0, 1]; ignored by external sampling.
+    threads : int
+        External sampling only: the workers that traverse at once, each with its own generator, in
+        batches of ``threads * batch`` iterations (:mod:`solvers.mccfr_batch`: reproducible from the
+        seed, ``threads`` and ``batch``, but not the serial solver's iterates). 1, the default, is the
+        serial solver unless ``batch`` is given.
+    batch : int, optional
+        Iterations per worker and batch (default :data:`solvers.mccfr_batch.DEFAULT_BATCH` when
+        ``threads`` > 1); a step runs whole batches, so its iterations are rounded up to a multiple of
+        ``threads * batch``.
 
     Raises
     ------
@@ -179,7 +191,7 @@ class MCCFRSolver:
     """
 
     def __init__(self, game, *, max_infosets=1 << 20, max_actions=None, regret="rm",
-                 average="uniform", seed=0, sampling="external", epsilon=0.6):
+                 average="uniform", seed=0, sampling="external", epsilon=0.6, threads=1, batch=None):
         if not isinstance(game, SamplingGame):
             raise TypeError(f"game must be a solvers.mccfr.SamplingGame, got {type(game).__name__}")
         max_infosets = int_arg("max_infosets", max_infosets, 1)
@@ -188,10 +200,16 @@ class MCCFRSolver:
         self.regret, self.average = _choice("regret", regret, REGRETS), _choice("average", average, AVERAGES)
         self.sampling = _choice("sampling", sampling, SAMPLINGS)
         self.notes = {}  # the caller's JSON-able facts about the run, written into every checkpoint
-        at, name = _KERNEL_OF[self.sampling]
-        if at >= len(game.kernels):
+        self.threads = int_arg("threads", threads, 1)
+        self.batch = int_arg("batch", B.DEFAULT_BATCH if batch is None and threads > 1 else batch, 1,
+                             optional=True)
+        if self.batch is not None and self.sampling != "external":
+            raise ValueError(f"threads and batch are for sampling='external', not {self.sampling!r}")
+        at, name = _KERNEL_OF["batches" if self.batch else self.sampling]
+        if at >= len(game.kernels) or game.kernels[at] is None:
             raise ValueError(f"game {game.game_id!r} binds no {name} kernel (its kernels: "
-                             f"{len(game.kernels)}); sampling={self.sampling!r} needs kernels[{at}]")
+                             f"{len(game.kernels)}); sampling={self.sampling!r}"
+                             f"{' with threads or batch' if self.batch else ''} needs kernels[{at}]")
         if not 0.0 < float(epsilon) <= 1.0:
             raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
                              f"{epsilon!r}")
@@ -199,7 +217,7 @@ class MCCFRSolver:
         if game.warm_start and self.sampling != "probe":
             raise ValueError(f"game {game.game_id!r} has a warm start ({game.warm_start:g}), which "
                              f"only sampling='probe' takes, not {self.sampling!r}")
-        need = estimate_bytes(game, max_infosets, max_actions)
+        need = estimate_bytes(game, max_infosets, max_actions, self.threads)
         check_fits(need, f"the MCCFR table for {max_infosets:,} information sets and "
                          f"{max_actions:,} actions")
         self.bytes = need
@@ -207,7 +225,8 @@ class MCCFRSolver:
         self._table = new_table(cap)
         self._regret = np.zeros(max_actions, np.float64)
         self._avg = np.zeros(max_actions, np.float64)
-        self._rng = np.array([self.seed], np.uint64)
+        self._rng = B.worker_seeds(self.seed, self.threads)
+        self._workers = B.Workers(game, self.threads) if self.batch else None
         self._stats = np.array([0, 0, 0, 0, max_actions, game.num_players, max_infosets], np.int64)
         self.max_infosets, self.max_actions = max_infosets, max_actions
         self.seconds = 0.0
@@ -216,7 +235,7 @@ class MCCFRSolver:
     @property
     def kernel(self):
         """The game's kernel that runs this solver's sampling (``SamplingGame.kernels``)."""
-        return self.game.kernels[_KERNEL_OF[self.sampling][0]]
+        return self.game.kernels[_KERNEL_OF["batches" if self.batch else self.sampling][0]]
 
     def touch_pages(self):
         """Write every page of the preallocated table once (the same bytes back), so that no iteration
@@ -254,11 +273,18 @@ class MCCFRSolver:
             raise RuntimeError(f"this solver stopped with an error and cannot continue: {self._broken}")
         g = self.game
         t0 = time.perf_counter()
-        args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
-                count, self.regret == "rm+", self.average == "linear")
-        eps = ((self.epsilon,) if self.sampling == "outcome" else
-               (float(g.warm_start),) if self.sampling == "probe" else ())
-        status = call_kernel(self.kernel, *args, *eps, g.max_depth, g.state_size, g.max_moves)
+        plus, linear = self.regret == "rm+", self.average == "linear"
+        if self.batch:
+            arrays = (self._table, self._regret, self._avg, self._rng, self._stats)
+            status = self._workers.run(functools.partial(call_kernel, self.kernel), arrays,
+                                       -(-count // (self.threads * self.batch)), self.batch, plus,
+                                       linear)
+        else:
+            args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
+                    count, plus, linear)
+            eps = ((self.epsilon,) if self.sampling == "outcome" else
+                   (float(g.warm_start),) if self.sampling == "probe" else ())
+            status = call_kernel(self.kernel, *args, *eps, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0
         self.seconds += elapsed
         if status != K.OK:
@@ -312,7 +338,7 @@ class MCCFRSolver:
                 "regret": self.regret, "average": self.average,
                 "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
                 "max_infosets": self.max_infosets, "max_actions": self.max_actions,
-                "num_players": self.game.num_players}
+                "num_players": self.game.num_players, "threads": self.threads, "batch": self.batch}
         clash = sorted(set(self.notes) & set(meta))
         if clash:
             raise ValueError(f"notes may not use the checkpoint's own fields: {clash}")
@@ -341,7 +367,8 @@ class MCCFRSolver:
         self = cls(game, max_infosets=meta["max_infosets"] if max_infosets is None else max_infosets,
                    max_actions=meta["max_actions"] if max_actions is None else max_actions,
                    regret=meta["regret"], average=meta["average"], seed=meta["seed"], sampling=kind,
-                   epsilon=meta.get("epsilon", 0.6))
+                   epsilon=meta.get("epsilon", 0.6), threads=meta.get("threads", 1),
+                   batch=meta.get("batch"))
         status = K.insert_all(self._table, self._stats, a["key"], a["check"], a["owner"],
                               a["num_actions"])
         na = int(self._stats[1])
@@ -356,45 +383,4 @@ class MCCFRSolver:
         return self
 
 
-def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
-          checkpoint_seconds=None):
-    """Step ``solver`` in chunks of about 0.1 s until ``iterations`` (in total) or ``seconds``.
-
-    Ctrl-C stops the run between chunks (a chunk always finishes, so no finished iteration is lost);
-    ``checkpoint`` is then written, as it is every ``checkpoint_seconds`` and at the end. A tqdm
-    progress bar is shown when ``progress`` and the standard error is a terminal.
-
-    Returns
-    -------
-    bool
-        True when Ctrl-C stopped the run.
-    """
-    from tqdm.auto import tqdm
-
-    iterations = int_arg("iterations", iterations, 0, optional=True)
-    if iterations is None and seconds is None:
-        raise ValueError("give iterations, seconds, or both; otherwise training would never stop")
-    if checkpoint_seconds is not None and checkpoint is None:
-        raise ValueError("checkpoint_seconds needs a checkpoint path")
-    start, last_save, chunk = time.perf_counter(), time.perf_counter(), 1
-    bar = tqdm(total=iterations, initial=solver.iterations, desc="mccfr", unit="it",
-               disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
-    interrupted = False
-    try:
-        while iterations is None or solver.iterations < iterations:
-            if seconds is not None and time.perf_counter() - start >= seconds:
-                break
-            count = chunk if iterations is None else min(chunk, iterations - solver.iterations)
-            elapsed = solver.step(count)
-            chunk = max(1, min(1_000_000, int(_CHUNK_SECONDS * count / max(elapsed, 1e-9))))
-            bar.update(count)
-            if checkpoint_seconds is not None and time.perf_counter() - last_save >= checkpoint_seconds:
-                solver.save(checkpoint)
-                last_save = time.perf_counter()
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        bar.close()
-    if checkpoint is not None:
-        solver.save(checkpoint)
-    return interrupted
+from .mccfr_train import train  # noqa: E402  (it steps a solver of this module)

@@ -198,20 +198,23 @@ def test_sampling_block_comes_from_mccfr_csv_and_only_its_block_is_written(tmp_p
     results.mkdir()
     assert "not been run" in summary.sampling_summary(results)
     write(results, "mccfr", [  # as benchmarks.mccfr writes it: speed rows, then training rows
-        dict(players=2, turn_limit=2, coupsolve_it_per_s=30000.0, openspiel_it_per_s=40.0,
-             ratio=750, infosets=99675),
-        dict(players=4, turn_limit=4, coupsolve_it_per_s=1600.0, openspiel_it_per_s=3.2, ratio=500,
-             infosets=8953649),
-        dict(sampling="external", regret="rm+", average="linear", iterations=240189, seconds=30.1,
-             exploitability=0.00301234),
+        dict(players=2, turn_limit=2, threads=1, coupsolve_it_per_s=30000.0,
+             openspiel_it_per_s=40.0, ratio=750, infosets=99675),
+        dict(players=2, turn_limit=2, threads=2, coupsolve_it_per_s=52000.0,
+             openspiel_it_per_s=40.0, ratio=1300, infosets=99680),
+        dict(players=4, turn_limit=4, threads=1, coupsolve_it_per_s=1600.0, openspiel_it_per_s=3.2,
+             ratio=500, infosets=8953649),
+        dict(sampling="external", regret="rm+", average="linear", threads=2, iterations=240189,
+             seconds=30.1, exploitability=0.00301234),
     ], PUBLIC_EXTRA)
     text = summary.sampling_summary(results)
     assert "`python -m benchmarks.mccfr` (finished 2026-02-02 12:00:00) on Other CPU, 8 cores" in text
-    assert cells(text, "| 2 | 2 |")[2:] == ["30,000", "40.00", "750x", "99,675"]
-    assert cells(text, "| 4 | 4 |")[4:] == ["500x", "8,953,649"]
-    assert cells(text, "| external | rm+ |")[3:] == ["240,189", "30.1", "0.0030"]
+    assert cells(text, "| 2 | 2 | 1 |")[3:] == ["30,000", "40.00", "750x", "99,675"]
+    assert cells(text, "| 2 | 2 | 2 |")[3:] == ["52,000", "40.00", "1,300x", "99,680"]
+    assert cells(text, "| 4 | 4 | 1 |")[5:] == ["500x", "8,953,649"]
+    assert cells(text, "| external | rm+ |")[3:] == ["2", "240,189", "30.1", "0.0030"]
     before = readme.read_text()
     assert summary.write_readme(results, readme) == [summary.SAMPLING_START]
     after = readme.read_text()
     assert after.split(summary.SAMPLING_START)[0] == before.split(summary.SAMPLING_START)[0]
-    assert "| 2 | 2 | 30,000 |" in block(after, summary.SAMPLING_START, summary.SAMPLING_END)
+    assert "| 2 | 2 | 1 | 30,000 |" in block(after, summary.SAMPLING_START, summary.SAMPLING_END)

@@ -71,6 +71,8 @@ BAD = [
     (["train", "--iterations", "0"], "--iterations"),
     (["train", "--minutes", "0"], "--minutes"),
     (["train", "--max-infosets", "0"], "--max-infosets"),
+    (["train", "--threads", "0"], "--threads"),
+    (["train", "--iterations", "5", "--threads", "2", "--sampling", "outcome"], "--threads runs external"),
     (["train", "--iterations", "5", "--out", "s.txt"], "--out must name a .npz file"),
     (["train", "--iterations", "5", "--checkpoint", "no/such/folder/c.npz"], "--checkpoint"),
     (["train", "--checkpoint-minutes", "0"], "--checkpoint-minutes"),

@@ -1,0 +1,143 @@
+"""External-sampling MCCFR on several threads: deterministic batches (the algorithm is in
+:mod:`solvers._mccfr_external`'s docstring), driven from here.
+
+A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iterations in batches of
+``T * batch``. Each phase runs the game's ``run_phase`` kernel once per worker, worker 0 in the calling
+thread and the others in a pool of ``T - 1`` threads (the kernel releases the GIL), then inserts the
+new information sets (:func:`solvers._mccfr_external.merge_records`) and adds the logs, ``T`` threads
+at once (:func:`solvers._mccfr_external.apply_logs`). Ctrl-C is held until the batch is whole.
+
+The results are reproducible from the seed, ``T`` and ``batch`` (not from the cores the machine has,
+nor the sinks' room), and differ from the serial solver's: a worker does not see the others' updates,
+nor its own, until the phase ends.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+
+import numpy as np
+
+from . import _mccfr_external as EXT
+from .checkpoint import _interrupts_held
+from .memory import check_fits, format_bytes
+
+#: The iterations per worker and batch when ``threads`` is given without ``batch``: at turn limit 2 a
+#: phase then lasts about a millisecond, long against handing it to the threads.
+DEFAULT_BATCH = 32
+#: The sinks' first room per worker: log entries, records, record values (grown as needed).
+FIRST_ROOM = (1 << 16, 1 << 12, 1 << 14)
+#: Bytes of the sinks per unit of room: a log entry (code, value), a record (key, check, 4 int64),
+#: a record value.
+ROOM_BYTES = (16, 48, 8)
+
+
+def worker_seeds(seed, workers):
+    """The generators' first states: worker 0 starts at ``seed`` (so one worker draws what the serial
+    solver draws), worker ``t`` at a splitmix64 hash of ``seed`` and ``t`` (far apart in the stream)."""
+    out = np.empty(workers, np.uint64)
+    with np.errstate(over="ignore"):
+        for t in range(workers):
+            z = np.uint64(seed) + np.uint64(t) * np.uint64(0xD1B54A32D192ED03)
+            if t:
+                z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+                z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+                z = z ^ (z >> np.uint64(31))
+            out[t] = z
+    return out
+
+
+def first_bytes(workers, game):
+    """Bytes of ``workers`` sinks at their first room and of their stacks."""
+    stack = sum(a.nbytes for a in EXT.make_stack(game.max_depth, game.state_size, game.max_moves,
+                                                  game.num_players))
+    return workers * (sum(r * b for r, b in zip(FIRST_ROOM, ROOM_BYTES)) + stack)
+
+
+class Workers:
+    """The workers of a threaded solver: a stack, a copy of the game's scratch and a sink each (rows
+    of the sinks' arrays), and the thread pool. The sinks grow by doubling when a phase fills one."""
+
+    def __init__(self, game, workers):
+        self.game, self.count = game, workers
+        self.stacks = [EXT.make_stack(game.max_depth, game.state_size, game.max_moves,
+                                      game.num_players) for _ in range(workers)]
+        self.scratch = [tuple(a.copy() for a in game.scratch) for _ in range(workers)]
+        self._pool = None
+        self._make(FIRST_ROOM)
+
+    def _make(self, room):
+        self.room = tuple(int(r) for r in room)
+        T = self.count
+        log, rec, val = self.room
+        self.sinks = (np.zeros((T, EXT.CNT_SIZE), np.int64), np.zeros((T, log), np.int64),
+                      np.zeros((T, log)), np.zeros((T, rec), np.uint64), np.zeros((T, rec), np.uint64),
+                      np.zeros((T, rec, 4), np.int64), np.zeros((T, val)))
+
+    def _grow(self):
+        cnt = self.sinks[0]
+        full = [cnt[:, c].max() >= 0.5 * r for c, r in zip((EXT.CNT_LOG, EXT.CNT_REC, EXT.CNT_VAL),
+                                                          self.room)]
+        room = tuple(r * 2 if f or not any(full) else r for r, f in zip(self.room, full))
+        have = sum(a.nbytes for a in self.sinks)
+        need = self.count * sum(r * b for r, b in zip(room, ROOM_BYTES))
+        check_fits(need - have, f"the MCCFR workers' sinks ({format_bytes(need)} for {self.count} "
+                                f"workers: one phase's updates did not fit in {format_bytes(have)})")
+        self.sinks = None
+        self._make(room)
+
+    def _map(self, fn):
+        """``fn(t)`` for every worker ``t``, worker 0 here and the others on the pool; the results."""
+        if self.count == 1:
+            return [fn(0)]
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.count - 1, "mccfr-worker")
+        futures = [self._pool.submit(fn, t) for t in range(1, self.count)]
+        return [fn(0)] + [f.result() for f in futures]
+
+    def _phase(self, kernel, arrays, i, first, batch, plus, linear, t):
+        g = self.game
+        table, regret, avg, rngs, stats = arrays
+        return kernel(g.params, self.scratch[t], table, regret, avg, rngs[t:t + 1], stats, i,
+                      first + t * batch, batch, plus, linear, self.stacks[t],
+                      *(a[t] for a in self.sinks))
+
+    def run(self, kernel, arrays, batches, batch, plus, linear):
+        """``batches`` whole batches; a status code of :mod:`solvers._mccfr_kernel` (never
+        ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks)."""
+        table, regret, avg, rngs, stats = arrays
+        for _ in range(batches):
+            caught = []
+            with _interrupts_held(caught):
+                status = self._batch(kernel, arrays, batch, plus, linear)
+            if status != EXT.OK:
+                return status
+            if caught:
+                raise KeyboardInterrupt
+        return EXT.OK
+
+    def _batch(self, kernel, arrays, batch, plus, linear):
+        table, regret, avg, rngs, stats = arrays
+        first = int(stats[2])
+        i = 0
+        while i < int(stats[5]):
+            saved = rngs.copy()
+            statuses = self._map(functools.partial(self._phase, kernel, arrays, i, first, batch, plus,
+                                                   linear))
+            if EXT.ERR_SINK in statuses:
+                rngs[:] = saved
+                self._grow()
+                continue
+            for t, status in enumerate(statuses):
+                if status != EXT.OK:
+                    stats[3] = self.sinks[0][t, EXT.CNT_DEPTH]
+                    return status
+            cnt, code, logv, rkey, rcheck, rmeta, rval = self.sinks
+            status = EXT.merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
+            if status != EXT.OK:
+                return status
+            self._map(lambda u: EXT.apply_logs(u, self.count, regret, avg, plus, cnt, code, logv))
+            i += 1
+        stats[2] += self.count * batch
+        return EXT.OK
