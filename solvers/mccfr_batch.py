@@ -23,9 +23,11 @@ from . import _mccfr_external as EXT
 from .checkpoint import _interrupts_held
 from .memory import check_fits, format_bytes
 
-#: The iterations per worker and batch when ``threads`` is given without ``batch``: at turn limit 2 a
-#: phase then lasts about a millisecond, long against handing it to the threads.
-DEFAULT_BATCH = 32
+#: The iterations per worker and batch when ``threads`` is given without ``batch``. Two players, turn
+#: limit 2, two workers: 128 made about 40,000 iterations a second, 32 about 31,000 and 16 about 25,000
+#: (a phase's hand-over to the threads costs tens of microseconds), with no worse an exploitability per
+#: iteration after 20 s (0.0031 against 0.0032 with RM, 0.0018 against 0.0019 with RM+).
+DEFAULT_BATCH = 128
 #: The sinks' first room per worker: log entries, records, record values (grown as needed).
 FIRST_ROOM = (1 << 16, 1 << 12, 1 << 14)
 #: Bytes of the sinks per unit of room: a log entry (code, value), a record (key, check, 4 int64),
