@@ -96,20 +96,20 @@ def test_iterations_in_one_call_equal_one_call_each(leduc, algorithm, updates):
 
 
 def test_forward_for_one_player_writes_only_that_players_entries(leduc):
-    from solvers._public_kernel import forward
+    from solvers._public_forward import forward, no_live
 
     _, _, public = leduc
     flat, sigma = public.flat, Solver(public, "cfr+").representation.state.sigma
     rng = np.random.default_rng(3)
     sigma = rng.random(sigma.shape[0])
     whole = np.empty(public.num_entries)
-    forward(flat, sigma, whole, False, 2)  # BOTH_PLAYERS
+    forward(flat, sigma, whole, False, 2, no_live())  # BOTH_PLAYERS
     first = np.repeat(np.arange(public.num_nodes), np.diff(flat.entry_start))
     mine = (np.arange(public.num_entries) - flat.entry_start[first]) < flat.num_entries0[first]
     for q, owned in ((0, mine), (1, ~mine)):
         for parallel in (False, True):
             reach = np.full(public.num_entries, -7.0)
-            forward(flat, sigma, reach, parallel, q)
+            forward(flat, sigma, reach, parallel, q, no_live())
             assert np.array_equal(reach[owned], whole[owned])
             assert np.all(reach[~owned & (np.arange(public.num_entries) >= flat.entry_start[1])]
                           == -7.0)
