@@ -93,7 +93,7 @@ class PublicState(NamedTuple):
     """The buffers of a public-tree solve (:func:`new_state`), in the solve's precision: per action
     ``sigma``, ``regret``, ``cumulative``, ``acc`` and ``acc2`` (PCFR+, else empty); per entry
     ``reach``, ``v`` and ``w`` (PCFR+, else empty); ``scratch`` (float64, threads x the widest matrix's
-    columns and rows) for the terminals; ``counter`` (int64, 1) the completed iterations; ``live``
+    columns) for the terminals; ``counter`` (int64, 1) the completed iterations; ``live``
     (int8, two per public node) which nodes each player reaches (:mod:`solvers._public_forward`)."""
 
     sigma: np.ndarray
