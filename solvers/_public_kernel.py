@@ -25,9 +25,10 @@ actions), as the history kernel passes over histories with no reach. None of thi
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
 and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
 the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
-also say into how many contiguous runs a level's nodes are split, one per row (the thread ids of
-numba's ``get_thread_id`` would keep the kernels out of the on-disk cache; interleaved runs shared
-cache lines between threads at every node and made two threads slower than one).
+also say into how many contiguous runs a level's nodes are split, one per row, of about as many
+entries each (the thread ids of numba's ``get_thread_id`` would keep the kernels out of the on-disk
+cache; interleaved runs shared cache lines between threads at every node and made two threads
+slower than one).
 """
 
 import numba
@@ -213,6 +214,16 @@ def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, col):
         _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s, col)
 
 
+@numba.njit(cache=True, inline="always")
+def _cut(T, a, b, t, nt):
+    """Where run ``t`` of ``nt`` of nodes ``a .. b-1`` starts: the runs hold about as many entries each
+    (equal numbers of nodes left one thread with most of the work where a level's nodes differ)."""
+    if t == 0 or t == nt:
+        return a if t == 0 else b
+    es = T.entry_start
+    return a + np.searchsorted(es[a:b], es[a] + (es[b] - es[a]) * t // nt)
+
+
 @numba.njit(cache=True)
 def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
@@ -223,9 +234,9 @@ def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
 def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        nt = X.shape[0]
         for t in prange(nt):
-            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
+            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
                 _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
 
 
@@ -328,9 +339,9 @@ def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
 def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        nt = X.shape[0]
         for t in prange(nt):
-            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
+            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
                 _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
 
 
