@@ -18,9 +18,13 @@ A pass touches only the entries it needs: each node's entries are two runs, one 
 loops walk the runs of the players the pass is for. A backward pass for ``p`` reads and writes ``p``'s
 entries (and the opponent's reach at terminals); an alternating iteration's forward pass recomputes
 only the reach of the player updated last (the other's is unchanged in the buffer), except at the
-first pass of a call. A terminal where the opponent has no reach at all gives zero values without
-reading its matrix (about half the terminals' cells of Coup at turn limit 2 once CFR+ has dropped
-actions), as the history kernel passes over histories with no reach. None of this changes a result.
+first pass of a call. The forward pass also notes which public nodes each player reaches at all
+(:mod:`solvers._public_forward`); where the opponent reaches none of a node's entries, every value of
+``p`` at and below it is zero, so the backward pass reads neither its children nor its matrices and
+only updates ``p``'s information sets there with zero action values (CFR and CFR+: only their
+average weights; at turn limit 3 of Coup after 15 CFR+ iterations, 7.7 million of player 0's 18
+million entries and about 60% of the terminals' cells lie below such nodes). A terminal reads a matrix
+row once for a run of entries sharing it. None of this changes a result.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
 and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:

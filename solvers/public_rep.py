@@ -7,13 +7,14 @@ checkpoints and exact exploitability, with the kernels of :mod:`solvers._public_
 Memory (``E`` entries, ``a`` actions, ``real`` the precision's bytes; :meth:`PublicTreeRep.estimate_bytes`):
 per entry the reach and the value (``real`` each; PCFR+ a second value), per action the strategy, the
 regrets, the average weights, the action values and the normalised average (``real`` each; PCFR+ a
-second action value), 2 bytes per public node (which nodes each player reaches), and 16 bytes for the float64 policies a result copies out. The exploitability
-evaluation runs in the solve's reach and value buffers. Unlike the history tree's (whose float32
-stores only reach and values in float32), a float32 solve here keeps every buffer in float32: the
-public tree is the representation for games whose histories do not fit, where memory decides (turn
-limit 4 of Coup: 284 million actions, 20 bytes each saved), and the terminals' sums still add up in
-float64. Policies are in the tree's information-set order, which is the order the kernels keep:
-nothing is converted.
+second action value), 2 bytes per public node (which nodes each player reaches), and 16 bytes for
+the float64 policies a result copies out. The exploitability evaluation runs in the solve's reach
+and value buffers. Unlike the history tree's (whose float32 stores only reach and values in
+float32), a float32 solve here keeps every buffer in float32: the public tree is the
+representation for games whose histories do not fit, where memory decides (turn limit 4 of Coup:
+284 million actions, 20 bytes each saved), and the terminals' sums still add up in float64.
+Policies are in the tree's information-set order, which is the order the kernels keep: nothing is
+converted.
 """
 
 from __future__ import annotations
