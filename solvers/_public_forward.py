@@ -14,10 +14,15 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._public_node import _side
+from ._public_node import _cut, _side
 from .kinds import DECISION, TERMINAL
 
 LIVE, SILENT, BELOW = 0, 1, 2
+#: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
+#: contiguous blocks (``prange`` over the nodes gave each thread as many nodes: on two threads player
+#: 0's forward pass at turn limit 3 of Coup took 64 ms against 71 on one). A constant, not the
+#: number of threads: ``numba.get_num_threads`` would keep the pass out of the on-disk cache.
+RUNS = 64
 
 __all__ = ["LIVE", "SILENT", "BELOW", "forward", "forward_levels", "no_live"]
 
@@ -86,8 +91,9 @@ def _forward_serial(T, sigma, reach, live, lo, hi, q):
 def _forward_parallel(T, sigma, reach, live, lo, hi, q):
     ls = T.level_start
     for d in range(lo, hi):
-        for s in prange(ls[d], ls[d + 1]):
-            _forward_node(T, sigma, reach, live, s, q)
+        for t in prange(RUNS):
+            for s in range(_cut(T, ls[d], ls[d + 1], t, RUNS), _cut(T, ls[d], ls[d + 1], t + 1, RUNS)):
+                _forward_node(T, sigma, reach, live, s, q)
 
 
 @numba.njit(cache=True)

@@ -41,7 +41,7 @@ from numba import prange
 
 from ._matching import predictive_match, schedule
 from ._public_forward import LIVE, SILENT, forward, forward_levels
-from ._public_node import _side, _terminal, scratch
+from ._public_node import _cut, _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -216,16 +216,6 @@ def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, col):
         _backward_body(T, B, plus, discount, 1, weight, fpos, fneg, s, col)
     else:
         _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s, col)
-
-
-@numba.njit(cache=True, inline="always")
-def _cut(T, a, b, t, nt):
-    """Where run ``t`` of ``nt`` of nodes ``a .. b-1`` starts: the runs hold about as many entries each
-    (equal numbers of nodes left one thread with most of the work where a level's nodes differ)."""
-    if t == 0 or t == nt:
-        return a if t == 0 else b
-    es = T.entry_start
-    return a + np.searchsorted(es[a:b], es[a] + (es[b] - es[a]) * t // nt)
 
 
 @numba.njit(cache=True)

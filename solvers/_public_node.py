@@ -17,6 +17,16 @@ def _side(T, s, p):
     return b + n0, T.entry_start[s + 1] - b - n0
 
 
+@numba.njit(cache=True, inline="always")
+def _cut(T, a, b, t, nt):
+    """Where run ``t`` of ``nt`` of nodes ``a .. b-1`` starts: the runs hold about as many entries each
+    (equal numbers of nodes left one thread with most of the work where a level's nodes differ)."""
+    if t == 0 or t == nt:
+        return a if t == 0 else b
+    es = T.entry_start
+    return a + np.searchsorted(es[a:b], es[a] + (es[b] - es[a]) * t // nt)
+
+
 @numba.njit(cache=True)
 def _terminal(T, s, reach, v, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
