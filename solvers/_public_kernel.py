@@ -27,12 +27,13 @@ million entries and about 60% of the terminals' cells lie below such nodes). A t
 row once for a run of entries sharing it. None of this changes a result.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
-and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
-the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
-also say into how many contiguous runs a level's nodes are split, one per row, of about as many
-entries each (the thread ids of numba's ``get_thread_id`` would keep the kernels out of the on-disk
-cache; interleaved runs shared cache lines between threads at every node and made two threads
-slower than one).
+and actions are their own), so each level is one ``prange`` over contiguous runs of its nodes, of
+about as many entries each. Kernels allocate nothing: the terminals' sparse products use the
+caller's :func:`scratch`, one vector per thread, whose rows also say into how many runs the backward
+and value passes split a level, one per row (the forward pass: :data:`solvers._public_forward.RUNS`;
+the thread ids of numba's ``get_thread_id`` would keep the kernels out of the on-disk cache;
+interleaved runs shared cache lines between threads at every node and made two threads slower than
+one).
 """
 
 import numba
