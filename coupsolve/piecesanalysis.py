@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from solvers import TERMINAL
+from solvers._public_forward import no_live
 from solvers._public_kernel import forward_levels, scratch, values_levels
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
@@ -168,7 +169,7 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
     t_reach = np.zeros(ft.entry_parent.shape[0])
     t_reach[:int(ft.entry_start[1])] = 1.0
     forward_levels(ft, t_sigma, t_reach, 0, last, ft.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES,
-                   BOTH_PLAYERS)
+                   BOTH_PLAYERS, no_live())
     leaf_lo, base = int(ft.entry_start[ft.level_start[last]]), trunk.roots[0]
     leaves = [np.zeros(t_reach.shape[0] - leaf_lo) for _ in range(4)]
     for k, q in enumerate(tree.parts, start=1):
@@ -177,7 +178,7 @@ def analyse_pieces_exact(tree, built, policy, meta=None, progress=None) -> Analy
         reach = np.empty(f.entry_parent.shape[0])
         reach[:hi - lo] = t_reach[leaf_lo + lo:leaf_lo + hi]
         forward_levels(f, sigma, reach, 0, q.num_levels - 1,
-                       f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES, BOTH_PLAYERS)
+                       f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES, BOTH_PLAYERS, no_live())
         out = _value_passes(f, sigma, reach, q.num_levels, _firsts(view), leaves=leaves,
                             roots=(lo, hi))
         totals.add(view, sigma, reach, *out)

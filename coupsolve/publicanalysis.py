@@ -32,6 +32,7 @@ import numba
 import numpy as np
 
 from solvers import DECISION, TERMINAL
+from solvers._public_forward import no_live
 from solvers._public_kernel import _side, forward, scratch, values
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public_rep import PRANGE_MIN_ENTRIES
@@ -123,7 +124,7 @@ def _passes(coup_public, sigma):
     reach, acc = np.empty(tree.num_entries), np.zeros(tree.num_actions)
     none = np.empty(0, np.int32)
     X = scratch(T, numba.get_num_threads() if par else 1)
-    forward(T, sigma, reach, par, BOTH_PLAYERS)
+    forward(T, sigma, reach, par, BOTH_PLAYERS, no_live())
     unit = T._replace(term_scale=np.where(T.node_kind == TERMINAL, 1.0, 0.0))
     cf = np.empty(tree.num_entries)
     values(unit, sigma, reach, cf, acc, X, BOTH_PLAYERS, False, none, par)

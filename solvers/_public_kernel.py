@@ -18,16 +18,22 @@ A pass touches only the entries it needs: each node's entries are two runs, one 
 loops walk the runs of the players the pass is for. A backward pass for ``p`` reads and writes ``p``'s
 entries (and the opponent's reach at terminals); an alternating iteration's forward pass recomputes
 only the reach of the player updated last (the other's is unchanged in the buffer), except at the
-first pass of a call. A terminal where the opponent has no reach at all gives zero values without
-reading its matrix (about half the terminals' cells of Coup at turn limit 2 once CFR+ has dropped
-actions), as the history kernel passes over histories with no reach. None of this changes a result.
+first pass of a call. The forward pass also notes which public nodes each player reaches at all
+(:mod:`solvers._public_forward`); where the opponent reaches none of a node's entries, every value of
+``p`` at and below it is zero, so the backward pass reads neither its children nor its matrices and
+only updates ``p``'s information sets there with zero action values (CFR and CFR+: only their
+average weights; at turn limit 3 of Coup after 15 CFR+ iterations, 7.7 million of player 0's 18
+million entries and about 60% of the terminals' cells lie below such nodes). A terminal reads a matrix
+row once for a run of entries sharing it. None of this changes a result.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
-and actions are their own), so each level is one ``prange`` over its nodes. Kernels allocate nothing:
-the terminals' sparse products use the caller's :func:`scratch`, one vector per thread, whose rows
-also say into how many contiguous runs a level's nodes are split, one per row (the thread ids of
-numba's ``get_thread_id`` would keep the kernels out of the on-disk cache; interleaved runs shared
-cache lines between threads at every node and made two threads slower than one).
+and actions are their own), so each level is one ``prange`` over contiguous runs of its nodes, of
+about as many entries each. Kernels allocate nothing: the terminals' sparse products use the
+caller's :func:`scratch`, one vector per thread, whose rows also say into how many runs the backward
+and value passes split a level, one per row (the forward pass: :data:`solvers._public_forward.RUNS`;
+the thread ids of numba's ``get_thread_id`` would keep the kernels out of the on-disk cache;
+interleaved runs shared cache lines between threads at every node and made two threads slower than
+one).
 """
 
 import numba
@@ -35,7 +41,8 @@ import numpy as np
 from numba import prange
 
 from ._matching import predictive_match, schedule
-from ._public_node import _side, _terminal, scratch
+from ._public_forward import LIVE, SILENT, forward, forward_levels
+from ._public_node import _cut, _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -44,79 +51,6 @@ _ALL = np.array([BOTH_PLAYERS], np.int64)
 
 __all__ = ["forward", "forward_levels", "backward", "backward_levels",
            "run_iterations", "values", "values_levels", "evaluate", "scratch"]
-
-
-@numba.njit(cache=True, inline="always")
-def _forward_side(T, sigma, reach, s, q):
-    """Reach of player ``q``'s entries at the children of ``s`` from ``q``'s entries at ``s``: scaled by
-    the strategy where ``q`` acts at ``s`` (slot >= 0), copied elsewhere (every slot is -1 there)."""
-    pb, _ = _side(T, s, q)
-    acts = T.node_kind[s] == DECISION and T.node_player[s] == q
-    for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        lo, n = _side(T, c, q)
-        hi = lo + n
-        if acts:
-            for e in range(lo, hi):
-                par = pb + T.entry_parent[e]
-                r = reach[par]
-                k = T.entry_slot[e]
-                if k >= 0:
-                    r *= sigma[T.infoset_offset[T.entry_ref[par]] + k]
-                reach[e] = r
-        else:
-            for e in range(lo, hi):
-                reach[e] = reach[pb + T.entry_parent[e]]
-
-
-@numba.njit(cache=True, inline="always")
-def _forward_node(T, sigma, reach, s, q):
-    """Reach of the entries of ``s``'s children from those of ``s``: player ``q``'s, or both players'
-    (``BOTH_PLAYERS``). Each side is its own loop, so a pass that needs one player's reach reads and
-    writes only that player's entries."""
-    if T.node_kind[s] == TERMINAL:
-        return
-    if q != 1:
-        _forward_side(T, sigma, reach, s, 0)
-    if q != 0:
-        _forward_side(T, sigma, reach, s, 1)
-
-
-@numba.njit(cache=True)
-def _forward_serial(T, sigma, reach, lo, hi, q):
-    for s in range(T.level_start[lo], T.level_start[hi]):
-        _forward_node(T, sigma, reach, s, q)
-
-
-@numba.njit(cache=True, parallel=True)
-def _forward_parallel(T, sigma, reach, lo, hi, q):
-    ls = T.level_start
-    for d in range(lo, hi):
-        for s in prange(ls[d], ls[d + 1]):
-            _forward_node(T, sigma, reach, s, q)
-
-
-@numba.njit(cache=True)
-def forward_levels(T, sigma, reach, lo, hi, parallel, q):
-    """The reach of the entries of levels ``lo + 1 .. hi`` from those of level ``lo`` (already set):
-    the nodes of levels ``lo .. hi - 1`` pass their entries' reach to their children; player ``q``'s
-    entries only, or both players' (``BOTH_PLAYERS``). ``q`` has no default: an omitted or constant
-    argument would compile every driver a second time."""
-    if parallel:
-        _forward_parallel(T, sigma, reach, lo, hi, q)
-    else:
-        _forward_serial(T, sigma, reach, lo, hi, q)
-
-
-@numba.njit(cache=True)
-def forward(T, sigma, reach, parallel, q):
-    """Every entry's own reach under ``sigma`` (float64, per action); ``reach`` (per entry) rewritten.
-
-    ``parallel``: one ``prange`` per level (else one loop over the nodes); ``q``: player ``q``'s
-    entries only (the others' left as they are), or every entry (``BOTH_PLAYERS``).
-    """
-    for i in range(T.entry_start[1]):
-        reach[i] = 1.0
-    forward_levels(T, sigma, reach, np.int64(0), T.level_start.shape[0] - 2, parallel, q)
 
 
 @numba.njit(cache=True, inline="always")
@@ -164,6 +98,16 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
 
 
 @numba.njit(cache=True, inline="always")
+def _average(T, x, o, m, sigma, cumulative, reach, weight):
+    """The average weights of entry ``x``'s information set (actions ``o .. o+m-1``) gain the
+    strategy just played, weighted by the entry's reach and its number of histories."""
+    wr = weight * reach[x]
+    n = T.infoset_count[T.entry_ref[x]]
+    for a in range(m):
+        cumulative[o + a] += n * (wr * sigma[o + a])
+
+
+@numba.njit(cache=True, inline="always")
 def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus, discount,
             weight, fpos, fneg):
     """One information set (entry ``x``, actions ``o .. o+m-1``): value, average, regrets, strategy."""
@@ -171,10 +115,7 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
     for a in range(m):
         value += sigma[o + a] * acc[o + a]
     v[x] = value
-    wr = weight * reach[x]
-    n = T.infoset_count[T.entry_ref[x]]
-    for a in range(m):
-        cumulative[o + a] += n * (wr * sigma[o + a])
+    _average(T, x, o, m, sigma, cumulative, reach, weight)
     if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
         for a in range(m):
             y = regret[o + a] + (acc[o + a] - value)
@@ -204,14 +145,51 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
 
 
 @numba.njit(cache=True, inline="always")
+def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
+    """Node ``s`` of :func:`backward` for player ``p`` when the opponent has no reach there (``code``
+    :data:`SILENT` or :data:`BELOW`): every counterfactual value of ``p`` at and below ``s`` is zero,
+    so the children are not read (no gather, no matrix); ``p``'s entries are set to zero where the
+    parent reads them (not below a silent parent, which reads nothing), and ``p``'s information sets
+    at ``s`` are updated with zero action values (``acc`` is zero: nothing was gathered), which is
+    what the full computation gives them (their average weights still grow with ``p``'s own reach).
+
+    Without discounts or predictions (CFR, CFR+) the regrets gain zero and stay as they are, so
+    the strategy, their regret matching, does too: only the average weights are added, and only
+    where ``p`` has reach (a zero adds nothing). This holds as long as each strategy is the regret
+    matching of its regrets and CFR+'s regrets are not negative, as every update leaves them (and a
+    checkpoint of the same algorithm restores them)."""
+    sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
+    b, n = _side(T, s, p)
+    for i in range(b, b + n if code == SILENT else b):
+        v[i] = 0.0
+        if w.shape[0] > 0:
+            w[i] = 0.0
+    cheap = not discount and w.shape[0] == 0
+    if kind == DECISION and T.node_player[s] == p and not (cheap and live[2 * s + p] != LIVE):
+        for x in range(b, b + n):
+            I = T.entry_ref[x]
+            if I < 0:
+                continue
+            o, m = T.infoset_offset[I], T.infoset_num_actions[I]
+            if not cheap:
+                _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
+                        discount, weight, fpos, fneg)
+            elif reach[x] != 0.0:
+                _average(T, x, o, m, sigma, cumulative, reach, weight)
+
+
+@numba.njit(cache=True, inline="always")
 def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
     """Node ``s`` of :func:`backward` (inlined with ``p`` a constant: see :func:`_backward_node`).
 
-    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w)``, the state's arrays; ``col`` the
-    thread's scratch (:func:`_terminal`).
+    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live)``, the state's arrays; ``col``
+    the thread's scratch (:func:`_terminal`).
     """
-    sigma, regret, cumulative, acc, acc2, reach, v, w = B
+    sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
     kind = T.node_kind[s]
+    if p != BOTH_PLAYERS and live[2 * s + 1 - p] != LIVE:
+        _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, live[2 * s + 1 - p])
+        return
     if kind == TERMINAL:
         _terminal(T, s, reach, v, p, col)
         if w.shape[0] > 0:
@@ -251,9 +229,9 @@ def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
 def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        nt = X.shape[0]
         for t in prange(nt):
-            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
+            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
                 _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
 
 
@@ -261,7 +239,7 @@ def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
 def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
     """:func:`backward` over the nodes of levels ``hi - 1`` down to ``lo`` only (the values of level
     ``hi``'s entries already known)."""
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w)
+    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live)
     X = S.scratch
     if parallel:
         _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X)
@@ -273,7 +251,8 @@ def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
 def backward(T, S, P, p, weight, fpos, fneg, parallel):
     """Values of ``p``'s entries (both players' with ``BOTH_PLAYERS``), updating its information sets.
 
-    ``S`` is a :class:`~solvers.public_rep.PublicState` (``reach`` from :func:`forward`), ``P`` the
+    ``S`` is a :class:`~solvers.public_rep.PublicState` (``reach`` and ``live`` from :func:`forward`
+    on the same arrays: a node where the opponent has no reach is not read below), ``P`` the
     :class:`~solvers._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
     and regret discounts (:func:`solvers._matching.schedule`); ``parallel`` as for :func:`forward`.
     """
@@ -295,7 +274,7 @@ def run_iterations(T, S, P, num_iterations, parallel):
             # other's is still in ``S.reach``, except at the first pass of a call (a check or a
             # best response may have used the buffer in between).
             forward(T, S.sigma, S.reach, parallel, BOTH_PLAYERS if fresh or p == BOTH_PLAYERS
-                    else 1 - p)
+                    else 1 - p, S.live)
             fresh = False
             backward(T, S, P, p, weight, fpos, fneg, parallel)
         S.counter[0] = t
@@ -355,9 +334,9 @@ def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
 def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt, lo_d, n = X.shape[0], ls[d], ls[d + 1] - ls[d]
+        nt = X.shape[0]
         for t in prange(nt):
-            for s in range(lo_d + t * n // nt, lo_d + (t + 1) * n // nt):
+            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
                 _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
 
 
@@ -390,7 +369,7 @@ def evaluate(T, sigma, reach, v, acc, X, parallel):
     ``reach`` and ``v`` (float64, per entry), ``acc`` (float64, per action, all zero; left zero) and
     ``X`` (:func:`scratch`) are work buffers.
     """
-    forward(T, sigma, reach, parallel, _ALL[0])
+    forward(T, sigma, reach, parallel, _ALL[0], np.empty(0, np.int8))
     out = np.zeros(3)
     for k in range(3):
         p = 1 if k == 1 else 0

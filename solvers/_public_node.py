@@ -17,6 +17,16 @@ def _side(T, s, p):
     return b + n0, T.entry_start[s + 1] - b - n0
 
 
+@numba.njit(cache=True, inline="always")
+def _cut(T, a, b, t, nt):
+    """Where run ``t`` of ``nt`` of nodes ``a .. b-1`` starts: the runs hold about as many entries each
+    (equal numbers of nodes left one thread with most of the work where a level's nodes differ)."""
+    if t == 0 or t == nt:
+        return a if t == 0 else b
+    es = T.entry_start
+    return a + np.searchsorted(es[a:b], es[a] + (es[b] - es[a]) * t // nt)
+
+
 @numba.njit(cache=True)
 def _terminal(T, s, reach, v, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
@@ -24,6 +34,10 @@ def _terminal(T, s, reach, v, p, col):
     The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
     columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
     player 0's rows spread by their reach for player 1's columns. Entries with no reach add nothing.
+    Consecutive entries of player 0 often share a row (entries below the anchor that differ only in
+    what does not change the chance weights: at turn limit 3 of Coup, 7.8 million of 11.4 million
+    at terminals): a run of them reads the row once, its product reused (player 0) or their reach
+    summed before it is spread (player 1).
     Called, not inlined: inlined into each player's copy of both passes it cost 50 s of compilation.
     """
     m = T.term_matrix[s]
@@ -41,29 +55,49 @@ def _terminal(T, s, reach, v, p, col):
         if not reached:  # no reach of player 1's: every product is zero (as the history kernel
             for i in range(b0, b0 + n0):  # passes over histories with no reach)
                 v[i] = scale * 0.0
+        last, total = -1, 0.0
         for i in range(b0, b0 + n0 if reached else b0):
-            r = rp + row[i]
-            total = 0.0
-            for k in range(base + ptr[r], base + ptr[r + 1]):
-                total += data[k] * col[cc[k]]
+            if row[i] != last:
+                last = row[i]
+                r = rp + last
+                total = 0.0
+                for k in range(base + ptr[r], base + ptr[r + 1]):
+                    total += data[k] * col[cc[k]]
             v[i] = scale * total
         for j in range(b1, b1 + n1):
             col[row[j]] = 0.0
     if p != 0:
-        reached = False
-        for i in range(b0, b0 + n0):
-            x = reach[i]
-            if x != 0.0:
-                reached = True
-                r = rp + row[i]
-                for k in range(base + ptr[r], base + ptr[r + 1]):
-                    col[cc[k]] += data[k] * x
+        reached = _spread(T, s, reach, col)
         for j in range(b1, b1 + n1):
             v[j] = -scale * col[row[j]]
         # Rows may reach columns of entries that are not at this terminal (a matrix shared by
         # several terminals): clearing the matrix's columns costs less than walking the rows again.
         for j in range(T.matrix_cols[m] if reached else 0):
             col[j] = 0.0
+
+
+@numba.njit(cache=True, inline="always")
+def _spread(T, s, reach, col):
+    """Player 0's rows at terminal ``s`` spread into ``col`` by their reach (a run of entries sharing
+    a row spreads it once, their reach summed); whether any had reach."""
+    m = T.term_matrix[s]
+    base = T.matrix_start[m]
+    rp = T.matrix_rowp[m]
+    b0, n0 = _side(T, s, 0)
+    data, cc, ptr, row = T.matrix_data, T.cell_col, T.row_ptr, T.entry_ref
+    reached = False
+    x = 0.0
+    for i in range(b0, b0 + n0):
+        x += reach[i]
+        if i + 1 < b0 + n0 and row[i + 1] == row[i]:
+            continue  # the run's reach is spread at its last entry
+        if x != 0.0:
+            reached = True
+            r = rp + row[i]
+            for k in range(base + ptr[r], base + ptr[r + 1]):
+                col[cc[k]] += data[k] * x
+        x = 0.0
+    return reached
 
 
 def scratch(T, threads):

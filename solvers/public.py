@@ -84,7 +84,8 @@ The value of a terminal ``z`` for player 0's entry ``e`` is
 ``z`` (and minus the transposed sum for player 1), ``U`` the matrix ``term_matrix[z]``
 (:meth:`PublicTree.dense_matrix`). The kernels read it row by row: player 1's reach is summed per
 column into a scratch vector, each row of player 0 is a sparse dot product with it; for player 1 the
-rows are spread into the scratch vector weighted by player 0's reach. Only the cells with histories are
+rows are spread into the scratch vector weighted by player 0's reach (a run of consecutive entries of
+player 0 sharing a row reads it once). Only the cells with histories are
 stored: where chance last moved, most pairs of private states are impossible together (at turn limit 4
 of Coup, 114 million of 2.1 billion cells have histories). Several terminals
 may share a matrix (rows and columns are then indices into the entries of a common ancestor), which is

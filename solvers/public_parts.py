@@ -21,6 +21,7 @@ import numpy as np
 
 from ._passes import normalize_average
 from ._matching import schedule
+from ._public_forward import no_live
 from ._public_kernel import backward_levels, forward_levels, values_levels
 from .kinds import BOTH_PLAYERS
 from .public_rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state, params_of
@@ -35,7 +36,7 @@ def piece_solve_bytes(piece, params, precision):
     """Working memory of a piece's share of a solve (bytes)."""
     f = piece.flat
     return estimate_public_solve_bytes(f.entry_parent.shape[0], _count(piece.actions), precision,
-                                       params.predictive)
+                                       params.predictive, f.node_kind.shape[0])
 
 
 class PieceRunner:
@@ -75,7 +76,7 @@ class PieceRunner:
         numba.set_num_threads(self.threads)
         S.reach[:self._roots] = root_reach
         weight, fpos, fneg = schedule(t, self.params)
-        forward_levels(f, S.sigma, S.reach, 0, self._last, self._prange, BOTH_PLAYERS)
+        forward_levels(f, S.sigma, S.reach, 0, self._last, self._prange, BOTH_PLAYERS, S.live)
         backward_levels(f, S, self.params, p, weight, fpos, fneg, 0, self._last + 1, self._prange)
         S.counter[0] = t
         n = self._roots
@@ -93,7 +94,7 @@ class PieceRunner:
         sigma = self.average() if sigma is None else _kernel_array(sigma, self._real)
         reach, v = S.reach, S.v
         reach[:self._roots] = root_reach
-        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS)
+        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS, no_live())
         choice = np.zeros(f.infoset_player.shape[0], np.int32)
         values_levels(f, sigma, reach, v, S.acc, S.scratch, p, best, choice, 0, self._last + 1,
                       self._prange)
@@ -105,8 +106,9 @@ class PieceRunner:
         f, S = self.piece.flat, self.state
         reach = S.reach if sigma is None else np.empty_like(S.reach)
         reach[:int(f.entry_start[1])] = 1.0
+        live = S.live if reach is S.reach else no_live()  # trunk_up reads the codes
         sigma = S.sigma if sigma is None else _kernel_array(sigma, self._real)
-        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS)
+        forward_levels(f, sigma, reach, 0, self._last, self._prange, BOTH_PLAYERS, live)
         self._eval_reach = reach
         lo = int(f.entry_start[f.level_start[self._last]])
         return reach[lo:].copy()
@@ -141,7 +143,7 @@ class PieceRunner:
         processes of a cluster load them from the cache instead of compiling them each."""
         f, S = self.piece.flat, self.state
         schedule(1, self.params)
-        forward_levels(f, S.sigma, S.reach, 0, 0, self._prange, BOTH_PLAYERS)
+        forward_levels(f, S.sigma, S.reach, 0, 0, self._prange, BOTH_PLAYERS, S.live)
         backward_levels(f, S, self.params, 0, 1.0, 1.0, 1.0, 0, 0, self._prange)
         values_levels(f, S.sigma, S.reach, S.v, S.acc, S.scratch, 0, True, np.zeros(0, np.int32),
                       0, 0, self._prange)

@@ -7,13 +7,14 @@ checkpoints and exact exploitability, with the kernels of :mod:`solvers._public_
 Memory (``E`` entries, ``a`` actions, ``real`` the precision's bytes; :meth:`PublicTreeRep.estimate_bytes`):
 per entry the reach and the value (``real`` each; PCFR+ a second value), per action the strategy, the
 regrets, the average weights, the action values and the normalised average (``real`` each; PCFR+ a
-second action value), and 16 bytes for the float64 policies a result copies out. The exploitability
-evaluation runs in the solve's reach and value buffers. Unlike the history tree's (whose float32
-stores only reach and values in float32), a float32 solve here keeps every buffer in float32: the
-public tree is the representation for games whose histories do not fit, where memory decides (turn
-limit 4 of Coup: 284 million actions, 20 bytes each saved), and the terminals' sums still add up in
-float64. Policies are in the tree's information-set order, which is the order the kernels keep:
-nothing is converted.
+second action value), 2 bytes per public node (which nodes each player reaches), and 16 bytes for
+the float64 policies a result copies out. The exploitability evaluation runs in the solve's reach
+and value buffers. Unlike the history tree's (whose float32 stores only reach and values in
+float32), a float32 solve here keeps every buffer in float32: the public tree is the
+representation for games whose histories do not fit, where memory decides (turn limit 4 of Coup:
+284 million actions, 20 bytes each saved), and the terminals' sums still add up in float64.
+Policies are in the tree's information-set order, which is the order the kernels keep: nothing is
+converted.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numba
 import numpy as np
 
 from ._passes import normalize_average
+from ._public_forward import no_live
 from ._public_kernel import evaluate, forward, run_iterations, scratch, values
 from ._state import Params
 from .kinds import BOTH_PLAYERS
@@ -34,14 +36,15 @@ from .representation import check_state, register
 __all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state", "params_of"]
 
 
-def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False):
+def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False,
+                                num_nodes=0):
     """Working memory (bytes, int) of a solve of a public tree of these sizes, before it is allocated
     (module docstring)."""
     real = 4 if precision == "float32" else 8
     pred = 1 if predictive else 0
     per_entry = real * (2 + pred)
     per_action = real * (5 + pred) + 16  # the buffers, the average, the float64 copies of a result
-    return per_entry * num_entries + per_action * num_actions
+    return per_entry * num_entries + per_action * num_actions + 2 * num_nodes
 
 
 def params_of(spec, updates):
@@ -74,7 +77,7 @@ def new_state(flat, precision, predictive, threads, shared=None, held=None):
     return PublicState(
         sigma=sigma, regret=regret, cumulative=cumulative, acc=shared[3][:a], acc2=shared[4][:a2],
         reach=shared[0][:e], v=shared[1][:e], w=shared[2][:w], scratch=scratch(flat, threads),
-        counter=np.zeros(1, np.int64))
+        counter=np.zeros(1, np.int64), live=np.zeros(2 * flat.node_kind.shape[0], np.int8))
 
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
@@ -91,7 +94,8 @@ class PublicState(NamedTuple):
     """The buffers of a public-tree solve (:func:`new_state`), in the solve's precision: per action
     ``sigma``, ``regret``, ``cumulative``, ``acc`` and ``acc2`` (PCFR+, else empty); per entry
     ``reach``, ``v`` and ``w`` (PCFR+, else empty); ``scratch`` (float64, threads x the widest matrix's
-    columns) for the terminals; ``counter`` (int64, 1) the completed iterations."""
+    columns) for the terminals; ``counter`` (int64, 1) the completed iterations; ``live``
+    (int8, two per public node) which nodes each player reaches (:mod:`solvers._public_forward`)."""
 
     sigma: np.ndarray
     regret: np.ndarray
@@ -103,6 +107,7 @@ class PublicState(NamedTuple):
     w: np.ndarray
     scratch: np.ndarray
     counter: np.ndarray
+    live: np.ndarray
 
 
 class PublicTreeRep:
@@ -131,7 +136,7 @@ class PublicTreeRep:
     def estimate_bytes(cls, tree, spec, precision, updates, threads):
         """Working memory of a solve of ``tree`` (bytes, int)."""
         return estimate_public_solve_bytes(tree.num_entries, tree.num_actions, precision,
-                                           spec.predictive)
+                                           spec.predictive, tree.num_nodes)
 
     @property
     def iterations(self):
@@ -162,7 +167,7 @@ class PublicTreeRep:
         sigma = np.ascontiguousarray(policy, reach.dtype)
         choice = np.zeros(t.num_infosets, np.int32)
         numba.set_num_threads(self.threads)
-        forward(t.flat, sigma, reach, self._prange, BOTH_PLAYERS)
+        forward(t.flat, sigma, reach, self._prange, BOTH_PLAYERS, no_live())
         values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, True, choice,
                self._prange)
         value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])

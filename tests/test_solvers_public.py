@@ -96,23 +96,49 @@ def test_iterations_in_one_call_equal_one_call_each(leduc, algorithm, updates):
 
 
 def test_forward_for_one_player_writes_only_that_players_entries(leduc):
-    from solvers._public_kernel import forward
+    from solvers._public_forward import forward, no_live
 
     _, _, public = leduc
     flat, sigma = public.flat, Solver(public, "cfr+").representation.state.sigma
     rng = np.random.default_rng(3)
     sigma = rng.random(sigma.shape[0])
     whole = np.empty(public.num_entries)
-    forward(flat, sigma, whole, False, 2)  # BOTH_PLAYERS
+    forward(flat, sigma, whole, False, 2, no_live())  # BOTH_PLAYERS
     first = np.repeat(np.arange(public.num_nodes), np.diff(flat.entry_start))
     mine = (np.arange(public.num_entries) - flat.entry_start[first]) < flat.num_entries0[first]
     for q, owned in ((0, mine), (1, ~mine)):
         for parallel in (False, True):
             reach = np.full(public.num_entries, -7.0)
-            forward(flat, sigma, reach, parallel, q)
+            forward(flat, sigma, reach, parallel, q, no_live())
             assert np.array_equal(reach[owned], whole[owned])
             assert np.all(reach[~owned & (np.arange(public.num_entries) >= flat.entry_start[1])]
                           == -7.0)
+
+
+def test_the_passes_skip_the_nodes_the_opponent_does_not_reach(leduc):
+    """After CFR+ has dropped actions, the forward pass's codes are those of the reach (a node is
+    LIVE where its player has reach at one of its entries, BELOW where its parent is not LIVE), some
+    nodes go unread by the backward pass, and the iterates are still the history solver's."""
+    from solvers._public_forward import BELOW, LIVE, SILENT, forward
+
+    _, tree, public = leduc
+    assert assert_same_iterates(tree, public, "cfr+", "alternating", 12) >= 10
+    solver = Solver(public, "cfr+")
+    solver.step(12)
+    S, flat = solver.representation.state, public.flat
+    forward(flat, S.sigma, S.reach, False, 2, S.live)
+    parent = np.full(public.num_nodes, -1)
+    for s in np.flatnonzero(flat.node_kind != solvers.TERMINAL):
+        parent[flat.child_start[s]:flat.child_start[s] + flat.num_children[s]] = s
+    for q in (0, 1):
+        for s in range(public.num_nodes):
+            b = flat.entry_start[s] + (0 if q == 0 else flat.num_entries0[s])
+            e = flat.entry_start[s] + flat.num_entries0[s] if q == 0 else flat.entry_start[s + 1]
+            want = LIVE if np.any(S.reach[b:e] != 0) else SILENT
+            if want == SILENT and parent[s] >= 0 and S.live[2 * parent[s] + q] != LIVE:
+                want = BELOW
+            assert S.live[2 * s + q] == want
+    assert np.sum(S.live == SILENT) > 0 and np.sum(S.live == BELOW) > 0
 
 
 @pytest.mark.slow
