@@ -218,9 +218,10 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
         d += 1
 
 
+@njit(cache=True, inline="always")
 def make_stack(max_depth, state_size, max_moves, n):
     """The traversal's stack (see :func:`traverse`): ``(st, hh, acts, probs, sig, vals, mode, nxt,
-    nk, off, ret, sib, sibh)``."""
+    nk, off, ret, sib, sibh)``. Inlined, so that the serial kernel allocates it in its own body."""
     D = max_depth + 1
     return (np.zeros((D, state_size), np.int32), np.zeros((D, n, 2), np.uint64),
             np.zeros((D, max_moves), np.int32), np.zeros((D, max_moves)), np.zeros((D, max_moves)),
@@ -238,20 +239,8 @@ def run_iterations(game, P, W, table, regret, avg, rng, stats, count, plus, line
     Returns a status code; on an error the iteration in progress is left half applied.
     """
     n = int(stats[5])
-    D = max_depth + 1
-    st = np.zeros((D, state_size), dtype=np.int32)
-    hh = np.zeros((D, n, 2), dtype=np.uint64)
-    acts = np.zeros((D, max_moves), dtype=np.int32)
-    probs = np.zeros((D, max_moves), dtype=np.float64)
-    sig = np.zeros((D, max_moves), dtype=np.float64)
-    vals = np.zeros((D, max_moves), dtype=np.float64)
-    mode = np.zeros(D, dtype=np.int8)
-    nxt = np.zeros(D, dtype=np.int32)
-    nk = np.zeros(D, dtype=np.int32)
-    off = np.zeros(D, dtype=np.int64)
-    ret = np.zeros(max(n, 8), dtype=np.float64)
-    sib = np.zeros((D, AHEAD, state_size), dtype=np.int32)
-    sibh = np.zeros((D, AHEAD, n, 2), dtype=np.uint64)
+    st, hh, acts, probs, sig, vals, mode, nxt, nk, off, ret, sib, sibh = make_stack(
+        max_depth, state_size, max_moves, n)
     sink = (False, np.zeros(CNT_SIZE, np.int64), np.zeros(1, np.int64), np.zeros(1),
             np.zeros(1, np.uint64), np.zeros(1, np.uint64), np.zeros((1, 4), np.int64), np.zeros(1))
     for _ in range(count):

@@ -137,7 +137,7 @@ def estimate_bytes(game, max_infosets, max_actions, threads=1):
     ``threads`` workers, their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
     stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
-    workers = B.first_bytes(threads, game) if threads > 1 else 0
+    workers = threads * (stack + B.room_bytes(B.FIRST_ROOM)) if threads > 1 else 0
     return _capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack + workers
 
 
@@ -206,6 +206,7 @@ class MCCFRSolver:
         if self.batch is not None and self.sampling != "external":
             raise ValueError(f"threads and batch are for sampling='external', not {self.sampling!r}")
         at, name = _KERNEL_OF["batches" if self.batch else self.sampling]
+        self._kernel_at = at
         if at >= len(game.kernels) or game.kernels[at] is None:
             raise ValueError(f"game {game.game_id!r} binds no {name} kernel (its kernels: "
                              f"{len(game.kernels)}); sampling={self.sampling!r}"
@@ -235,7 +236,7 @@ class MCCFRSolver:
     @property
     def kernel(self):
         """The game's kernel that runs this solver's sampling (``SamplingGame.kernels``)."""
-        return self.game.kernels[_KERNEL_OF["batches" if self.batch else self.sampling][0]]
+        return self.game.kernels[self._kernel_at]
 
     def touch_pages(self):
         """Write every page of the preallocated table once (the same bytes back), so that no iteration

@@ -50,11 +50,9 @@ def worker_seeds(seed, workers):
     return out
 
 
-def first_bytes(workers, game):
-    """Bytes of ``workers`` sinks at their first room and of their stacks."""
-    stack = sum(a.nbytes for a in EXT.make_stack(game.max_depth, game.state_size, game.max_moves,
-                                                  game.num_players))
-    return workers * (sum(r * b for r, b in zip(FIRST_ROOM, ROOM_BYTES)) + stack)
+def room_bytes(room):
+    """Bytes of one worker's sink with ``room`` (log entries, records, record values)."""
+    return sum(r * b for r, b in zip(room, ROOM_BYTES))
 
 
 class Workers:
@@ -83,7 +81,7 @@ class Workers:
                                                           self.room)]
         room = tuple(r * 2 if f or not any(full) else r for r, f in zip(self.room, full))
         have = sum(a.nbytes for a in self.sinks)
-        need = self.count * sum(r * b for r, b in zip(room, ROOM_BYTES))
+        need = self.count * room_bytes(room)
         check_fits(need - have, f"the MCCFR workers' sinks ({format_bytes(need)} for {self.count} "
                                 f"workers: one phase's updates did not fit in {format_bytes(have)})")
         self.sinks = None
@@ -108,7 +106,6 @@ class Workers:
     def run(self, kernel, arrays, batches, batch, plus, linear):
         """``batches`` whole batches; a status code of :mod:`solvers._mccfr_kernel` (never
         ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks)."""
-        table, regret, avg, rngs, stats = arrays
         for _ in range(batches):
             caught = []
             with _interrupts_held(caught):
