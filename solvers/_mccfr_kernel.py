@@ -38,16 +38,22 @@ these kernels compiled into it, is cached with the binding (:class:`solvers.mccf
 
 The table
 ---------
-Information sets live in an open-addressing hash table with linear probing (``capacity`` a power of
-two), one slot per information set, a record of :data:`SLOT_DTYPE`: ``key`` (uint64, the first hash of
-the owner's observations), ``check`` (uint64, the second hash, compared on every hit so that a
-collision of the first is reported, not merged), ``offset`` (int64, -1 empty; the information set's
-first entry in the flat ``regret`` and ``average`` arrays, float64 each), ``nact`` (int32) and
-``owner`` (int8): 32 bytes a slot (padded), two to a 64-byte cache line when the table starts on one
-(:func:`solvers.mccfr.new_table`), and 16 bytes an action. ``stats`` (int64, 7) holds the information
-sets and the actions in use, the finished iterations, the depth of an error, the room for actions
-(``regret``'s length), the number of players and the room for information sets (at most ``MAX_LOAD``
-times the slots). Kernels return a status code, never raise.
+Information sets live in an open-addressing hash table with linear probing, one slot per information
+set, a record of :data:`SLOT_DTYPE`: ``key`` (uint64, the first hash of the owner's observations),
+``check`` (uint64, the second hash, compared on every hit so that a collision of the first is
+reported, not merged), ``offset`` (int64, -1 empty; the information set's first entry in the flat
+``regret`` and ``average`` arrays, float64 each), ``nact`` (int32) and ``owner`` (int8): 32 bytes a
+slot (padded), two to a 64-byte cache line when the table starts on one
+(:func:`solvers.mccfr.new_table`), and 16 bytes an action. The array holds ``capacity`` slots (a
+power of two) and a last record, the *header*, whose ``key`` is the mask of the slots in use: the
+first ``mask + 1`` (a power of two, at first :data:`FIRST_SLOTS`). When an insertion would load them
+beyond ``MAX_LOAD``, :func:`_grow` doubles them in place (the information sets are put back in slot
+order; their offsets do not move, so the iterates do not depend on it), so a small game probes a
+small, cached table in an array sized for the largest, whose untouched pages cost no memory.
+``stats`` (int64, 7) holds the information sets and the actions in use, the finished iterations,
+the depth of an error, the room for actions (``regret``'s length), the number of players and the
+room for information sets (at most ``MAX_LOAD`` times ``capacity``). Kernels return a status code,
+never raise.
 
 Speed
 -----
@@ -75,6 +81,7 @@ ERR_RECALL = 2  # same key, another owner or number of actions
 ERR_FULL = 3  # no room for another information set or its actions
 ERR_DEPTH = 4  # a history deeper than the game's stated bound
 MAX_LOAD = 0.75  # the table is full at three quarters of its slots (linear probing stays short)
+FIRST_SLOTS = 1 << 12  # the slots in use at first (the table grows from there: see "The table")
 #: A slot of the table (aligned: 32 bytes).
 SLOT_DTYPE = np.dtype([("key", np.uint64), ("check", np.uint64), ("offset", np.int64),
                        ("nact", np.int32), ("owner", np.int8)], align=True)
@@ -129,7 +136,39 @@ def _prefetch(typingctx, arr, idx):
 @njit(cache=True, inline="always")
 def prefetch_slot(table, key):
     """Start loading the first slot ``lookup`` probes for ``key`` (while the caller does other work)."""
-    _prefetch(table, key & np.uint64(table.shape[0] - 1))
+    _prefetch(table, key & table[table.shape[0] - 1].key)
+
+
+@njit(cache=True)
+def _grow(table):
+    """Double the slots in use (the header's mask), putting every information set back in slot
+    order; the table must have room (``2 * (mask + 1)`` slots besides the header)."""
+    hdr = table.shape[0] - 1
+    m = np.int64(table[hdr].key) + 1
+    used = 0
+    for j in range(m):
+        used += table[j].offset >= 0
+    key = np.empty(used, np.uint64)
+    check = np.empty(used, np.uint64)
+    offset = np.empty(used, np.int64)
+    meta = np.empty((used, 2), np.int32)
+    u = 0
+    for j in range(m):
+        if table[j].offset >= 0:
+            key[u], check[u], offset[u] = table[j].key, table[j].check, table[j].offset
+            meta[u, 0], meta[u, 1] = table[j].nact, table[j].owner
+            u += 1
+    for j in range(2 * m):
+        table[j].offset = -1
+    mask = np.uint64(2 * m - 1)
+    table[hdr].key = mask
+    for u in range(used):
+        j = key[u] & mask
+        while table[j].offset >= 0:
+            j = (j + np.uint64(1)) & mask
+        slot = table[j]
+        slot.key, slot.check, slot.offset = key[u], check[u], offset[u]
+        slot.nact, slot.owner = meta[u, 0], meta[u, 1]
 
 
 @njit(cache=True, inline="always")
@@ -139,7 +178,8 @@ def lookup(table, stats, key, check, owner, k, insert):
     ``table`` is the slots (:data:`SLOT_DTYPE`); ``stats[0]``, ``stats[1]`` count the information sets
     and actions in use, ``stats[6]`` and ``stats[4]`` bound them.
     """
-    mask = np.uint64(table.shape[0] - 1)
+    hdr = table.shape[0] - 1
+    mask = table[hdr].key
     j = key & mask
     while table[j].offset >= 0:
         slot = table[j]
@@ -154,6 +194,13 @@ def lookup(table, stats, key, check, owner, k, insert):
         return -1
     if stats[0] + 1 > stats[6] or stats[1] + k > stats[4]:
         return -1 - ERR_FULL
+    m = np.int64(mask) + 1
+    if stats[0] + 1 > MAX_LOAD * m and 2 * m <= hdr:
+        _grow(table)
+        mask = table[hdr].key
+        j = key & mask
+        while table[j].offset >= 0:
+            j = (j + np.uint64(1)) & mask
     slot = table[j]
     slot.key = key
     slot.check = check

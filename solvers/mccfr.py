@@ -118,27 +118,44 @@ def bind(functions):
                                                             R.run_probe, EXT.run_phase))
 
 
+#: Bytes per information set of the copy a growth of the table makes (key, check, offset, 2 int32).
+GROWTH_BYTES = 32
+
+
 def _capacity(max_infosets):
     return 1 << max(4, math.ceil(math.log2(max_infosets / K.MAX_LOAD + 1)))
 
 
 def new_table(capacity):
-    """``capacity`` empty slots (:data:`solvers._mccfr_kernel.SLOT_DTYPE`) starting on a 64-byte
-    boundary, so that no slot straddles two cache lines (NumPy aligns large arrays to 16 bytes only)."""
-    raw = np.zeros(capacity * K.SLOT_BYTES + 64, np.uint8)
+    """``capacity`` empty slots (:data:`solvers._mccfr_kernel.SLOT_DTYPE`) and the header, starting
+    on a 64-byte boundary, so that no slot straddles two cache lines (NumPy aligns large arrays to 16
+    bytes only). The first ``FIRST_SLOTS`` are in use (the table grows: :mod:`solvers._mccfr_kernel`);
+    the pages of the others are not written until the table grows into them."""
+    raw = np.zeros((capacity + 1) * K.SLOT_BYTES + 64, np.uint8)
     start = -raw.ctypes.data % 64
-    table = raw[start:start + capacity * K.SLOT_BYTES].view(K.SLOT_DTYPE)
-    table["offset"] = -1
+    table = raw[start:start + (capacity + 1) * K.SLOT_BYTES].view(K.SLOT_DTYPE)
+    first = min(capacity, K.FIRST_SLOTS)
+    table["offset"][:first] = -1
+    table["offset"][-1] = -1
+    table["key"][-1] = first - 1
     return table
 
 
+def slots_in_use(table):
+    """The slots a table (:func:`new_table`) uses now: the header's mask + 1 of them."""
+    return table[: int(table[-1]["key"]) + 1]
+
+
 def estimate_bytes(game, max_infosets, max_actions, threads=1):
-    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) and its traversal stack; with
-    ``threads`` workers, their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
+    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) at its largest, with the copy its
+    last growth makes of the information sets, and its traversal stack; with ``threads`` workers,
+    their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
     stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
     workers = threads * (stack + B.room_bytes(B.FIRST_ROOM)) if threads > 1 else 0
-    return _capacity(max_infosets) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack + workers
+    cap = _capacity(max_infosets)
+    growth = int(K.MAX_LOAD * cap / 2) * GROWTH_BYTES if cap > K.FIRST_SLOTS else 0
+    return ((cap + 1) * K.SLOT_BYTES + growth + max_actions * K.ACTION_BYTES + stack + workers)
 
 
 def _choice(name, value, choices):
@@ -309,7 +326,7 @@ class MCCFRSolver:
         ``key``, ``check`` (uint64), ``owner`` (int8), ``num_actions`` (int32), ``offset`` (int64)
         into ``regret`` and ``average`` (float64, the cumulative regrets and average-strategy
         weights, unnormalised)."""
-        t = self._table
+        t = slots_in_use(self._table)
         used = np.flatnonzero(t["offset"] >= 0)
         used = t[used[np.argsort(t["offset"][used], kind="stable")]]
         na = int(self._stats[1])
