@@ -44,6 +44,8 @@ REC_REGRET, REC_AVERAGE, REC_SEEN = 0, 1, 2
 #: depth.
 CNT_LOG, CNT_REC, CNT_VAL, CNT_STATUS, CNT_DEPTH = 0, 1, 2, 3, 4
 CNT_SIZE = 5
+#: How far ahead of the entry it adds the merge prefetches (records' slots, log entries' values).
+AHEAD_LOG = 16
 
 
 @njit(cache=True, inline="always")
@@ -282,7 +284,12 @@ def apply_logs(u, T, regret, avg, plus, cnt, code, logv):
     """Every sink's log entries that thread ``u`` of ``T`` owns (every ``T``-th cache line of the
     regrets and averages), sink by sink in order; the threads' calls may run at once."""
     for t in range(T):
-        for e in range(cnt[t, CNT_LOG]):
+        m = cnt[t, CNT_LOG]
+        for e in range(m):
+            if e + AHEAD_LOG < m:  # start the miss of an entry further on (its line's owner only)
+                f = code[t, e + AHEAD_LOG]
+                if ((f >> 1) >> 3) % T == u:
+                    _prefetch(avg if f & 1 else regret, f >> 1)
             c = code[t, e]
             o = c >> 1
             if (o >> 3) % T != u:  # eight float64s a cache line: each line has one owner
@@ -300,7 +307,10 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
     add their values; a status code (``ERR_FULL``, ``ERR_COLLISION``, ``ERR_RECALL``). The sinks' arrays
     have a row per worker."""
     for t in range(cnt.shape[0]):
-        for r in range(cnt[t, CNT_REC]):
+        m = cnt[t, CNT_REC]
+        for r in range(m):
+            if r + AHEAD_LOG < m:
+                prefetch_slot(table, rkey[t, r + AHEAD_LOG])  # its miss overlaps the ones before
             k, kind, v = rmeta[t, r, 1], rmeta[t, r, 2], rmeta[t, r, 3]
             o = lookup(table, stats, rkey[t, r], rcheck[t, r], rmeta[t, r, 0], k, True)
             if o < 0:
