@@ -281,6 +281,32 @@ def test_full_table_stops_cleanly():
         solver.step(1)
 
 
+def test_table_grows_in_place_and_keeps_every_information_set():
+    """The slots in use double from FIRST_SLOTS as information sets come (up to the room asked for),
+    and every one inserted is found again at its offset, in the order it came."""
+    from solvers import _mccfr_kernel as K
+    from solvers.mccfr import _capacity, new_table, slots_in_use
+
+    n, room = 50_000, 200_000
+    table = new_table(_capacity(room))
+    assert len(slots_in_use(table)) == K.FIRST_SLOTS
+    stats = np.array([0, 0, 0, 0, 3 * room, 2, room], np.int64)
+    keys = np.random.default_rng(3).integers(1, 2**63, size=n, dtype=np.int64).astype(np.uint64)
+    checks, owners, nacts = keys * np.uint64(3), (keys % np.uint64(2)).astype(np.int8), np.full(n, 3, np.int32)
+    assert K.insert_all(table, stats, keys, checks, owners, nacts) == K.OK
+    assert len(slots_in_use(table)) == 1 << int(np.ceil(np.log2(n / K.MAX_LOAD)))  # 131,072
+    assert len(slots_in_use(table)) < len(table) - 1  # room left to grow into, untouched
+    out = np.empty(n + 1, np.int64)
+    unseen = np.uint64(12345)
+    assert K.find_all(table, stats, np.append(keys, unseen), np.append(checks, unseen),
+                      np.append(owners, 0).astype(np.int8), np.append(nacts, 3).astype(np.int32),
+                      out) == K.OK
+    assert np.array_equal(out[:n], 3 * np.arange(n)) and out[n] == -1
+    checks[7] += np.uint64(1)  # the same first hash with another second: a collision, not a match
+    assert K.find_all(table, stats, keys[7:8], checks[7:8], owners[7:8], nacts[7:8],
+                      out[:1]) == K.ERR_COLLISION
+
+
 def test_ctrl_c_keeps_every_finished_iteration(tmp_path):
     game = sampling_game(coupsolve.Rules(turn_limit=1))
 
