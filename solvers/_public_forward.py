@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._public_node import _cut, _side
+from ._public_node import _cut, _ix, _side
 from .kinds import DECISION, TERMINAL
 
 LIVE, SILENT, BELOW = 0, 1, 2
@@ -46,23 +46,23 @@ def _forward_side(T, sigma, reach, live, s, q):
         hi = lo + n
         if gone:
             for e in range(lo, hi):
-                reach[e] = 0.0
+                reach[_ix(e)] = 0.0
             live[2 * c + q] = BELOW
             continue
         some = False
         if acts:
             for e in range(lo, hi):
-                par = pb + T.entry_parent[e]
+                par = _ix(pb + T.entry_parent[_ix(e)])
                 r = reach[par]
-                k = T.entry_slot[e]
+                k = T.entry_slot[_ix(e)]
                 if k >= 0:
-                    r *= sigma[T.infoset_offset[T.entry_ref[par]] + k]
-                reach[e] = r
+                    r *= sigma[_ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)]
+                reach[_ix(e)] = r
                 some |= r != 0.0
         else:
             for e in range(lo, hi):
-                r = reach[pb + T.entry_parent[e]]
-                reach[e] = r
+                r = reach[_ix(pb + T.entry_parent[_ix(e)])]
+                reach[_ix(e)] = r
                 some |= r != 0.0
         if keep:
             live[2 * c + q] = LIVE if some else SILENT

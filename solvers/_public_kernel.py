@@ -42,7 +42,7 @@ from numba import prange
 
 from ._matching import predictive_match, schedule
 from ._public_forward import LIVE, SILENT, forward, forward_levels
-from ._public_node import _cut, _side, _terminal, scratch
+from ._public_node import _cut, _ix, _side, _terminal, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -60,31 +60,31 @@ def _gather_side(T, s, v, w, acc, acc2, q, acts):
     predictive = w.shape[0] > 0
     b, n = _side(T, s, q)
     for i in range(b, b + n):  # the actor's information sets are set by their update
-        v[i] = 0.0
+        v[_ix(i)] = 0.0
         if predictive:
-            w[i] = 0.0
+            w[_ix(i)] = 0.0
     for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
         lo, n = _side(T, c, q)
         hi = lo + n
         if acts:
             for e in range(lo, hi):
-                par = b + T.entry_parent[e]
-                k = T.entry_slot[e]
+                par = _ix(b + T.entry_parent[_ix(e)])
+                k = T.entry_slot[_ix(e)]
                 if k >= 0:
-                    o = T.infoset_offset[T.entry_ref[par]] + k
-                    acc[o] += v[e]
+                    o = _ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)
+                    acc[o] += v[_ix(e)]
                     if predictive:
-                        acc2[o] += w[e]
+                        acc2[o] += w[_ix(e)]
                 else:  # an entry passing through without a decision
-                    v[par] += v[e]
+                    v[par] += v[_ix(e)]
                     if predictive:
-                        w[par] += w[e]
+                        w[par] += w[_ix(e)]
         else:  # the opponent's or chance's node (every slot is -1 there)
             for e in range(lo, hi):
-                par = b + T.entry_parent[e]
-                v[par] += v[e]
+                par = _ix(b + T.entry_parent[_ix(e)])
+                v[par] += v[_ix(e)]
                 if predictive:
-                    w[par] += w[e]
+                    w[par] += w[_ix(e)]
 
 
 @numba.njit(cache=True, inline="always")
@@ -101,22 +101,27 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
 def _average(T, x, o, m, sigma, cumulative, reach, weight):
     """The average weights of entry ``x``'s information set (actions ``o .. o+m-1``) gain the
     strategy just played, weighted by the entry's reach and its number of histories."""
-    wr = weight * reach[x]
-    n = T.infoset_count[T.entry_ref[x]]
-    for a in range(m):
-        cumulative[o + a] += n * (wr * sigma[o + a])
+    wr = weight * reach[_ix(x)]
+    n = T.infoset_count[_ix(T.entry_ref[_ix(x)])]
+    for i in range(o, o + m):
+        cumulative[_ix(i)] += n * (wr * sigma[_ix(i)])
 
 
 @numba.njit(cache=True, inline="always")
 def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus, discount,
             weight, fpos, fneg):
-    """One information set (entry ``x``, actions ``o .. o+m-1``): value, average, regrets, strategy."""
+    """One information set (entry ``x``, actions ``o .. o+m-1``): value, average, regrets, strategy.
+
+    Without predictions one loop adds the average weights (:func:`_average`'s arithmetic, with the
+    strategy still the one played) and updates the regrets, a second sets the strategy; the
+    positive parts are ``max`` (no branch): at turn limit 3 of Coup the updates of an iteration took
+    35 and 28 ms this way against 58 and 43 in four loops with branches."""
     value = 0.0
-    for a in range(m):
-        value += sigma[o + a] * acc[o + a]
-    v[x] = value
-    _average(T, x, o, m, sigma, cumulative, reach, weight)
+    for i in range(o, o + m):
+        value += sigma[_ix(i)] * acc[_ix(i)]
+    v[_ix(x)] = value
     if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
+        _average(T, x, o, m, sigma, cumulative, reach, weight)
         for a in range(m):
             y = regret[o + a] + (acc[o + a] - value)
             regret[o + a] = y if y > 0.0 else 0.0
@@ -126,22 +131,28 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
             acc2[o + a] = 0.0
         w[x] = pred
         return
+    wr = weight * reach[_ix(x)]
+    n = T.infoset_count[_ix(T.entry_ref[_ix(x)])]
     total = 0.0
-    for a in range(m):
-        y = regret[o + a] + (acc[o + a] - value)
-        acc[o + a] = 0.0
+    for i in range(o, o + m):
+        j = _ix(i)
+        cumulative[j] += n * (wr * sigma[j])
+        y = regret[j] + (acc[j] - value)
+        acc[j] = 0.0
         if discount:
             if plus and y < 0.0:
                 y = 0.0
             y *= fpos if y >= 0.0 else fneg
-        elif plus and y < 0.0:
-            y = 0.0
-        regret[o + a] = y
-        if y > 0.0:
-            total += y
-    for a in range(m):
-        y = regret[o + a]
-        sigma[o + a] = ((y if y > 0.0 else 0.0) / total) if total > 0.0 else 1.0 / m
+        elif plus:
+            y = max(y, 0.0)
+        regret[j] = y
+        total += max(y, 0.0)
+    if total > 0.0:
+        for i in range(o, o + m):
+            sigma[_ix(i)] = max(regret[_ix(i)], 0.0) / total
+    else:
+        for i in range(o, o + m):
+            sigma[_ix(i)] = 1.0 / m
 
 
 @numba.njit(cache=True, inline="always")

@@ -8,6 +8,14 @@ __all__ = ["scratch"]
 
 
 @numba.njit(cache=True, inline="always")
+def _ix(i):
+    """Index ``i`` (never negative) as unsigned: numba then drops its handling of negative indices,
+    three more instructions per array access, which the hot loops are bound by (at turn limit 3 of
+    Coup the forward pass of player 0 took 45 ms with these indices against 63 ms without)."""
+    return np.uint64(i)
+
+
+@numba.njit(cache=True, inline="always")
 def _side(T, s, p):
     """First entry and count of player ``p``'s entries at node ``s``."""
     b = T.entry_start[s]
@@ -50,30 +58,32 @@ def _terminal(T, s, reach, v, p, col):
     if p != 1:
         reached = False
         for j in range(b1, b1 + n1):
-            col[row[j]] += reach[j]
-            reached |= reach[j] != 0.0
+            x = reach[_ix(j)]
+            col[_ix(row[_ix(j)])] += x
+            reached |= x != 0.0
         if not reached:  # no reach of player 1's: every product is zero (as the history kernel
             for i in range(b0, b0 + n0):  # passes over histories with no reach)
-                v[i] = scale * 0.0
+                v[_ix(i)] = scale * 0.0
         last, total = -1, 0.0
         for i in range(b0, b0 + n0 if reached else b0):
-            if row[i] != last:
-                last = row[i]
-                r = rp + last
+            ri = row[_ix(i)]
+            if ri != last:
+                last = ri
+                r = _ix(rp + ri)
                 total = 0.0
-                for k in range(base + ptr[r], base + ptr[r + 1]):
-                    total += data[k] * col[cc[k]]
-            v[i] = scale * total
+                for k in range(base + ptr[r], base + ptr[_ix(rp + ri + 1)]):
+                    total += data[_ix(k)] * col[_ix(cc[_ix(k)])]
+            v[_ix(i)] = scale * total
         for j in range(b1, b1 + n1):
-            col[row[j]] = 0.0
+            col[_ix(row[_ix(j)])] = 0.0
     if p != 0:
         reached = _spread(T, s, reach, col)
         for j in range(b1, b1 + n1):
-            v[j] = -scale * col[row[j]]
+            v[_ix(j)] = -scale * col[_ix(row[_ix(j)])]
         # Rows may reach columns of entries that are not at this terminal (a matrix shared by
         # several terminals): clearing the matrix's columns costs less than walking the rows again.
         for j in range(T.matrix_cols[m] if reached else 0):
-            col[j] = 0.0
+            col[_ix(j)] = 0.0
 
 
 @numba.njit(cache=True, inline="always")
@@ -88,14 +98,14 @@ def _spread(T, s, reach, col):
     reached = False
     x = 0.0
     for i in range(b0, b0 + n0):
-        x += reach[i]
-        if i + 1 < b0 + n0 and row[i + 1] == row[i]:
+        x += reach[_ix(i)]
+        ri = row[_ix(i)]
+        if i + 1 < b0 + n0 and row[_ix(i + 1)] == ri:
             continue  # the run's reach is spread at its last entry
         if x != 0.0:
             reached = True
-            r = rp + row[i]
-            for k in range(base + ptr[r], base + ptr[r + 1]):
-                col[cc[k]] += data[k] * x
+            for k in range(base + ptr[_ix(rp + ri)], base + ptr[_ix(rp + ri + 1)]):
+                col[_ix(cc[_ix(k)])] += data[_ix(k)] * x
         x = 0.0
     return reached
 
