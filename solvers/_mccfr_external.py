@@ -279,6 +279,13 @@ def run_phase(game, P, W, table, regret, avg, rng, stats, i, first, batch, plus,
     return OK
 
 
+@njit(cache=True, inline="always")
+def _add_regret(regret, o, x, plus):
+    """A merged regret: ``x`` added to ``regret[o]`` (floored at 0 after it with RM+)."""
+    r = regret[o] + x
+    regret[o] = 0.0 if (plus and r < 0.0) else r
+
+
 @njit(cache=True, nogil=True)
 def apply_logs(u, T, regret, avg, plus, cnt, code, logv):
     """Every sink's log entries that thread ``u`` of ``T`` owns (every ``T``-th cache line of the
@@ -297,8 +304,7 @@ def apply_logs(u, T, regret, avg, plus, cnt, code, logv):
             if c & 1:
                 avg[o] += logv[t, e]
             else:
-                x = regret[o] + logv[t, e]
-                regret[o] = 0.0 if (plus and x < 0.0) else x
+                _add_regret(regret, o, logv[t, e], plus)
 
 
 @njit(cache=True, nogil=True)
@@ -320,6 +326,5 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
                     avg[o + a] += rval[t, v + a]
             elif kind == REC_REGRET:
                 for a in range(k):
-                    x = regret[o + a] + rval[t, v + a]
-                    regret[o + a] = 0.0 if (plus and x < 0.0) else x
+                    _add_regret(regret, o + a, rval[t, v + a], plus)
     return OK

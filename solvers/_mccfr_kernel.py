@@ -139,15 +139,21 @@ def prefetch_slot(table, key):
     _prefetch(table, key & table[table.shape[0] - 1].key)
 
 
+@njit(cache=True, inline="always")
+def _free_slot(table, key, mask):
+    """The first empty slot linear probing meets for ``key`` under ``mask``."""
+    j = key & mask
+    while table[j].offset >= 0:
+        j = (j + np.uint64(1)) & mask
+    return j
+
+
 @njit(cache=True)
-def _grow(table):
-    """Double the slots in use (the header's mask), putting every information set back in slot
-    order; the table must have room (``2 * (mask + 1)`` slots besides the header)."""
+def _grow(table, used):
+    """Double the slots in use (the header's mask), putting their ``used`` information sets back in
+    slot order; the table must have room (``2 * (mask + 1)`` slots besides the header)."""
     hdr = table.shape[0] - 1
     m = np.int64(table[hdr].key) + 1
-    used = 0
-    for j in range(m):
-        used += table[j].offset >= 0
     key = np.empty(used, np.uint64)
     check = np.empty(used, np.uint64)
     offset = np.empty(used, np.int64)
@@ -163,10 +169,7 @@ def _grow(table):
     mask = np.uint64(2 * m - 1)
     table[hdr].key = mask
     for u in range(used):
-        j = key[u] & mask
-        while table[j].offset >= 0:
-            j = (j + np.uint64(1)) & mask
-        slot = table[j]
+        slot = table[_free_slot(table, key[u], mask)]
         slot.key, slot.check, slot.offset = key[u], check[u], offset[u]
         slot.nact, slot.owner = meta[u, 0], meta[u, 1]
 
@@ -196,11 +199,8 @@ def lookup(table, stats, key, check, owner, k, insert):
         return -1 - ERR_FULL
     m = np.int64(mask) + 1
     if stats[0] + 1 > MAX_LOAD * m and 2 * m <= hdr:
-        _grow(table)
-        mask = table[hdr].key
-        j = key & mask
-        while table[j].offset >= 0:
-            j = (j + np.uint64(1)) & mask
+        _grow(table, stats[0])
+        j = _free_slot(table, key, table[hdr].key)
     slot = table[j]
     slot.key = key
     slot.check = check

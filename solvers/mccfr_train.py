@@ -40,9 +40,11 @@ def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
             if seconds is not None and time.perf_counter() - start >= seconds:
                 break
             count = chunk if iterations is None else min(chunk, iterations - solver.iterations)
+            before = solver.iterations
             elapsed = solver.step(count)
-            chunk = max(1, min(1_000_000, int(CHUNK_SECONDS * count / max(elapsed, 1e-9))))
-            bar.update(count)
+            done = solver.iterations - before  # with threads: whole batches, perhaps more than count
+            chunk = max(1, min(1_000_000, int(CHUNK_SECONDS * done / max(elapsed, 1e-9))))
+            bar.update(done)
             if checkpoint_seconds is not None and time.perf_counter() - last_save >= checkpoint_seconds:
                 solver.save(checkpoint)
                 last_save = time.perf_counter()
