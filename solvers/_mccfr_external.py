@@ -18,9 +18,11 @@ kind: regret, average or only seen) with its values. A new information set plays
 rest of the phase, as a new one does in the serial traversal; one already in the table plays the
 regret matching of the frozen regrets. Then the phase is merged: the records are inserted worker by
 worker in the order they were made (:func:`merge_records`: offsets follow first visits, as serially),
-with their values added, then every log is added, worker by worker in order, each entry on its own
-(floored at 0 after it with RM+), by ``T`` threads that each own every ``T``-th cache line of the
-regrets and averages (:func:`apply_logs`).
+with their values added, and every log is added, worker by worker in order, each entry on its own
+(floored at 0 after it with RM+), by threads that each own every ``T``-th cache line of the regrets
+and averages (:func:`apply_logs`; with two or more workers, worker 0's thread inserts the records
+while the others add the logs: a log names only information sets that were in the table when the
+phase began, so the two write apart).
 
 The result therefore depends on the seed, ``T`` and ``batch``, never on the threads that run the
 workers nor on the sinks' sizes: a phase whose sink fills is undone (nothing was written; the
@@ -289,8 +291,9 @@ def _add_regret(regret, o, x, plus):
 @njit(cache=True, nogil=True)
 def apply_logs(u, T, regret, avg, plus, cnt, code, logv):
     """Every sink's log entries that thread ``u`` of ``T`` owns (every ``T``-th cache line of the
-    regrets and averages), sink by sink in order; the threads' calls may run at once."""
-    for t in range(T):
+    regrets and averages), sink by sink in order (a row of ``cnt``, ``code``, ``logv`` each); the
+    threads' calls may run at once."""
+    for t in range(cnt.shape[0]):
         m = cnt[t, CNT_LOG]
         for e in range(m):
             if e + AHEAD_LOG < m:  # start the miss of an entry further on (its line's owner only)

@@ -4,8 +4,9 @@
 A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iterations in batches of
 ``T * batch``. Each phase runs the game's ``run_phase`` kernel once per worker, worker 0 in the calling
 thread and the others in a pool of ``T - 1`` threads (the kernel releases the GIL), then inserts the
-new information sets (:func:`solvers._mccfr_external.merge_records`) and adds the logs, ``T`` threads
-at once (:func:`solvers._mccfr_external.apply_logs`). Ctrl-C is held until the batch is whole.
+new information sets (:func:`solvers._mccfr_external.merge_records`) in worker 0's thread while the
+others add the logs (:func:`solvers._mccfr_external.apply_logs`). Ctrl-C is held until the batch is
+whole.
 
 The results are reproducible from the seed, ``T`` and ``batch`` (not from the cores the machine has,
 nor the sinks' room), and differ from the serial solver's: a worker does not see the others' updates,
@@ -124,6 +125,21 @@ class Workers:
         rngs[t] = rng[0]
         return status
 
+    def _merge(self, arrays, plus, u):
+        """Thread ``u``'s part of a phase's merge: with one worker, the records and then the logs;
+        else thread 0 inserts the records while the others add the logs. A log entry only names an
+        information set that was in the table when the phase began, and a record only a new one, so
+        they write apart and the order does not matter. Thread 0 returns the merge's status."""
+        table, regret, avg, _, stats = arrays
+        cnt, code, logv, rkey, rcheck, rmeta, rval = self.sinks
+        T = self.count
+        status = EXT.OK
+        if u == 0:
+            status = EXT.merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
+        if T == 1 or u > 0:
+            EXT.apply_logs(max(u - 1, 0), max(T - 1, 1), regret, avg, plus, cnt, code, logv)
+        return status
+
     def run(self, kernel, arrays, batches, batch, plus, linear):
         """``batches`` whole batches; a status code of :mod:`solvers._mccfr_kernel` (never
         ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks)."""
@@ -153,11 +169,9 @@ class Workers:
                 if status != EXT.OK:
                     stats[3] = self.sinks[0][t, EXT.CNT_DEPTH]
                     return status
-            cnt, code, logv, rkey, rcheck, rmeta, rval = self.sinks
-            status = EXT.merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
+            status = self._map(functools.partial(self._merge, arrays, plus))[0]
             if status != EXT.OK:
                 return status
-            self._map(lambda u: EXT.apply_logs(u, self.count, regret, avg, plus, cnt, code, logv))
             i += 1
         stats[2] += self.count * batch
         return EXT.OK
