@@ -18,23 +18,28 @@ from solvers.mccfr import MCCFRSolver
 
 DIGESTS = pathlib.Path(__file__).parent / "data" / "mccfr_digests.json"
 
-#: name -> (players, turn limit, abstraction, sampling, regret, average, seed, iterations)
+#: name -> (players, turn limit, abstraction, sampling, regret, average, seed, iterations, workers);
+#: the runs with two workers are threaded external sampling (deterministic batches,
+#: :mod:`solvers.mccfr_batch`), one worker the serial kernel.
 RUNS = {
-    "2p-tl2-external-rm": (2, 2, "exact", "external", "rm", "uniform", 3, 400),
-    "4p-tl2-external-rm+lin": (4, 2, "exact", "external", "rm+", "linear", 5, 150),
-    "2p-tl4-external-rm": (2, 4, "exact", "external", "rm", "uniform", 7, 40),
-    "3p-tl3-external-rm+": (3, 3, "exact", "external", "rm+", "uniform", 11, 40),
-    "3p-tl2-outcome-rm": (3, 2, "exact", "outcome", "rm", "uniform", 13, 3000),
-    "4p-tl4-outcome-rm+lin": (4, 4, "exact", "outcome", "rm+", "linear", 19, 3000),
+    "2p-tl2-external-rm": (2, 2, "exact", "external", "rm", "uniform", 3, 400, 1),
+    "4p-tl2-external-rm+lin": (4, 2, "exact", "external", "rm+", "linear", 5, 150, 1),
+    "2p-tl4-external-rm": (2, 4, "exact", "external", "rm", "uniform", 7, 40, 1),
+    "3p-tl3-external-rm+": (3, 3, "exact", "external", "rm+", "uniform", 11, 40, 1),
+    "3p-tl2-outcome-rm": (3, 2, "exact", "outcome", "rm", "uniform", 13, 3000, 1),
+    "4p-tl4-outcome-rm+lin": (4, 4, "exact", "outcome", "rm+", "linear", 19, 3000, 1),
+    "2p-tl2-external-rm+lin-2workers": (2, 2, "exact", "external", "rm+", "linear", 23, 1024, 2),
+    "4p-tl3-external-rm-2workers": (4, 3, "exact", "external", "rm", "uniform", 29, 64, 2),
 }
 
 
 def run_digest(name):
     """The SHA-256 of a run's table, regrets, averages, generator state and counters."""
-    players, limit, abstraction, sampling, regret, average, seed, iterations = RUNS[name]
+    players, limit, abstraction, sampling, regret, average, seed, iterations, workers = RUNS[name]
     rules = coupsolve.Rules(players=players, turn_limit=limit)
+    threaded = dict(threads=workers, batch=16) if workers > 1 else {}
     solver = MCCFRSolver(sampling_game(rules, abstraction), max_infosets=1 << 20, regret=regret,
-                         average=average, seed=seed, sampling=sampling)
+                         average=average, seed=seed, sampling=sampling, **threaded)
     solver.step(iterations)
     table = solver.table()
     h = hashlib.sha256()
