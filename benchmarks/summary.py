@@ -318,8 +318,12 @@ def sampling_summary(results=RESULTS):
              "serial solver, OpenSpiel's algorithm) and on more (workers in deterministic batches, "
              "`threads=`)."]
     if speed:
+        spans = [_num(r, "openspiel_seconds") / _num(r, "coupsolve_seconds") for r in speed]
+        longer = max([x for x in spans if math.isfinite(x)], default=1.0)
+        times = ("OpenSpiel for about {:.0f} times coupsolve's wall time, as its iterations vary "
+                 "widely in length".format(longer) if longer >= 1.5 else "the same wall time each")
         lines += ["", "**External-sampling MCCFR against OpenSpiel's `ExternalSamplingSolver`** on "
-                  "the same `python_coup` game, the same wall time each, warm (iterations per "
+                  f"the same `python_coup` game, {times}, warm (iterations per "
                   "second; an iteration walks once per player; coupsolve's table has room for 16 "
                   "million information sets, its pages touched before the clock starts):", ""]
         lines += _table(["players", "turn limit", "threads", "coupsolve it/s", "OpenSpiel it/s",

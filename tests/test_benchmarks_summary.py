@@ -213,8 +213,21 @@ def test_sampling_block_comes_from_mccfr_csv_and_only_its_block_is_written(tmp_p
     assert cells(text, "| 2 | 2 | 2 |")[3:] == ["52,000", "40.00", "1,300x", "99,680"]
     assert cells(text, "| 4 | 4 | 1 |")[5:] == ["500x", "8,953,649"]
     assert cells(text, "| external | rm+ |")[3:] == ["2", "240,189", "30.1", "0.0030"]
+    assert "the same wall time each" in text  # no times in these rows
     before = readme.read_text()
     assert summary.write_readme(results, readme) == [summary.SAMPLING_START]
     after = readme.read_text()
     assert after.split(summary.SAMPLING_START)[0] == before.split(summary.SAMPLING_START)[0]
     assert "| 2 | 2 | 1 | 30,000 |" in block(after, summary.SAMPLING_START, summary.SAMPLING_END)
+
+
+def test_sampling_block_says_when_openspiel_ran_longer(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    write(results, "mccfr", [
+        dict(players=2, turn_limit=2, threads=1, coupsolve_it_per_s=30000.0, coupsolve_seconds=20.0,
+             openspiel_it_per_s=40.0, openspiel_seconds=60.4, ratio=750, infosets=99675),
+    ], PUBLIC_EXTRA)
+    text = summary.sampling_summary(results)
+    assert "OpenSpiel for about 3 times coupsolve's wall time" in text
+    assert "the same wall time each" not in text
