@@ -4,6 +4,8 @@ that read one node (the layout is :mod:`solvers.public`'s)."""
 import numba
 import numpy as np
 
+from .kinds import BOTH_PLAYERS
+
 __all__ = ["scratch"]
 
 
@@ -35,9 +37,39 @@ def _cut(T, a, b, t, nt):
     return a + np.searchsorted(es[a:b], es[a] + (es[b] - es[a]) * t // nt)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _terminal(T, s, reach, v, p, col):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``: one
+    compiled function per player (:func:`_terminal_body`), ``p`` a constant in it. The passes inline
+    this with ``p`` a constant too, so only the call is left; with ``p`` an argument of one compiled
+    function, the terminals of turn limit 3 of Coup took 52 and 60 ms (player 0's and 1's pass)
+    against 42 and 38 ms."""
+    if p == 0:
+        _terminal0(T, s, reach, v, col)
+    elif p == 1:
+        _terminal1(T, s, reach, v, col)
+    else:
+        _terminal2(T, s, reach, v, col)
+
+
+@numba.njit(cache=True)
+def _terminal0(T, s, reach, v, col):
+    _terminal_body(T, s, reach, v, 0, col)
+
+
+@numba.njit(cache=True)
+def _terminal1(T, s, reach, v, col):
+    _terminal_body(T, s, reach, v, 1, col)
+
+
+@numba.njit(cache=True)
+def _terminal2(T, s, reach, v, col):
+    _terminal_body(T, s, reach, v, BOTH_PLAYERS, col)
+
+
+@numba.njit(cache=True, inline="always")
+def _terminal_body(T, s, reach, v, p, col):
+    """:func:`_terminal` for ``p`` 0, 1 or 2 (both players).
 
     The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
     columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
@@ -46,7 +78,8 @@ def _terminal(T, s, reach, v, p, col):
     what does not change the chance weights: at turn limit 3 of Coup, 7.8 million of 11.4 million
     at terminals): a run of them reads the row once, its product reused (player 0) or their reach
     summed before it is spread (player 1).
-    Called, not inlined: inlined into each player's copy of both passes it cost 50 s of compilation.
+    Compiled once per player and called, not inlined: inlined into each player's copy of both
+    passes it cost 50 s of compilation.
     """
     m = T.term_matrix[s]
     base = T.matrix_start[m]
