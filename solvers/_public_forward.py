@@ -14,10 +14,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._public_node import _cut, _ix, _side
+from ._public_node import BELOW, LIVE, SILENT, _cut, _ix, _side
 from .kinds import DECISION, TERMINAL
 
-LIVE, SILENT, BELOW = 0, 1, 2
 #: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
 #: contiguous blocks (``prange`` over the nodes gave each thread as many nodes: on two threads player
 #: 0's forward pass at turn limit 3 of Coup took 64 ms against 71 on one). A constant, not the

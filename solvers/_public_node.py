@@ -4,9 +4,12 @@ that read one node (the layout is :mod:`solvers.public`'s)."""
 import numba
 import numpy as np
 
-from .kinds import BOTH_PLAYERS, DECISION
+from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
-__all__ = ["entry_actions", "scratch"]
+#: A node's codes (:mod:`solvers._public_forward`).
+LIVE, SILENT, BELOW = 0, 1, 2
+
+__all__ = ["LIVE", "SILENT", "BELOW", "entry_actions", "scratch"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -38,38 +41,62 @@ def _cut(T, a, b, t, nt):
 
 
 @numba.njit(cache=True, inline="always")
-def _terminal(T, s, reach, v, p, col):
-    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``: one
-    compiled function per player (:func:`_terminal_body`), ``p`` a constant in it. The passes inline
-    this with ``p`` a constant too, so only the call is left; with ``p`` an argument of one compiled
-    function, the terminals of turn limit 3 of Coup took 52 and 60 ms (player 0's and 1's pass)
-    against 42 and 38 ms."""
+def _terminals(T, lo, hi, reach, v, w, live, p, col):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at the terminals among
+    nodes ``lo .. hi-1`` (of one level), in one call (:func:`_terminals_body`): one compiled function
+    per player, ``p`` a constant in it. With ``p`` an argument of one compiled function, the
+    terminals of turn limit 3 of Coup took 52 and 60 ms (player 0's and 1's pass) against 42 and 38
+    ms with it a constant; a call per terminal cost a few ms more than one per run of nodes."""
     if p == 0:
-        _terminal0(T, s, reach, v, col)
+        _terminals0(T, lo, hi, reach, v, w, live, col)
     elif p == 1:
-        _terminal1(T, s, reach, v, col)
+        _terminals1(T, lo, hi, reach, v, w, live, col)
     else:
-        _terminal2(T, s, reach, v, col)
+        _terminals2(T, lo, hi, reach, v, w, live, col)
 
 
 @numba.njit(cache=True)
-def _terminal0(T, s, reach, v, col):
-    _terminal_body(T, s, reach, v, 0, col)
+def _terminals0(T, lo, hi, reach, v, w, live, col):
+    _terminals_body(T, lo, hi, reach, v, w, live, 0, col)
 
 
 @numba.njit(cache=True)
-def _terminal1(T, s, reach, v, col):
-    _terminal_body(T, s, reach, v, 1, col)
+def _terminals1(T, lo, hi, reach, v, w, live, col):
+    _terminals_body(T, lo, hi, reach, v, w, live, 1, col)
 
 
 @numba.njit(cache=True)
-def _terminal2(T, s, reach, v, col):
-    _terminal_body(T, s, reach, v, BOTH_PLAYERS, col)
+def _terminals2(T, lo, hi, reach, v, w, live, col):
+    _terminals_body(T, lo, hi, reach, v, w, live, BOTH_PLAYERS, col)
 
 
 @numba.njit(cache=True, inline="always")
-def _terminal_body(T, s, reach, v, p, col):
-    """:func:`_terminal` for ``p`` 0, 1 or 2 (both players).
+def _terminals_body(T, lo, hi, reach, v, w, live, p, col):
+    """:func:`_terminals` for ``p`` 0, 1 or 2 (both players). ``live`` the nodes' codes or empty
+    (every terminal computed); ``w`` PCFR+'s predictions (a terminal's are its values) or empty.
+    Where the opponent has no reach (code not :data:`LIVE`), ``p``'s values are zero: written where
+    the parent reads them (:data:`SILENT`), not below a silent parent (:data:`BELOW`)."""
+    predictive = w.shape[0] > 0
+    for s in range(lo, hi):
+        if T.node_kind[s] != TERMINAL:
+            continue
+        if p != BOTH_PLAYERS and live.shape[0] > 0 and live[2 * s + 1 - p] != LIVE:
+            if live[2 * s + 1 - p] == SILENT:
+                b, n = _side(T, s, p)
+                for i in range(b, b + n):
+                    v[i] = 0.0
+                    if predictive:
+                        w[i] = 0.0
+            continue
+        _terminal(T, s, reach, v, p, col)
+        if predictive:
+            for i in range(T.entry_start[s], T.entry_start[s + 1]):
+                w[i] = v[i]
+
+
+@numba.njit(cache=True, inline="always")
+def _terminal(T, s, reach, v, p, col):
+    """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at terminal ``s``.
 
     The matrix is sparse by rows (:mod:`solvers.public`); ``col`` (float64, at least the matrix's
     columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
@@ -78,8 +105,8 @@ def _terminal_body(T, s, reach, v, p, col):
     what does not change the chance weights: at turn limit 3 of Coup, 7.8 million of 11.4 million
     at terminals): a run of them reads the row once, its product reused (player 0) or their reach
     summed before it is spread (player 1).
-    Compiled once per player and called, not inlined: inlined into each player's copy of both
-    passes it cost 50 s of compilation.
+    Inlined only into :func:`_terminals`: inlined into each player's copy of both passes it cost 50 s
+    of compilation.
     """
     m = T.term_matrix[s]
     base = T.matrix_start[m]
