@@ -14,10 +14,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._public_node import _cut, _ix, _side
+from ._public_node import BELOW, LIVE, SILENT, _cut, _ix, _side
 from .kinds import DECISION, TERMINAL
 
-LIVE, SILENT, BELOW = 0, 1, 2
 #: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
 #: contiguous blocks (``prange`` over the nodes gave each thread as many nodes: on two threads player
 #: 0's forward pass at turn limit 3 of Coup took 64 ms against 71 on one). A constant, not the
@@ -35,8 +34,8 @@ def no_live():
 @numba.njit(cache=True, inline="always")
 def _forward_side(T, sigma, reach, live, s, q):
     """Reach of player ``q``'s entries at the children of ``s`` from ``q``'s entries at ``s``: scaled by
-    the strategy where ``q`` acts at ``s`` (slot >= 0), copied elsewhere (every slot is -1 there);
-    and the children's codes (module docstring)."""
+    the strategy where ``q`` acts at ``s`` (``entry_act`` >= 0), copied elsewhere (every ``entry_act``
+    is -1 there); and the children's codes (module docstring)."""
     pb, _ = _side(T, s, q)
     keep = live.shape[0] > 0
     gone = keep and live[2 * s + q] != LIVE
@@ -52,11 +51,10 @@ def _forward_side(T, sigma, reach, live, s, q):
         some = False
         if acts:
             for e in range(lo, hi):
-                par = _ix(pb + T.entry_parent[_ix(e)])
-                r = reach[par]
-                k = T.entry_slot[_ix(e)]
-                if k >= 0:
-                    r *= sigma[_ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)]
+                r = reach[_ix(pb + T.entry_parent[_ix(e)])]
+                a = T.entry_act[_ix(e)]
+                if a >= 0:
+                    r *= sigma[_ix(a)]
                 reach[_ix(e)] = r
                 some |= r != 0.0
         else:

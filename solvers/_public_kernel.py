@@ -42,7 +42,7 @@ from numba import prange
 
 from ._matching import predictive_match, schedule
 from ._public_forward import LIVE, SILENT, forward, forward_levels
-from ._public_node import _cut, _ix, _side, _terminal, scratch
+from ._public_node import _cut, _ix, _side, _terminals, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -68,18 +68,17 @@ def _gather_side(T, s, v, w, acc, acc2, q, acts):
         hi = lo + n
         if acts:
             for e in range(lo, hi):
-                par = _ix(b + T.entry_parent[_ix(e)])
-                k = T.entry_slot[_ix(e)]
-                if k >= 0:
-                    o = _ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)
-                    acc[o] += v[_ix(e)]
+                a = T.entry_act[_ix(e)]
+                if a >= 0:
+                    acc[_ix(a)] += v[_ix(e)]
                     if predictive:
-                        acc2[o] += w[_ix(e)]
+                        acc2[_ix(a)] += w[_ix(e)]
                 else:  # an entry passing through without a decision
+                    par = _ix(b + T.entry_parent[_ix(e)])
                     v[par] += v[_ix(e)]
                     if predictive:
                         w[par] += w[_ix(e)]
-        else:  # the opponent's or chance's node (every slot is -1 there)
+        else:  # the opponent's or chance's node (every entry_act is -1 there)
             for e in range(lo, hi):
                 par = _ix(b + T.entry_parent[_ix(e)])
                 v[par] += v[_ix(e)]
@@ -194,18 +193,15 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
     """Node ``s`` of :func:`backward` (inlined with ``p`` a constant: see :func:`_backward_node`).
 
     ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live)``, the state's arrays; ``col``
-    the thread's scratch (:func:`_terminal`).
+    is not read: the drivers compute a run's terminals before its other nodes, in one call
+    (:func:`~solvers._public_node._terminals`).
     """
     sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
     kind = T.node_kind[s]
+    if kind == TERMINAL:
+        return
     if p != BOTH_PLAYERS and live[2 * s + 1 - p] != LIVE:
         _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, live[2 * s + 1 - p])
-        return
-    if kind == TERMINAL:
-        _terminal(T, s, reach, v, p, col)
-        if w.shape[0] > 0:
-            for i in range(T.entry_start[s], T.entry_start[s + 1]):
-                w[i] = v[i]
         return
     actor = T.node_player[s] if kind == DECISION else -1
     _gather(T, s, v, w, acc, acc2, actor, p)
@@ -232,8 +228,11 @@ def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, col):
 
 @numba.njit(cache=True)
 def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
-    for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
-        _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[0])
+    ls = T.level_start
+    for d in range(hi - 1, lo - 1, -1):
+        _terminals(T, ls[d], ls[d + 1], B[5], B[6], B[7], B[8], p, X[0])
+        for s in range(ls[d + 1] - 1, ls[d] - 1, -1):
+            _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[0])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -242,7 +241,9 @@ def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     for d in range(hi - 1, lo - 1, -1):
         nt = X.shape[0]
         for t in prange(nt):
-            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
+            a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
+            _terminals(T, a, b, B[5], B[6], B[7], B[8], p, X[t])
+            for s in range(a, b):
                 _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
 
 
@@ -296,8 +297,7 @@ def run_iterations(T, S, P, num_iterations, parallel):
 def _value_body(T, sigma, reach, v, acc, p, best, choice, s, col):
     """Node ``s`` of :func:`values` (inlined with ``p`` a constant, as :func:`_backward_node`)."""
     kind = T.node_kind[s]
-    if kind == TERMINAL:
-        _terminal(T, s, reach, v, p, col)
+    if kind == TERMINAL:  # :func:`_terminals`
         return
     actor = T.node_player[s] if kind == DECISION else -1
     _gather(T, s, v, v[:0], acc, acc, actor, p)
@@ -337,8 +337,11 @@ def _value_node(T, sigma, reach, v, acc, p, best, choice, s, col):
 
 @numba.njit(cache=True)
 def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
-    for s in range(T.level_start[hi] - 1, T.level_start[lo] - 1, -1):
-        _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[0])
+    ls = T.level_start
+    for d in range(hi - 1, lo - 1, -1):
+        _terminals(T, ls[d], ls[d + 1], reach, v, v[:0], T.node_kind[:0], p, X[0])
+        for s in range(ls[d + 1] - 1, ls[d] - 1, -1):
+            _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[0])
 
 
 @numba.njit(cache=True, parallel=True)
@@ -347,7 +350,9 @@ def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     for d in range(hi - 1, lo - 1, -1):
         nt = X.shape[0]
         for t in prange(nt):
-            for s in range(_cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)):
+            a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
+            _terminals(T, a, b, reach, v, v[:0], T.node_kind[:0], p, X[t])
+            for s in range(a, b):
                 _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
 
 
