@@ -318,8 +318,10 @@ def sampling_summary(results=RESULTS):
              "serial solver, OpenSpiel's algorithm) and on more (workers in deterministic batches, "
              "`threads=`)."]
     if speed:
-        spans = [_num(r, "openspiel_seconds") / _num(r, "coupsolve_seconds") for r in speed]
-        longer = max([x for x in spans if math.isfinite(x)], default=1.0)
+        spans = sorted(x for x in (_num(r, "openspiel_seconds") / _num(r, "coupsolve_seconds")
+                                   for r in speed) if math.isfinite(x))
+        longer = spans[len(spans) // 2] if spans else 1.0  # the median (a run that fills its table
+        # stops early)
         times = ("OpenSpiel for about {:.0f} times coupsolve's wall time, as its iterations vary "
                  "widely in length".format(longer) if longer >= 1.5 else "the same wall time each")
         lines += ["", "**External-sampling MCCFR against OpenSpiel's `ExternalSamplingSolver`** on "
