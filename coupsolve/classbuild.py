@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from solvers.memory import check_fits, format_bytes
-from solvers.public import _DTYPES, BUILT_FIELDS, PublicTree
+from solvers.public import _DTYPES, PublicFlat, PublicTree
 from solvers.public_matrices import sparse_bytes
 from solvers.public_rep import estimate_public_solve_bytes
 
@@ -412,7 +412,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
     arrays = written(O, G, ln)
     tree = PublicTree(rules_game_id(rules), infoset_actions=arrays["infoset_actions"],
-                      **{k: arrays[k] for k in BUILT_FIELDS})
+                      **{k: arrays[k] for k in PublicFlat._fields})
     info = dict(count_seconds=0.0, fill_seconds=sec, bytes=tree.nbytes, work_bytes=work,
                 pairs=int(G[CC.G_PAIRS]), pairs_by_kind=_pair_kinds(G),
                 stepped=int(G[CC.G_STEPPED]), level_entries=le.tolist())

@@ -34,8 +34,8 @@ def no_live():
 @numba.njit(cache=True, inline="always")
 def _forward_side(T, sigma, reach, live, s, q):
     """Reach of player ``q``'s entries at the children of ``s`` from ``q``'s entries at ``s``: scaled by
-    the strategy where ``q`` acts at ``s`` (``entry_act`` >= 0), copied elsewhere (every ``entry_act``
-    is -1 there); and the children's codes (module docstring)."""
+    the strategy where ``q`` acts at ``s`` (slot >= 0), copied elsewhere (every slot is -1 there);
+    and the children's codes (module docstring)."""
     pb, _ = _side(T, s, q)
     keep = live.shape[0] > 0
     gone = keep and live[2 * s + q] != LIVE
@@ -51,10 +51,11 @@ def _forward_side(T, sigma, reach, live, s, q):
         some = False
         if acts:
             for e in range(lo, hi):
-                r = reach[_ix(pb + T.entry_parent[_ix(e)])]
-                a = T.entry_act[_ix(e)]
-                if a >= 0:
-                    r *= sigma[_ix(a)]
+                par = _ix(pb + T.entry_parent[_ix(e)])
+                r = reach[par]
+                k = T.entry_slot[_ix(e)]
+                if k >= 0:
+                    r *= sigma[_ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)]
                 reach[_ix(e)] = r
                 some |= r != 0.0
         else:

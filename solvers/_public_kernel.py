@@ -68,17 +68,18 @@ def _gather_side(T, s, v, w, acc, acc2, q, acts):
         hi = lo + n
         if acts:
             for e in range(lo, hi):
-                a = T.entry_act[_ix(e)]
-                if a >= 0:
-                    acc[_ix(a)] += v[_ix(e)]
+                par = _ix(b + T.entry_parent[_ix(e)])
+                k = T.entry_slot[_ix(e)]
+                if k >= 0:
+                    o = _ix(T.infoset_offset[_ix(T.entry_ref[par])] + k)
+                    acc[o] += v[_ix(e)]
                     if predictive:
-                        acc2[_ix(a)] += w[_ix(e)]
+                        acc2[o] += w[_ix(e)]
                 else:  # an entry passing through without a decision
-                    par = _ix(b + T.entry_parent[_ix(e)])
                     v[par] += v[_ix(e)]
                     if predictive:
                         w[par] += w[_ix(e)]
-        else:  # the opponent's or chance's node (every entry_act is -1 there)
+        else:  # the opponent's or chance's node (every slot is -1 there)
             for e in range(lo, hi):
                 par = _ix(b + T.entry_parent[_ix(e)])
                 v[par] += v[_ix(e)]

@@ -4,12 +4,12 @@ that read one node (the layout is :mod:`solvers.public`'s)."""
 import numba
 import numpy as np
 
-from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
+from .kinds import BOTH_PLAYERS, TERMINAL
 
 #: A node's codes (:mod:`solvers._public_forward`).
 LIVE, SILENT, BELOW = 0, 1, 2
 
-__all__ = ["LIVE", "SILENT", "BELOW", "entry_actions", "scratch"]
+__all__ = ["LIVE", "SILENT", "BELOW", "scratch"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -176,33 +176,3 @@ def scratch(T, threads):
     ``threads`` contiguous runs of nodes, one per row."""
     width = int(T.matrix_cols.max()) if T.matrix_cols.shape[0] else 1
     return np.zeros((max(1, int(threads)), max(1, width)))
-
-
-@numba.njit(cache=True)
-def entry_actions(level_start, node_kind, node_player, child_start, num_children, entry_start,
-                  num_entries0, entry_parent, entry_slot, entry_ref, infoset_offset, num_actions):
-    """``entry_act`` of :class:`~solvers.public.PublicFlat` (int32, per entry) from the other fields:
-    for an entry whose player acted at the parent node (slot >= 0), the index of that action, the
-    parent entry's ``infoset_offset`` plus the slot; else -1. Only the children of the nodes above
-    the last level are set (in a piece, the roots' parents are another piece's).
-
-    Raises ``ValueError`` where a slot names no action of the parent entry's information set."""
-    act = np.full(entry_parent.shape[0], -1, np.int32)
-    for s in range(level_start[level_start.shape[0] - 2] if level_start.shape[0] > 1 else 0):
-        if node_kind[s] != DECISION:
-            continue
-        q = node_player[s]
-        pb = entry_start[s] + (num_entries0[s] if q == 1 else 0)
-        for c in range(child_start[s], child_start[s] + num_children[s]):
-            lo = entry_start[c] + (num_entries0[c] if q == 1 else 0)
-            hi = entry_start[c] + num_entries0[c] if q == 0 else entry_start[c + 1]
-            for e in range(lo, hi):
-                k = entry_slot[e]
-                if k < 0:
-                    continue
-                i = entry_ref[pb + entry_parent[e]]
-                if i < 0 or i >= num_actions.shape[0] or k >= num_actions[i]:
-                    raise ValueError("PublicTree: an entry's slot is no action of its parent's "
-                                     "information set")
-                act[e] = infoset_offset[i] + k
-    return act

@@ -46,11 +46,6 @@ per entry (``E``):
                                there, else -1; at a terminal, the entry's row (player 0) or column
                                (player 1) in the terminal's matrix; -1 at chance nodes (one field: an
                                entry never needs both, which saves 4 bytes per entry)
-``entry_act``        int32     derived from the fields above, never given (:func:`public_flat`): the
-                               action of ``entry_slot`` as an index into the actions (the parent
-                               entry's ``infoset_offset`` plus the slot), else -1; the passes read it
-                               in place of three dependent reads (slot, parent's information set,
-                               its offset)
 per matrix (``M``), stored sparse (only the cells with histories, row by row):
 ``matrix_start``     int64     ``M + 1`` entries; matrix ``m``'s cells are ``matrix_start[m] : ...[m+1]``
 ``matrix_cols``      int32     its number of columns
@@ -97,7 +92,7 @@ may share a matrix (rows and columns are then indices into the entries of a comm
 how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
-Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 13 per entry, 12 per matrix
+Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 9 per entry, 12 per matrix
 cell, 8 per row pointer, 20 per matrix, 17 per information set and 4 per action.
 """
 
@@ -109,11 +104,10 @@ import numpy as np
 
 from .infosets import InfosetTable
 from .kinds import DECISION, TERMINAL
-from ._public_node import entry_actions
 from .public_matrices import check_matrices, dense_matrix, sparse_bytes
 
-__all__ = ["MAX_ACTIONS", "PublicTree", "PublicFlat", "BUILT_FIELDS", "check_num_actions",
-           "estimate_public_tree_bytes", "flat_array", "public_flat"]
+__all__ = ["MAX_ACTIONS", "PublicTree", "PublicFlat", "check_num_actions", "estimate_public_tree_bytes",
+           "flat_array"]
 
 
 class PublicFlat(NamedTuple):
@@ -142,11 +136,6 @@ class PublicFlat(NamedTuple):
     infoset_offset: np.ndarray
     infoset_count: np.ndarray
     infoset_node: np.ndarray
-    entry_act: np.ndarray
-
-
-#: The fields a builder gives (all but the derived ``entry_act``).
-BUILT_FIELDS = PublicFlat._fields[:-1]
 
 
 _DTYPES = dict(
@@ -159,7 +148,7 @@ _DTYPES = dict(
     infoset_count=np.int32, infoset_node=np.int32,
 )
 _BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start included
-_BYTES_PER_ENTRY = 4 + 1 + 4 + 4
+_BYTES_PER_ENTRY = 4 + 1 + 4
 _BYTES_PER_INFOSET = 1 + 4 + 4 + 4 + 4
 _BYTES_PER_ACTION = 4
 #: The most actions an information set of a public tree has: an entry's slot is int8 (at turn limit 4
@@ -194,16 +183,6 @@ def flat_array(name, a):
     return np.ascontiguousarray(a, dtype=dt)
 
 
-def public_flat(arrays):
-    """The :class:`PublicFlat` of the built fields in ``arrays`` (a mapping; :data:`BUILT_FIELDS`, each
-    as :func:`flat_array` holds it; any other key ignored), with ``entry_act`` derived from them."""
-    f = {name: flat_array(name, arrays[name]) for name in BUILT_FIELDS}
-    act = entry_actions(f["level_start"], f["node_kind"], f["node_player"], f["child_start"],
-                        f["num_children"], f["entry_start"], f["num_entries0"], f["entry_parent"],
-                        f["entry_slot"], f["entry_ref"], f["infoset_offset"], f["infoset_num_actions"])
-    return PublicFlat(**f, entry_act=act)
-
-
 def estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices, num_infosets,
                                num_actions, num_rows):
     """Bytes of a :class:`PublicTree` of these sizes (ints; ``num_cells`` those stored, with histories,
@@ -226,8 +205,7 @@ class PublicTree(InfosetTable):
     infoset_actions : ndarray, int32
         The game's action ids, per information set action.
     **arrays
-        Every array of :class:`PublicFlat` but ``entry_act`` (:data:`BUILT_FIELDS`), by name (a
-        given ``entry_act`` is derived again).
+        Every array of :class:`PublicFlat`, by name.
 
     Raises
     ------
@@ -240,21 +218,20 @@ class PublicTree(InfosetTable):
                      "cell_col", "matrix_data")
 
     def __init__(self, game_id, *, infoset_actions, keys=None, **arrays):
-        missing = set(BUILT_FIELDS) - set(arrays)
+        missing = set(PublicFlat._fields) - set(arrays)
         extra = set(arrays) - set(PublicFlat._fields)
         if missing or extra:
             raise TypeError(f"PublicTree: missing arrays {sorted(missing)}, unknown {sorted(extra)}")
         conv = {}
-        for name in BUILT_FIELDS:
+        for name in PublicFlat._fields:
             a = flat_array(name, arrays[name])
             if a.ndim != 1:
                 raise ValueError(f"PublicTree: {name} must be 1-D, got shape {a.shape}")
             conv[name] = a
-        self.flat = PublicFlat(**conv, entry_act=conv["entry_slot"][:0])
+        self.flat = PublicFlat(**conv)
         self.infoset_actions = np.ascontiguousarray(infoset_actions, dtype=np.int32)
         self.game_id = str(game_id)
         self._check()
-        self.flat = public_flat(conv)
         self._set_keys(keys if keys is not None else _numbered)
 
     # -- the GameTree-like infoset table (what Solver, policies and checkpoints read) --
