@@ -41,8 +41,8 @@ import numpy as np
 from numba import prange
 
 from ._matching import predictive_match, schedule
-from ._public_forward import LIVE, SILENT, forward, forward_levels
-from ._public_node import _cut, _ix, _side, _terminals, scratch
+from ._public_forward import LIVE, forward, forward_levels
+from ._public_node import _cut, _ix, _side, _terminals, _zero_side, scratch
 from .kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -170,11 +170,7 @@ def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
     matching of its regrets and CFR+'s regrets are not negative, as every update leaves them (and a
     checkpoint of the same algorithm restores them)."""
     sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
-    b, n = _side(T, s, p)
-    for i in range(b, b + n if code == SILENT else b):
-        v[i] = 0.0
-        if w.shape[0] > 0:
-            w[i] = 0.0
+    b, n = _zero_side(T, s, p, v, w, code)
     cheap = not discount and w.shape[0] == 0
     if kind == DECISION and T.node_player[s] == p and not (cheap and live[2 * s + p] != LIVE):
         for x in range(b, b + n):
@@ -190,11 +186,11 @@ def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
 
 
 @numba.njit(cache=True, inline="always")
-def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
+def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
     """Node ``s`` of :func:`backward` (inlined with ``p`` a constant: see :func:`_backward_node`).
 
-    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live)``, the state's arrays; ``col``
-    is not read: the drivers compute a run's terminals before its other nodes, in one call
+    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live)``, the state's arrays. A
+    terminal is skipped: the drivers compute a run's terminals before its other nodes, in one call
     (:func:`~solvers._public_node._terminals`).
     """
     sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
@@ -216,15 +212,15 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s, col):
 
 
 @numba.njit(cache=True, inline="always")
-def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, col):
+def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s):
     """Node ``s`` of :func:`backward`, the body inlined once per player with ``p`` a constant: with
     ``p`` a run-time value the pass took 9 times as long (turn limit 2: 144 ms against 16 ms)."""
     if p == 0:
-        _backward_body(T, B, plus, discount, 0, weight, fpos, fneg, s, col)
+        _backward_body(T, B, plus, discount, 0, weight, fpos, fneg, s)
     elif p == 1:
-        _backward_body(T, B, plus, discount, 1, weight, fpos, fneg, s, col)
+        _backward_body(T, B, plus, discount, 1, weight, fpos, fneg, s)
     else:
-        _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s, col)
+        _backward_body(T, B, plus, discount, BOTH_PLAYERS, weight, fpos, fneg, s)
 
 
 @numba.njit(cache=True)
@@ -233,7 +229,7 @@ def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
     for d in range(hi - 1, lo - 1, -1):
         _terminals(T, ls[d], ls[d + 1], B[5], B[6], B[7], B[8], p, X[0])
         for s in range(ls[d + 1] - 1, ls[d] - 1, -1):
-            _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[0])
+            _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -245,7 +241,7 @@ def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
             a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
             _terminals(T, a, b, B[5], B[6], B[7], B[8], p, X[t])
             for s in range(a, b):
-                _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s, X[t])
+                _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)
 
 
 @numba.njit(cache=True)
@@ -295,7 +291,7 @@ def run_iterations(T, S, P, num_iterations, parallel):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_body(T, sigma, reach, v, acc, p, best, choice, s, col):
+def _value_body(T, sigma, reach, v, acc, p, best, choice, s):
     """Node ``s`` of :func:`values` (inlined with ``p`` a constant, as :func:`_backward_node`)."""
     kind = T.node_kind[s]
     if kind == TERMINAL:  # :func:`_terminals`
@@ -326,14 +322,14 @@ def _value_body(T, sigma, reach, v, acc, p, best, choice, s, col):
 
 
 @numba.njit(cache=True, inline="always")
-def _value_node(T, sigma, reach, v, acc, p, best, choice, s, col):
+def _value_node(T, sigma, reach, v, acc, p, best, choice, s):
     """Node ``s`` of :func:`values`, one inlined body per constant ``p``."""
     if p == 0:
-        _value_body(T, sigma, reach, v, acc, 0, best, choice, s, col)
+        _value_body(T, sigma, reach, v, acc, 0, best, choice, s)
     elif p == 1:
-        _value_body(T, sigma, reach, v, acc, 1, best, choice, s, col)
+        _value_body(T, sigma, reach, v, acc, 1, best, choice, s)
     else:
-        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, choice, s, col)
+        _value_body(T, sigma, reach, v, acc, BOTH_PLAYERS, best, choice, s)
 
 
 @numba.njit(cache=True)
@@ -342,7 +338,7 @@ def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
     for d in range(hi - 1, lo - 1, -1):
         _terminals(T, ls[d], ls[d + 1], reach, v, v[:0], T.node_kind[:0], p, X[0])
         for s in range(ls[d + 1] - 1, ls[d] - 1, -1):
-            _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[0])
+            _value_node(T, sigma, reach, v, acc, p, best, choice, s)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -354,7 +350,7 @@ def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
             a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
             _terminals(T, a, b, reach, v, v[:0], T.node_kind[:0], p, X[t])
             for s in range(a, b):
-                _value_node(T, sigma, reach, v, acc, p, best, choice, s, X[t])
+                _value_node(T, sigma, reach, v, acc, p, best, choice, s)
 
 
 @numba.njit(cache=True)

@@ -41,6 +41,19 @@ def _cut(T, a, b, t, nt):
 
 
 @numba.njit(cache=True, inline="always")
+def _zero_side(T, s, p, v, w, code):
+    """Player ``p``'s values at node ``s`` where the opponent has no reach (``code`` not
+    :data:`LIVE`): zero, written where the parent reads them (:data:`SILENT`), not below a silent
+    parent (:data:`BELOW`), and PCFR+'s predictions ``w`` (if any) alike; ``p``'s side, ``(b, n)``."""
+    b, n = _side(T, s, p)
+    for i in range(b, b + n if code == SILENT else b):
+        v[i] = 0.0
+        if w.shape[0] > 0:
+            w[i] = 0.0
+    return b, n
+
+
+@numba.njit(cache=True, inline="always")
 def _terminals(T, lo, hi, reach, v, w, live, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at the terminals among
     nodes ``lo .. hi-1`` (of one level), in one call (:func:`_terminals_body`): one compiled function
@@ -81,12 +94,7 @@ def _terminals_body(T, lo, hi, reach, v, w, live, p, col):
         if T.node_kind[s] != TERMINAL:
             continue
         if p != BOTH_PLAYERS and live.shape[0] > 0 and live[2 * s + 1 - p] != LIVE:
-            if live[2 * s + 1 - p] == SILENT:
-                b, n = _side(T, s, p)
-                for i in range(b, b + n):
-                    v[i] = 0.0
-                    if predictive:
-                        w[i] = 0.0
+            _zero_side(T, s, p, v, w, live[2 * s + 1 - p])
             continue
         _terminal(T, s, reach, v, p, col)
         if predictive:
