@@ -233,9 +233,10 @@ def _step(P, s, action, ev, ne):
     return ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle(P, s, ev, ne, buf, prob):
-    """Apply every forced step: one-outcome chance events and one-choice decisions (but a forced Coup)."""
+    """Apply every forced step: one-outcome chance events and one-choice decisions (but a forced Coup).
+    Inlined into :func:`apply` and :func:`initial_state`, as :func:`apply` is into its callers."""
     while True:
         ph = s[S_PHASE]
         if ph == PH_TERMINAL:
@@ -278,10 +279,12 @@ def initial_state(P, s, ev, buf, prob):
     return _settle(P, s, ev, np.int64(0), buf, prob)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(P, s, action, ev, ne, buf, prob):
     """Apply a legal action or chance outcome, then every forced step (one choice, one outcome; a forced
     Coup is still asked). The caller checks legality (:func:`legal_actions`, :func:`chance_outcomes`).
+    Inlined: a compiled call passes every array field by field, and a sampler's step made this one
+    call more than the two it makes.
 
     Parameters
     ----------
