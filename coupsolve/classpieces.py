@@ -37,7 +37,7 @@ import numpy as np
 
 from solvers.kinds import TERMINAL
 from solvers.memory import format_bytes, releases_free_memory
-from solvers.public import PublicFlat, check_num_actions, estimate_public_tree_bytes, flat_array
+from solvers.public import PublicFlat, check_num_actions, estimate_public_tree_bytes, public_flat
 from solvers.public_matrices import sparse_bytes
 from solvers.public_pieces import estimate_pieces_solve_bytes
 from solvers.public_split import Piece, _matrices, check_bounds
@@ -200,7 +200,7 @@ def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
     if cut:
         term[a["level_start"][-2]:] = False
     _matrices(mats, a, term)
-    flat = PublicFlat(**{k: flat_array(k, a[k]) for k in PublicFlat._fields})
+    flat = public_flat(a)
     check_num_actions(flat.infoset_num_actions, "the class walk")  # the walk writes int8 slots
     ni, na = flat.infoset_player.shape[0], int(flat.infoset_num_actions.sum())
     return (Piece(flat, slice(infoset0, infoset0 + ni), slice(action0, action0 + na), roots, levels),

@@ -107,7 +107,7 @@ from .kinds import DECISION, TERMINAL
 from .public_matrices import check_matrices, dense_matrix, sparse_bytes
 
 __all__ = ["MAX_ACTIONS", "PublicTree", "PublicFlat", "check_num_actions", "estimate_public_tree_bytes",
-           "flat_array"]
+           "flat_array", "public_flat"]
 
 
 class PublicFlat(NamedTuple):
@@ -181,6 +181,12 @@ def flat_array(name, a):
             raise ValueError(f"PublicTree: {name} holds {hi if hi > info.max else lo}, beyond "
                              f"{dt.name}: too large for one public tree; build it in pieces")
     return np.ascontiguousarray(a, dtype=dt)
+
+
+def public_flat(arrays):
+    """The :class:`PublicFlat` of ``arrays`` (a mapping with every field; any other key ignored),
+    each as :func:`flat_array` holds it."""
+    return PublicFlat(**{name: flat_array(name, arrays[name]) for name in PublicFlat._fields})
 
 
 def estimate_public_tree_bytes(num_nodes, num_entries, num_cells, num_matrices, num_infosets,

@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .kinds import DECISION, TERMINAL
-from .public import PublicFlat, flat_array
+from .public import PublicFlat, public_flat
 
 __all__ = ["Piece", "split", "renumbered", "check_bounds", "choose_depth", "subtree_entries",
            "piece_bytes", "pack_matrices", "count", "ids"]
@@ -162,11 +162,10 @@ def _piece(f, ranges, cut, roots):
     level = np.searchsorted(f.level_start, gn, side="right") - 1 - _first_level(f, ranges)
     local_node = gn - node_lo[level] + ls[level]
     _matrices(f, a, term)
-    flat = PublicFlat(
+    flat = public_flat(dict(
         level_start=ls, entry_start=entry_start, infoset_player=f.infoset_player[owned],
         infoset_num_actions=m, infoset_offset=offset, infoset_count=f.infoset_count[owned],
-        infoset_node=local_node, **a)
-    flat = PublicFlat(*(flat_array(n, x) for n, x in zip(PublicFlat._fields, flat)))
+        infoset_node=local_node, **a))
     return Piece(flat, owned, actions.astype(np.int64), roots, len(ranges))
 
 
