@@ -86,11 +86,11 @@ def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, ma
 
 
 @njit(cache=True, nogil=True)
-def run_phase(P, W, table, regret, avg, rng, stats, i, first, batch, plus, linear, stack, cnt, code,
-              logv, rkey, rcheck, rmeta, rval):
-    """``solvers._mccfr_external.run_phase`` for Coup (one worker of threaded external sampling)."""
-    return EXT.run_phase(FUNCTIONS, P, W, table, regret, avg, rng, stats, i, first, batch, plus,
-                         linear, stack, cnt, code, logv, rkey, rcheck, rmeta, rval)
+def run_worker(P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear, stack,
+               cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
+    """``solvers._mccfr_external.run_worker`` for Coup (one worker of threaded external sampling)."""
+    return EXT.run_worker(FUNCTIONS, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch,
+                          plus, linear, stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar)
 
 
 @njit(cache=True)
@@ -162,7 +162,7 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
                          f"move in the features game), not {abstraction!r}")
     P = rules.params()
     kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, None,
-                          run_phase), E.S_SIZE
+                          run_worker), E.S_SIZE
     max_depth, extra = E.game_bounds(P)[0], ()
     if abstraction == "features":
         from . import sampling_keys

@@ -36,6 +36,7 @@ the phase ends), which ``benchmarks.mccfr`` measures against the time it saves.
 import numpy as np
 from numba import njit
 
+from ._atomics import barrier
 from ._mccfr_kernel import (_ALL, _ALL_AHEAD, _ONE, AHEAD, CHANCE, ERR_DEPTH, OK, TERMINAL, _copy,
                             _match, _prefetch, _push, _sample, _update, lookup, prefetch_slot)
 
@@ -330,4 +331,53 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
             elif kind == REC_REGRET:
                 for a in range(k):
                     _add_regret(regret, o + a, rval[t, v + a], plus)
+    return OK
+
+
+
+@njit(inline="always", nogil=True)
+def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear,
+               stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
+    """Worker ``t``'s part of whole batches, called at once in ``T`` threads (one per worker; ``T`` the
+    sinks' rows), which meet at a :func:`solvers._atomics.barrier` on ``bar`` twice a phase: after
+    the traversals (:func:`run_phase`, worker ``t``'s with its scratch ``W``, stack ``stack`` and
+    generator ``rows[t]``) and after the merge (thread 0 inserts the records while the others add the
+    logs; with one worker, the records and then the logs). Nothing returns to Python between phases.
+
+    ``rngs`` (uint64, T) are the generators, ``rows`` (uint64, (T, >= 1)) their states while a phase
+    runs (a row each: no cache line shared). ``at`` (int64, 4): the batch (of ``batches``) and the
+    player of the next phase, where a call starts and ends (thread 0 advances them; the others read
+    them after a barrier), and the merge's status. Every thread returns the same status code;
+    ``ERR_SINK``: the phase at ``at`` filled a sink and was undone (``rngs`` still hold its first
+    states), so the caller grows the sinks and calls again from ``at``."""
+    T = cnt.shape[0]
+    n = int(stats[5])
+    rows[t, 0] = rngs[t]
+    while at[0] < batches:
+        i, first = at[1], stats[2]
+        run_phase(game, P, W, table, regret, avg, rows[t], stats, i, first + t * batch, batch, plus,
+                  linear, stack, cnt[t], code[t], logv[t], rkey[t], rcheck[t], rmeta[t], rval[t])
+        barrier(bar, T)
+        bad = OK
+        for w in range(T):  # every thread decides alike
+            s = cnt[w, CNT_STATUS]
+            if s == ERR_SINK or (s != OK and bad == OK):
+                bad = s
+                if t == 0:
+                    stats[3] = cnt[w, CNT_DEPTH]
+        if bad != OK:
+            return bad
+        rngs[t] = rows[t, 0]
+        if t == 0:
+            at[2] = merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
+            if i + 1 < n:
+                at[1] = i + 1
+            else:
+                at[0], at[1] = at[0] + 1, 0
+                stats[2] += T * batch
+        if T == 1 or t > 0:
+            apply_logs(max(t - 1, 0), max(T - 1, 1), regret, avg, plus, cnt, code, logv)
+        barrier(bar, T)
+        if at[2] != OK:
+            return at[2]
     return OK

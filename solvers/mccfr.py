@@ -115,7 +115,7 @@ def bind(functions):
     small game, while a large one caches entry points of its own (as ``coupsolve.sampling`` does)."""
     return tuple(functools.partial(k, functions) for k in (EXT.run_iterations, K.replay_keys,
                                                             K.tree_infoset_keys, O.run_outcome,
-                                                            R.run_probe, EXT.run_phase))
+                                                            R.run_probe, EXT.run_worker))
 
 
 #: Bytes per information set of the copy a growth of the table makes (key, check, offset, 2 int32).

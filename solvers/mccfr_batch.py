@@ -2,11 +2,13 @@
 :mod:`solvers._mccfr_external`'s docstring), driven from here.
 
 A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iterations in batches of
-``T * batch``. Each phase runs the game's ``run_phase`` kernel once per worker, worker 0 in the calling
-thread and the others in a pool of ``T - 1`` threads (the kernel releases the GIL), then inserts the
-new information sets (:func:`solvers._mccfr_external.merge_records`) in worker 0's thread while the
-others add the logs (:func:`solvers._mccfr_external.apply_logs`). Ctrl-C is held until the batch is
-whole.
+``T * batch``, by the game's worker kernel (:func:`solvers._mccfr_external.run_worker`) in ``T``
+threads at once (worker 0 in the calling thread, the others in a pool; the kernel releases the GIL):
+each phase's traversals, then the merge (the new information sets inserted in worker 0's thread
+while the others add the logs), the threads meeting at a compiled barrier between them
+(:mod:`solvers._atomics`, about 0.15 microseconds here) without coming back to Python, which cost
+tens of microseconds a hand-over (the pool's, and numba's typing of the kernel's arguments). Ctrl-C is
+held until a call's batches are whole (:data:`CALL_SECONDS`).
 
 The results are reproducible from the seed, ``T`` and ``batch`` (not from the cores the machine has,
 nor the sinks' room), and differ from the serial solver's: a worker does not see the others' updates,
@@ -17,9 +19,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import time
 
 import numpy as np
 
+from . import _atomics as A
 from . import _mccfr_external as EXT
 from .checkpoint import _interrupts_held
 from .memory import check_fits, format_bytes
@@ -40,6 +44,9 @@ ROOM_BYTES = (16, 48, 8)
 #: workers, alternating runs: 1,954 iterations a second with the rows, 1,969 with the padding too,
 #: against 1,894 with neither (within the noise of this machine, but never worse).
 ROW = 16
+#: A call of the batches kernel runs whole batches for about this long (the first call one batch; a
+#: call's length bounds how long Ctrl-C waits).
+CALL_SECONDS = 0.1
 
 
 def _apart(a):
@@ -77,12 +84,14 @@ class Workers:
 
     def __init__(self, game, workers):
         self.game, self.count = game, workers
-        self.stacks = [tuple(_apart(a) for a in EXT.make_stack(game.max_depth, game.state_size,
-                                                               game.max_moves, game.num_players))
-                       for _ in range(workers)]
-        self.scratch = [tuple(_apart(a) for a in game.scratch) for _ in range(workers)]
-        self._pool = None
+        self.stacks = tuple(tuple(_apart(a) for a in EXT.make_stack(game.max_depth, game.state_size,
+                                                                    game.max_moves, game.num_players))
+                            for _ in range(workers))
+        self.scratch = tuple(tuple(_apart(a) for a in game.scratch) for _ in range(workers))
         self._rng = np.zeros((workers, ROW), np.uint64)  # the generators' states during a phase
+        self._at = np.zeros(4, np.int64)  # where a call of the kernel is: batch, player; a status
+        self._bar = np.zeros(A.BAR_SIZE, np.int64)  # the workers' barrier
+        self._pool = None
         self._make(FIRST_ROOM)
 
     def _make(self, room):
@@ -106,7 +115,8 @@ class Workers:
         self._make(room)
 
     def _map(self, fn):
-        """``fn(t)`` for every worker ``t``, worker 0 here and the others on the pool; the results."""
+        """``fn(t)`` for every worker ``t`` at once, worker 0 here and the others on the pool; the
+        results."""
         if self.count == 1:
             return [fn(0)]
         if self._pool is None:
@@ -114,64 +124,35 @@ class Workers:
         futures = [self._pool.submit(fn, t) for t in range(1, self.count)]
         return [fn(0)] + [f.result() for f in futures]
 
-    def _phase(self, kernel, arrays, i, first, batch, plus, linear, t):
+    def _call(self, kernel, arrays, batches, batch, plus, linear, t):
         g = self.game
         table, regret, avg, rngs, stats = arrays
-        rng = self._rng[t, :1]
-        rng[0] = rngs[t]
-        status = kernel(g.params, self.scratch[t], table, regret, avg, rng, stats, i,
-                        first + t * batch, batch, plus, linear, self.stacks[t],
-                        *(a[t] for a in self.sinks))
-        rngs[t] = rng[0]
-        return status
-
-    def _merge(self, arrays, plus, u):
-        """Thread ``u``'s part of a phase's merge: with one worker, the records and then the logs;
-        else thread 0 inserts the records while the others add the logs. A log entry only names an
-        information set that was in the table when the phase began, and a record only a new one, so
-        they write apart and the order does not matter. Thread 0 returns the merge's status."""
-        table, regret, avg, _, stats = arrays
-        cnt, code, logv, rkey, rcheck, rmeta, rval = self.sinks
-        T = self.count
-        status = EXT.OK
-        if u == 0:
-            status = EXT.merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
-        if T == 1 or u > 0:
-            EXT.apply_logs(max(u - 1, 0), max(T - 1, 1), regret, avg, plus, cnt, code, logv)
-        return status
+        return kernel(g.params, self.scratch[t], table, regret, avg, rngs, self._rng, stats, self._at,
+                      batches, batch, plus, linear, self.stacks[t], *self.sinks, t, self._bar)
 
     def run(self, kernel, arrays, batches, batch, plus, linear):
         """``batches`` whole batches; a status code of :mod:`solvers._mccfr_kernel` (never
-        ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks)."""
-        for _ in range(batches):
+        ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks). The workers
+        run the game's worker kernel (:func:`solvers._mccfr_external.run_worker`) in calls of about
+        ``CALL_SECONDS`` each, Ctrl-C held until a call's batches are whole."""
+        done, chunk = 0, 1
+        while done < batches:
+            todo = min(chunk, batches - done)
+            self._at[:] = 0
             caught = []
+            began = time.perf_counter()
             with _interrupts_held(caught):
-                status = self._batch(kernel, arrays, batch, plus, linear)
+                while True:
+                    status = self._map(functools.partial(self._call, kernel, arrays, todo, batch, plus,
+                                                         linear))[0]
+                    if status != EXT.ERR_SINK:
+                        break
+                    self._grow()
             if status != EXT.OK:
                 return status
             if caught:
                 raise KeyboardInterrupt
-        return EXT.OK
-
-    def _batch(self, kernel, arrays, batch, plus, linear):
-        table, regret, avg, rngs, stats = arrays
-        first = int(stats[2])
-        i = 0
-        while i < int(stats[5]):
-            saved = rngs.copy()
-            statuses = self._map(functools.partial(self._phase, kernel, arrays, i, first, batch, plus,
-                                                   linear))
-            if EXT.ERR_SINK in statuses:
-                rngs[:] = saved
-                self._grow()
-                continue
-            for t, status in enumerate(statuses):
-                if status != EXT.OK:
-                    stats[3] = self.sinks[0][t, EXT.CNT_DEPTH]
-                    return status
-            status = self._map(functools.partial(self._merge, arrays, plus))[0]
-            if status != EXT.OK:
-                return status
-            i += 1
-        stats[2] += self.count * batch
+            done += todo
+            spent = time.perf_counter() - began
+            chunk = max(1, min(2 * chunk, int(todo * CALL_SECONDS / max(spent, 1e-9))))
         return EXT.OK
