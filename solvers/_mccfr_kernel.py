@@ -47,9 +47,10 @@ slot (padded), two to a 64-byte cache line when the table starts on one
 (:func:`solvers.mccfr.new_table`), and 16 bytes an action. The array holds ``capacity`` slots (a
 power of two) and a last record, the *header*, whose ``key`` is the mask of the slots in use: the
 first ``mask + 1`` (a power of two, at first :data:`FIRST_SLOTS`). When an insertion would load them
-beyond ``MAX_LOAD``, :func:`_grow` doubles them in place (the information sets are put back in slot
-order; their offsets do not move, so the iterates do not depend on it), so a small game probes a
-small, cached table in an array sized for the largest, whose untouched pages cost no memory.
+beyond ``MAX_LOAD``, :func:`_grow` doubles them in place, with no copy (the information sets are
+moved to their new homes; their offsets do not, so the iterates do not depend on it), so a small
+game probes a small, cached table in an array sized for the largest, whose untouched pages cost no
+memory.
 ``stats`` (int64, 7) holds the information sets and the actions in use, the finished iterations,
 the depth of an error, the room for actions (``regret``'s length), the number of players and the
 room for information sets (at most ``MAX_LOAD`` times ``capacity``). Kernels return a status code,
@@ -148,30 +149,50 @@ def _free_slot(table, key, mask):
     return j
 
 
+@njit(cache=True, inline="always")
+def _move(table, j, k):
+    """Slot ``j``'s information set into slot ``k``; ``j`` left empty."""
+    src, dst = table[j], table[k]
+    dst.key, dst.check, dst.nact, dst.owner = src.key, src.check, src.nact, src.owner
+    o = src.offset
+    src.offset = -1
+    dst.offset = o
+
+
 @njit(cache=True)
 def _grow(table, used):
-    """Double the slots in use (the header's mask), putting their ``used`` information sets back in
-    slot order; the table must have room (``2 * (mask + 1)`` slots besides the header)."""
+    """Double the slots in use (the header's mask) in place; the table must have room (``2 * (mask +
+    1)`` slots besides the header). ``used`` (the information sets in use) is not needed.
+
+    Under the new mask a key's home is its old home ``h`` or ``h + m``. The old slots are walked once,
+    from just after an empty one ``s`` (so that no run of full slots wraps into the walk's start),
+    each information set taken out and put back by linear probing from its new home. A set that stays
+    below ``m`` lands at or before the slot ``j`` it left: the full slots from its home up to ``j``
+    were all walked already. One that moves up meets only sets put back already: the sets walked
+    from ``s`` to ``j`` with new homes at or above ``x + m`` lay in ``x .. j``, so they fit in
+    ``x + m .. j + m`` and the upper run never wraps, except for the sets of a run that wrapped in
+    the old table (walked last, from slot 0), whose probe wraps only onto slots walked already. So no
+    probe passes over a set that moves afterwards, and every set stays where its probe finds it.
+    Reads and writes are sequential and nothing is allocated: copying the sets into fresh arrays and
+    back, as before, cost as much again in page faults."""
     hdr = table.shape[0] - 1
     m = np.int64(table[hdr].key) + 1
-    key = np.empty(used, np.uint64)
-    check = np.empty(used, np.uint64)
-    offset = np.empty(used, np.int64)
-    meta = np.empty((used, 2), np.int32)
-    u = 0
-    for j in range(m):
-        if table[j].offset >= 0:
-            key[u], check[u], offset[u] = table[j].key, table[j].check, table[j].offset
-            meta[u, 0], meta[u, 1] = table[j].nact, table[j].owner
-            u += 1
-    for j in range(2 * m):
-        table[j].offset = -1
     mask = np.uint64(2 * m - 1)
+    for j in range(m, 2 * m):
+        table[j].offset = -1
+    s = 0
+    while table[s].offset >= 0:  # at most three quarters are full: there is an empty slot
+        s += 1
     table[hdr].key = mask
-    for u in range(used):
-        slot = table[_free_slot(table, key[u], mask)]
-        slot.key, slot.check, slot.offset = key[u], check[u], offset[u]
-        slot.nact, slot.owner = meta[u, 0], meta[u, 1]
+    for x in range(1, m):
+        j = np.uint64((s + x) % m)
+        if table[j].offset < 0:
+            continue
+        k = table[j].key & mask
+        while k != j and table[k].offset >= 0:
+            k = (k + np.uint64(1)) & mask
+        if k != j:
+            _move(table, j, k)
 
 
 @njit(cache=True, inline="always")

@@ -118,10 +118,6 @@ def bind(functions):
                                                             R.run_probe, EXT.run_worker))
 
 
-#: Bytes per information set of the copy a growth of the table makes (key, check, offset, 2 int32).
-GROWTH_BYTES = 32
-
-
 def _capacity(max_infosets):
     return 1 << max(4, math.ceil(math.log2(max_infosets / K.MAX_LOAD + 1)))
 
@@ -147,15 +143,14 @@ def slots_in_use(table):
 
 
 def estimate_bytes(game, max_infosets, max_actions, threads=1):
-    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) at its largest, with the copy its
-    last growth makes of the information sets, and its traversal stack; with ``threads`` workers,
+    """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) at its largest (it grows in place)
+    and its traversal stack; with ``threads`` workers,
     their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
     stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
     workers = threads * (stack + B.room_bytes(B.FIRST_ROOM)) if threads > 1 else 0
     cap = _capacity(max_infosets)
-    growth = int(K.MAX_LOAD * cap / 2) * GROWTH_BYTES if cap > K.FIRST_SLOTS else 0
-    return ((cap + 1) * K.SLOT_BYTES + growth + max_actions * K.ACTION_BYTES + stack + workers)
+    return (cap + 1) * K.SLOT_BYTES + max_actions * K.ACTION_BYTES + stack + workers
 
 
 def _choice(name, value, choices):
