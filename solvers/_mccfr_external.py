@@ -2,8 +2,9 @@
 
 The game, the table and the reasons the kernels taking a game are inlined, not cached, are in
 :mod:`solvers._mccfr_kernel`. :func:`run_iterations` is the serial algorithm (OpenSpiel's
-``ExternalSamplingSolver``); :func:`run_phase` is one worker's part of a batch, which
-:mod:`solvers.mccfr_batch` runs on ``T`` workers at once:
+``ExternalSamplingSolver``); :func:`run_phase` is one worker's part of a batch, and
+:func:`run_worker` runs whole batches in one of ``T`` threads, the workers meeting at a barrier
+between a phase's traversals and its merge (:mod:`solvers.mccfr_batch` starts them):
 
 Batches
 -------
