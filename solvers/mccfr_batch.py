@@ -5,7 +5,7 @@ A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iter
 ``T * batch``, by the game's worker kernel (:func:`solvers._mccfr_external.run_worker`) in ``T``
 threads at once (worker 0 in the calling thread, the others in a pool; the kernel releases the GIL):
 each phase's traversals, then the merge (the new information sets inserted in worker 0's thread
-while the others add the logs), the threads meeting at a compiled barrier between them
+while the others add their parts of the logs, then worker 0's part), the threads meeting at a compiled barrier between them
 (:mod:`solvers._atomics`, about 0.15 microseconds here) without coming back to Python, which cost
 tens of microseconds a hand-over (the pool's, and numba's typing of the kernel's arguments). Ctrl-C is
 held until a call's batches are whole (:data:`CALL_SECONDS`).
@@ -33,12 +33,14 @@ from .memory import check_fits, format_bytes
 #: (a phase's hand-over to the threads costs tens of microseconds), with no worse an exploitability per
 #: iteration after 20 s (0.0031 against 0.0032 with RM, 0.0018 against 0.0019 with RM+).
 DEFAULT_BATCH = 128
-#: The sinks' first room per worker: log entries, records, record values (grown as needed).
+#: The sinks' first room per worker: log entries (in as many equal parts as workers, one for each
+#: thread that adds them), records, record values (grown as needed).
 FIRST_ROOM = (1 << 16, 1 << 12, 1 << 14)
 #: Bytes of the sinks per unit of room: a log entry (code, value), a record (key, check, 4 int64),
 #: a record value.
 ROOM_BYTES = (16, 48, 8)
-#: A worker's counters and generator state each get a row of this many int64s (128 bytes), and its
+#: A worker's counters and generator state each get a row of this many int64s (128 bytes; the
+#: counters more with more than ``ROW - CNT_LOG`` workers), and its
 #: stack and scratch arrays 128 bytes of padding on either side, so that no two workers write to one
 #: cache line (the counters and generators are written at every node). Two players, turn limit 4, two
 #: workers, alternating runs: 1,954 iterations a second with the rows, 1,969 with the padding too,
@@ -98,14 +100,17 @@ class Workers:
         self.room = tuple(int(r) for r in room)
         T = self.count
         log, rec, val = self.room
-        self.sinks = (np.zeros((T, ROW), np.int64), np.zeros((T, log), np.int64),
+        log = T * -(-log // T)  # T equal parts
+        row = ROW * -(-(EXT.CNT_LOG + T) // ROW)
+        self.sinks = (np.zeros((T, row), np.int64), np.zeros((T, log), np.int64),
                       np.zeros((T, log)), np.zeros((T, rec), np.uint64), np.zeros((T, rec), np.uint64),
                       np.zeros((T, rec, 4), np.int64), np.zeros((T, val)))
 
     def _grow(self):
-        cnt = self.sinks[0]
-        full = [cnt[:, c].max() >= 0.5 * r for c, r in zip((EXT.CNT_LOG, EXT.CNT_REC, EXT.CNT_VAL),
-                                                          self.room)]
+        cnt, T = self.sinks[0], self.count
+        used = (cnt[:, EXT.CNT_LOG:EXT.CNT_LOG + T].max() * T, cnt[:, EXT.CNT_REC].max(),
+                cnt[:, EXT.CNT_VAL].max())
+        full = [u >= 0.5 * r for u, r in zip(used, self.room)]
         room = tuple(r * 2 if f or not any(full) else r for r, f in zip(self.room, full))
         have = sum(a.nbytes for a in self.sinks)
         need = self.count * room_bytes(room)
