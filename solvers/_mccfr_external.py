@@ -361,8 +361,9 @@ def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, b
     """Worker ``t``'s part of whole batches, called at once in ``T`` threads (one per worker; ``T`` the
     sinks' rows), which meet at a :func:`solvers._atomics.barrier` on ``bar`` twice a phase: after
     the traversals (:func:`run_phase`, worker ``t``'s with its scratch ``W``, stack ``stack`` and
-    generator ``rows[t]``) and after the merge (thread 0 inserts the records while the others add the
-    logs; with one worker, the records and then the logs). Nothing returns to Python between phases.
+    generator ``rows[t]``) and after the merge (every thread adds its part of the logs,
+    :func:`apply_logs`, thread 0 after inserting the records). Nothing returns to Python between
+    phases.
 
     ``rngs`` (uint64, T) are the generators, ``rows`` (uint64, (T, >= 1)) their states while a phase
     runs (a row each: no cache line shared). ``at`` (int64, 4): the batch (of ``batches``) and the
@@ -390,7 +391,9 @@ def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, b
         rngs[t] = rows[t, 0]
         if t == 0:
             at[2] = merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
-            if i + 1 < n:
+            if at[2] != OK:
+                pass  # the batch is not counted as finished
+            elif i + 1 < n:
                 at[1] = i + 1
             else:
                 at[0], at[1] = at[0] + 1, 0
