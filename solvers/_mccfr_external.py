@@ -354,7 +354,6 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
     return OK
 
 
-
 @njit(inline="always", nogil=True)
 def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear,
                stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
@@ -366,7 +365,7 @@ def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, b
     phases.
 
     ``rngs`` (uint64, T) are the generators, ``rows`` (uint64, (T, >= 1)) their states while a phase
-    runs (a row each: no cache line shared). ``at`` (int64, 4): the batch (of ``batches``) and the
+    runs (a row each: no cache line shared). ``at`` (int64, 3): the batch (of ``batches``) and the
     player of the next phase, where a call starts and ends (thread 0 advances them; the others read
     them after a barrier), and the merge's status. Every thread returns the same status code;
     ``ERR_SINK``: the phase at ``at`` filled a sink and was undone (``rngs`` still hold its first
@@ -391,13 +390,12 @@ def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, b
         rngs[t] = rows[t, 0]
         if t == 0:
             at[2] = merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rval)
-            if at[2] != OK:
-                pass  # the batch is not counted as finished
-            elif i + 1 < n:
-                at[1] = i + 1
-            else:
-                at[0], at[1] = at[0] + 1, 0
-                stats[2] += T * batch
+            if at[2] == OK:  # a batch whose merge failed is not counted as finished
+                if i + 1 < n:
+                    at[1] = i + 1
+                else:
+                    at[0], at[1] = at[0] + 1, 0
+                    stats[2] += T * batch
         apply_logs(t, T, regret, avg, plus, cnt, code, logv)
         barrier(bar, T)
         if at[2] != OK:

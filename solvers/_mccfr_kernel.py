@@ -160,9 +160,9 @@ def _move(table, j, k):
 
 
 @njit(cache=True)
-def _grow(table, used):
+def _grow(table):
     """Double the slots in use (the header's mask) in place; the table must have room (``2 * (mask +
-    1)`` slots besides the header). ``used`` (the information sets in use) is not needed.
+    1)`` slots besides the header).
 
     Under the new mask a key's home is its old home ``h`` or ``h + m``. The old slots are walked once,
     from just after an empty one ``s`` (so that no run of full slots wraps into the walk's start),
@@ -220,7 +220,7 @@ def lookup(table, stats, key, check, owner, k, insert):
         return -1 - ERR_FULL
     m = np.int64(mask) + 1
     if stats[0] + 1 > MAX_LOAD * m and 2 * m <= hdr:
-        _grow(table, stats[0])
+        _grow(table)
         j = _free_slot(table, key, table[hdr].key)
     slot = table[j]
     slot.key = key

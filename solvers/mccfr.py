@@ -144,8 +144,8 @@ def slots_in_use(table):
 
 def estimate_bytes(game, max_infosets, max_actions, threads=1):
     """Bytes of a solver's table (:mod:`solvers._mccfr_kernel`) at its largest (it grows in place)
-    and its traversal stack; with ``threads`` workers,
-    their stacks and their sinks' first room (:mod:`solvers.mccfr_batch`)."""
+    and its traversal stack; with ``threads`` workers, their stacks and their sinks' first room
+    (:mod:`solvers.mccfr_batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
     stack = (game.max_depth + 1) * ((1 + K.AHEAD) * state + 28 * game.max_moves)
     workers = threads * (stack + B.room_bytes(B.FIRST_ROOM)) if threads > 1 else 0

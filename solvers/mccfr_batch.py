@@ -5,10 +5,10 @@ A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iter
 ``T * batch``, by the game's worker kernel (:func:`solvers._mccfr_external.run_worker`) in ``T``
 threads at once (worker 0 in the calling thread, the others in a pool; the kernel releases the GIL):
 each phase's traversals, then the merge (the new information sets inserted in worker 0's thread
-while the others add their parts of the logs, then worker 0's part), the threads meeting at a compiled barrier between them
-(:mod:`solvers._atomics`, about 0.15 microseconds here) without coming back to Python, which cost
-tens of microseconds a hand-over (the pool's, and numba's typing of the kernel's arguments). Ctrl-C is
-held until a call's batches are whole (:data:`CALL_SECONDS`).
+while the others add their parts of the logs, then worker 0's part). The threads meet at a compiled
+barrier between the two (:mod:`solvers._atomics`, about 0.15 microseconds here) without coming back
+to Python, which cost tens of microseconds a hand-over (the pool's, and numba's typing of the
+kernel's arguments). Ctrl-C is held until a call's batches are whole (:data:`CALL_SECONDS`).
 
 The results are reproducible from the seed, ``T`` and ``batch`` (not from the cores the machine has,
 nor the sinks' room), and differ from the serial solver's: a worker does not see the others' updates,
@@ -40,11 +40,11 @@ FIRST_ROOM = (1 << 16, 1 << 12, 1 << 14)
 #: a record value.
 ROOM_BYTES = (16, 48, 8)
 #: A worker's counters and generator state each get a row of this many int64s (128 bytes; the
-#: counters more with more than ``ROW - CNT_LOG`` workers), and its
-#: stack and scratch arrays 128 bytes of padding on either side, so that no two workers write to one
-#: cache line (the counters and generators are written at every node). Two players, turn limit 4, two
-#: workers, alternating runs: 1,954 iterations a second with the rows, 1,969 with the padding too,
-#: against 1,894 with neither (within the noise of this machine, but never worse).
+#: counters a multiple of it with more than ``ROW - CNT_LOG`` workers), and its stack and scratch
+#: arrays 128 bytes of padding on either side, so that no two workers write to one cache line (the
+#: counters and generators are written at every node). Two players, turn limit 4, two workers,
+#: alternating runs: 1,954 iterations a second with the rows, 1,969 with the padding too, against
+#: 1,894 with neither (within the noise of this machine, but never worse).
 ROW = 16
 #: A call of the batches kernel runs whole batches for about this long (the first call one batch; a
 #: call's length bounds how long Ctrl-C waits).
@@ -91,7 +91,7 @@ class Workers:
                             for _ in range(workers))
         self.scratch = tuple(tuple(_apart(a) for a in game.scratch) for _ in range(workers))
         self._rng = np.zeros((workers, ROW), np.uint64)  # the generators' states during a phase
-        self._at = np.zeros(4, np.int64)  # where a call of the kernel is: batch, player; a status
+        self._at = np.zeros(3, np.int64)  # where a call of the kernel is: batch, player; a status
         self._bar = np.zeros(A.BAR_SIZE, np.int64)  # the workers' barrier
         self._pool = None
         self._make(FIRST_ROOM)
