@@ -80,10 +80,18 @@ def _forward_node(T, sigma, reach, live, s, q):
         _forward_side(T, sigma, reach, live, s, 1)
 
 
+@numba.njit(cache=True, _nrt=False)
+def _forward_run(T, sigma, reach, live, a, b, q):
+    """Nodes ``a`` to ``b - 1`` (of one or more levels, in order): the one compiled copy of the
+    forward pass's node, called by both drivers, without reference counting (as
+    :func:`solvers._public_kernel._backward_run`)."""
+    for s in range(a, b):
+        _forward_node(T, sigma, reach, live, s, q)
+
+
 @numba.njit(cache=True)
 def _forward_serial(T, sigma, reach, live, lo, hi, q):
-    for s in range(T.level_start[lo], T.level_start[hi]):
-        _forward_node(T, sigma, reach, live, s, q)
+    _forward_run(T, sigma, reach, live, T.level_start[lo], T.level_start[hi], q)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -91,8 +99,8 @@ def _forward_parallel(T, sigma, reach, live, lo, hi, q):
     ls = T.level_start
     for d in range(lo, hi):
         for t in prange(RUNS):
-            for s in range(_cut(T, ls[d], ls[d + 1], t, RUNS), _cut(T, ls[d], ls[d + 1], t + 1, RUNS)):
-                _forward_node(T, sigma, reach, live, s, q)
+            _forward_run(T, sigma, reach, live, _cut(T, ls[d], ls[d + 1], t, RUNS),
+                         _cut(T, ls[d], ls[d + 1], t + 1, RUNS), q)
 
 
 @numba.njit(cache=True)

@@ -59,7 +59,8 @@ def _terminals(T, lo, hi, reach, v, w, live, p, col):
     nodes ``lo .. hi-1`` (of one level), in one call (:func:`_terminals_body`): one compiled function
     per player, ``p`` a constant in it. With ``p`` an argument of one compiled function, the
     terminals of turn limit 3 of Coup took 52 and 60 ms (player 0's and 1's pass) against 42 and 38
-    ms with it a constant; a call per terminal cost a few ms more than one per run of nodes."""
+    ms with it a constant; a call per terminal cost a few ms more than one per run of nodes.
+    Compiled without reference counting, as :func:`solvers._public_kernel._backward_run`."""
     if p == 0:
         _terminals0(T, lo, hi, reach, v, w, live, col)
     elif p == 1:
@@ -68,17 +69,17 @@ def _terminals(T, lo, hi, reach, v, w, live, p, col):
         _terminals2(T, lo, hi, reach, v, w, live, col)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _terminals0(T, lo, hi, reach, v, w, live, col):
     _terminals_body(T, lo, hi, reach, v, w, live, 0, col)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _terminals1(T, lo, hi, reach, v, w, live, col):
     _terminals_body(T, lo, hi, reach, v, w, live, 1, col)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, _nrt=False)
 def _terminals2(T, lo, hi, reach, v, w, live, col):
     _terminals_body(T, lo, hi, reach, v, w, live, BOTH_PLAYERS, col)
 
