@@ -88,12 +88,8 @@ def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, ma
 @_njit.njit(cache=True, nogil=True)
 def run_worker(P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear, stack,
                cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
-    """``solvers._mccfr_external.run_worker`` for Coup (one worker of threaded external sampling).
-
-    Compiled without reference counting (it allocates nothing: the stack, sinks and generators are
-    the caller's). With it, the views its traversal hands the engine and the sink's tuple cost a
-    fifth of its time in atomic increments: two players, turn limit 2, one worker, 27,400 iterations
-    a second with them and 34,700 without (the serial kernel, which makes its own stack, 32,400)."""
+    """``solvers._mccfr_external.run_worker`` for Coup (one worker of threaded external sampling),
+    compiled without reference counting as that module says a binding should be."""
     return EXT.run_worker(FUNCTIONS, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch,
                           plus, linear, stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar)
 

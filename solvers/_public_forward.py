@@ -83,15 +83,10 @@ def _forward_node(T, sigma, reach, live, s, q):
 @numba.njit(cache=True, _nrt=False)
 def _forward_run(T, sigma, reach, live, a, b, q):
     """Nodes ``a`` to ``b - 1`` (of one or more levels, in order): the one compiled copy of the
-    forward pass's node, called by both drivers, without reference counting (as
-    :func:`solvers._public_kernel._backward_run`)."""
+    forward pass's node, called for every level at once on one thread and by the parallel driver,
+    without reference counting (as :func:`solvers._public_kernel._backward_run`)."""
     for s in range(a, b):
         _forward_node(T, sigma, reach, live, s, q)
-
-
-@numba.njit(cache=True)
-def _forward_serial(T, sigma, reach, live, lo, hi, q):
-    _forward_run(T, sigma, reach, live, T.level_start[lo], T.level_start[hi], q)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -128,7 +123,7 @@ def forward_levels(T, sigma, reach, lo, hi, parallel, q, live):
     if parallel:
         _forward_parallel(T, sigma, reach, live, lo, hi, q)
     else:
-        _forward_serial(T, sigma, reach, live, lo, hi, q)
+        _forward_run(T, sigma, reach, live, T.level_start[lo], T.level_start[hi], q)
 
 
 @numba.njit(cache=True)
