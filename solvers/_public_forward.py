@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._public_node import BELOW, LIVE, SILENT, _cut, _ix, _side
+from ._public_node import BELOW, LIVE, SILENT, _cut, _ix, _side, _void
 from .kinds import DECISION, TERMINAL
 
 #: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
@@ -41,6 +41,8 @@ def _forward_side(T, sigma, reach, live, s, q):
     gone = keep and live[2 * s + q] != LIVE
     acts = T.node_kind[s] == DECISION and T.node_player[s] == q
     for c in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
+        if keep and _void(T, c):  # no solving pass reads a terminal that pays nothing
+            continue
         lo, n = _side(T, c, q)
         hi = lo + n
         if gone:

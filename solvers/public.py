@@ -36,6 +36,7 @@ per public node (``N``):
 ``num_entries0``     int32     how many of them are player 0's
 ``term_matrix``      int32     at terminals, the matrix holding its chance weights, else -1
 ``term_scale``       float64   at terminals, the payoff to player 0 the matrix is scaled by, else 0
+                               (a terminal with 0 pays nothing: the solving passes skip it)
 per entry (``E``):
 ``entry_parent``     int32     local index of the same player's entry at the parent node it came from
                                (-1 at the root)

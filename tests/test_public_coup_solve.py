@@ -100,3 +100,47 @@ def test_public_exploitability_is_the_history_trees_and_both_runs_converge(pair,
     ea, va = a.evaluate()
     eb, vb = b.evaluate()
     assert abs(va - vb) <= 2.0 * (ea + eb) + 1e-12
+
+
+@pytest.fixture(scope="module")
+def draw_pair():
+    """Turn limit 2 under the draw payoff: a third of the public tree's entries are at terminals that
+    pay nothing (a draw at the limit)."""
+    return history_public_pair(coupsolve.Rules.two_player_selection(turn_limit=2), "class")
+
+
+@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "pcfr+"])
+@pytest.mark.parametrize("updates,threads", [("alternating", 1), ("alternating", 2),
+                                             ("simultaneous", 1)])
+def test_terminals_that_pay_nothing_are_never_read_by_a_solve(draw_pair, algorithm, updates, threads):
+    """The solving passes skip a terminal whose payoff is zero (``solvers._public_node._void``): its
+    entries' reach, values and predictions, set to NaN before the solve, are still NaN after it (a
+    pass that read one would spread the NaN into the strategy), and the iterates are still the
+    history solver's: the first iteration's regrets to 1e-9 (player 0's with alternating updates:
+    rounding noise in regrets that are zero decides some of player 0's new choices differently,
+    which player 1's first update then sees), and after 8 iterations the public tree's
+    exploitability of its own average policy equals the history tree's evaluation of it."""
+    history, public, perm = draw_pair
+    f = public.tree.flat
+    void = np.repeat((f.node_kind == solvers.TERMINAL) & (f.term_scale == 0.0), np.diff(f.entry_start))
+    assert void.sum() > public.tree.num_entries // 4
+    a = Solver(history.tree, algorithm, updates=updates)
+    b = Solver(public.tree, algorithm, updates=updates, threads=threads)
+    S = b.representation.state
+    buffers = [S.reach, S.v] + ([S.w] if S.w.shape[0] else [])
+    for x in buffers:
+        x[void] = np.nan
+    a.step(1)
+    b.step(1)
+    T = history.tree
+    mine = np.repeat(T.infoset_player == 0 if updates == "alternating" else T.infoset_player >= 0,
+                     T.infoset_num_actions)
+    ra = a.representation.get_state()["regret"]
+    rb = b.representation.get_state()["regret"][perm]
+    assert mine.sum() > 1000
+    np.testing.assert_allclose(rb[mine], ra[mine], atol=1e-9, rtol=0)
+    b.step(7)
+    assert all(np.isnan(x[void]).all() for x in buffers)
+    avg = b.average_policy()
+    assert np.isfinite(avg).all() and np.isfinite(S.regret).all()
+    assert abs(solvers.exploitability(history.tree, avg[perm]) - b.exploitability()) < 1e-9
