@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli_args import CliError
+from .cli_args import CliError, solve_precision
 
 
 def _folder(option, path):
@@ -86,11 +86,12 @@ def stopping_rule(args, rules, out=sys.stderr):
     if args.iterations is not None:
         return args.iterations, None
     target = DEFAULT_TARGET if args.target_exploitability is None else args.target_exploitability
-    floor = PRECISION_FLOOR[args.precision] * payoff_range(rules)
+    precision = solve_precision(args, False)  # auto's float32 in pieces is known only later
+    floor = PRECISION_FLOOR[precision] * payoff_range(rules)
     print(f"target exploitability {target:g}, at most {args.max_iterations:,} iterations "
           "(--max-iterations)", file=out)
     if target < floor:
-        print(f"warning: --target-exploitability {target:g} is below what {args.precision} reaches "
+        print(f"warning: --target-exploitability {target:g} is below what {precision} reaches "
               f"(the exploitability levels off near {floor:.1g}); the solve will run all "
               f"{args.max_iterations:,} iterations of --max-iterations", file=out)
     return args.max_iterations, target

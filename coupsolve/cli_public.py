@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from .cli_args import CliError
+from .cli_args import CliError, solve_precision
 
 
 def _fmt(n):
@@ -124,7 +124,7 @@ def measure_public(rules, args, out):
         size = _count_public(rules, args, out, name, why)
         if cache:
             sizecache.remember_public(rules, _parts(args), size)
-    peak = size.peak_bytes(getattr(args, "precision", "float64"), getattr(args, "algorithm", "") == "pcfr+")
+    peak = size.peak_bytes(solve_precision(args, False), getattr(args, "algorithm", "") == "pcfr+")
     print(size.describe(), file=out)
     if budget is not None:
         verdict = "fits" if peak <= budget else "does NOT fit"
@@ -165,7 +165,7 @@ def _plan_pieces(size, args, out, budget, whole):
     from .classcount import AUTO_NODES_PER_PART
     from .classpieces import PiecesPlan
 
-    precision = getattr(args, "precision", "float64")
+    precision = solve_precision(args, True)
     pred = getattr(args, "algorithm", "") == "pcfr+"
     workers = max(1, min(getattr(args, "threads", None) or os.cpu_count() or 1, 2))
     if not size.parts:

@@ -36,7 +36,7 @@ import sys
 import time
 import warnings
 
-from .cli_args import CliError, rules_of
+from .cli_args import AUTO_PRECISION, CliError, rules_of, solve_precision
 from .cli_checks import check_outputs, stopping_rule
 from .cli_public import (AUTO_CLASS_MAX_HISTORIES, AUTO_PUBLIC_MAX_HISTORIES, _budget,
                          _build_pieces, _every, _fmt, _plan_pieces, _public_hint, builder_of,
@@ -115,7 +115,8 @@ def measure(rules, args, out, build=False):
 
     budget, what = _budget(args)
     max_nodes = None if budget is None else budget // MIN_BYTES_PER_HISTORY
-    options = {k: getattr(args, k) for k in ("precision", "updates", "threads") if hasattr(args, k)}
+    options = {k: getattr(args, k) for k in ("updates", "threads") if hasattr(args, k)}
+    options["precision"] = solve_precision(args, False)
     options["predictive"] = getattr(args, "algorithm", "") == "pcfr+"
     cache = not getattr(args, "no_cache", False)
     print(f"rules: {rules}", file=out)
@@ -169,7 +170,19 @@ def choose_tree(rules, args, out):
     the history tree when asked or, under ``auto``, when it fits; else the public tree, whole when it
     fits, else in pieces (class walk only). Refuses, with the figures, what does not fit. Returns the
     count to build from (``TreeSize``, or the public builder's ``ClassSize`` or ``PublicSize``:
-    :func:`public_builder`), or a :class:`~coupsolve.classpieces.PiecesPlan`."""
+    :func:`public_builder`), or a :class:`~coupsolve.classpieces.PiecesPlan`. Sets ``args.precision``
+    to the one the solve runs in (``--precision auto``: :func:`~coupsolve.cli_args.solve_precision`)."""
+    size = _choose_tree(rules, args, out)
+    pieces = builder_of(size) == "classpieces"
+    if getattr(args, "precision", None) == AUTO_PRECISION:
+        args.precision = solve_precision(args, pieces)
+        if pieces:
+            print("precision: float32 (--precision auto: a tree in pieces is solved in float32, for "
+                  "its memory)", file=out)
+    return size
+
+
+def _choose_tree(rules, args, out):
     rep = args.representation
     if getattr(args, "ray", None) and rep != "pieces":
         rep = "public"  # --representation history was refused by _ray_backend; pieces when too large

@@ -21,7 +21,8 @@ from test_public_analysis import _close
 pytestmark = pytest.mark.xdist_group("ray")  # beside test_cli_public: one compile of the class walk
 
 TL = ["--turn-limit", "1", "--limit-payoff", "influence"]
-PIECES = ["--representation", "pieces", "--pieces", "2"]
+SPLIT = ["--representation", "pieces", "--pieces", "2"]
+PIECES = SPLIT + ["--precision", "float64"]  # as the whole tree's (auto: float32): the same iterates
 
 
 def _no_build(monkeypatch):
@@ -189,7 +190,7 @@ def test_pieces_are_refused_with_the_figures(capsys):
     code, out, err = _run(["solve", *TL, *PIECES, "--iterations", "2", "--max-memory", "1MiB"],
                           capsys)
     assert code == 2 and "in pieces" in err and "more than the 1.00 MiB" in err
-    code, out, err = _run(["info", *TL, *PIECES], capsys)
+    code, out, err = _run(["info", *TL, *SPLIT], capsys)
     assert code == 0, err
     assert "public tree in pieces: cut at level" in out and "at the peak of a build and solve" in out
 
@@ -217,3 +218,20 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
     np.savez(tmp_path / "h.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "h.npz")], capsys)
     assert code == 2 and "history tree" in err and "GiB, more than the" in err
+
+
+@pytest.mark.parametrize("how,precision", [([], "float64"), (SPLIT, "float32"), (PIECES, "float64"),
+                                           (["--precision", "float32"], "float32")])
+def test_auto_precision_is_float32_only_in_pieces(how, precision):
+    """``--precision auto`` (the default) solves a tree held in pieces in float32, for its memory, and
+    every other tree in float64; a precision given is kept. :func:`choose_tree` decides it with the
+    tree, before anything is built."""
+    from coupsolve.cli import build_parser
+    from coupsolve.cli_solve import choose_tree
+
+    args = build_parser().parse_args(["solve", *TL, *how])
+    printed = io.StringIO()
+    choose_tree(coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence"), args,
+                printed)
+    assert args.precision == precision
+    assert ("precision: float32 (--precision auto" in printed.getvalue()) == (how == SPLIT)
