@@ -120,7 +120,19 @@ def test_terminals_that_pay_nothing_are_never_read_by_a_solve(draw_pair, algorit
     rounding noise in regrets that are zero decides some of player 0's new choices differently,
     which player 1's first update then sees), and after 8 iterations the public tree's
     exploitability of its own average policy equals the history tree's evaluation of it."""
-    history, public, perm = draw_pair
+    _check_a_solve_with_draws(*draw_pair, algorithm, updates, threads)
+
+
+@pytest.mark.slow  # the history tree takes 7 GiB, both builds about 5 minutes
+def test_turn_limit_3_solve_is_the_history_solvers():
+    """:func:`test_terminals_that_pay_nothing_are_never_read_by_a_solve` at turn limit 3 (draw payoff,
+    the class walk's tree): CFR+ on one and two threads."""
+    pair = history_public_pair(coupsolve.Rules.two_player_selection(turn_limit=3), "class")
+    for threads in (1, 2):
+        _check_a_solve_with_draws(*pair, "cfr+", "alternating", threads)
+
+
+def _check_a_solve_with_draws(history, public, perm, algorithm, updates, threads):
     f = public.tree.flat
     void = np.repeat((f.node_kind == solvers.TERMINAL) & (f.term_scale == 0.0), np.diff(f.entry_start))
     assert void.sum() > public.tree.num_entries // 4
