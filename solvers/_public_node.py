@@ -107,7 +107,7 @@ def _terminals_body(T, lo, hi, reach, v, w, live, p, col):
     for s in range(lo, hi):
         if T.node_kind[s] != TERMINAL:
             continue
-        if T.term_scale[s] == 0.0:  # :func:`_void`: zeros, written only for the passes that only
+        if _void(T, s):  # zeros, written only for the passes that only
             if live.shape[0] == 0:  # evaluate (their callers may read every entry's value)
                 for i in range(T.entry_start[s], T.entry_start[s + 1]):
                     v[_ix(i)] = 0.0
