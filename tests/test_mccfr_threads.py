@@ -51,6 +51,20 @@ def test_one_worker_in_batches_of_one_makes_the_serial_updates(kuhn, regret, ave
     _same_updates(serial, batched)
 
 
+def test_three_players_make_the_same_sets_serially_and_in_batches():
+    """At three players a traversal makes only the sets it writes (the updated and the averaged
+    player's): the serial kernel and one worker in batches of one make the same sets, in the same
+    order, with the same values, and every player's sets are among them."""
+    game = sampling_game(coupsolve.Rules(players=3, turn_limit=1))
+    serial = MCCFRSolver(game, max_infosets=100_000, seed=6, regret="rm+", average="linear")
+    batched = MCCFRSolver(game, max_infosets=100_000, seed=6, regret="rm+", average="linear",
+                          threads=1, batch=1)
+    serial.step(150)
+    batched.step(150)
+    _same_updates(serial, batched)
+    assert set(np.unique(serial.table()["owner"])) == {0, 1, 2}
+
+
 def test_workers_are_reproducible_whatever_the_threads_and_the_sinks_room(kuhn, monkeypatch):
     game, _ = kuhn
     make = lambda: MCCFRSolver(game, max_infosets=64, seed=8, regret="rm+", average="linear",  # noqa: E731
