@@ -25,9 +25,7 @@ with their values added, and every log is added, worker by worker in order, each
 set's owner adds (:func:`apply_logs`), so no thread reads another's entries, and each value gets its
 additions in the same order as from one thread. Worker 0's thread first inserts the records while
 the others add their parts: a log names only information sets that were in the table when the
-phase began, so the two write apart. (With every thread reading every entry and skipping the ones
-it does not own, the merge took two threads 11-12% of their time each, against 3-3.5% so, at two
-players, turn limit 2; with one thread adding every log, the other waited for it.)
+phase began, so the two write apart (how the merge was split, measured: ``docs/sampling.md``).
 
 The result therefore depends on the seed, ``T`` and ``batch``, never on the threads that run the
 workers nor on the sinks' sizes: a phase whose sink fills is undone (nothing was written; the
@@ -37,21 +35,16 @@ they are written: perfect recall), up to the rounding of ``r + (v - u)`` against
 delay costs convergence per iteration (a worker does not see the others' updates, nor its own, until
 the phase ends), which ``benchmarks.mccfr`` measures against the time it saves.
 
-Which information sets are made
--------------------------------
-A traversal for player ``i`` makes (serially) or records (frozen) a new information set only where it
-writes to it: the updated player ``i``'s regrets and the averaged player ``(i + 1) % n``'s weights.
-With three or more players the others' sets are only looked up: one not in the table plays
-uniformly, which is what a set made there would play (no regret, no weight), so the iterates'
-values are those of making every set met (OpenSpiel's solver does), the table holds fewer sets and
-its offsets follow the first writes. (Four players, turn limit 4, two workers: 40% of a phase's new
-sets were such; at turn limit 2, 61%. Two players have none: every set met is updated or averaged.)
+A traversal for player ``i`` makes (or records) a new information set only where it writes: the
+updated player ``i``'s regrets, the averaged player ``(i + 1) % n``'s weights. With three or more
+players the others' sets are only looked up, and one not in the table plays uniformly, as a set made
+there would (no regret, no weight): the iterates' values are those of making every set met
+(OpenSpiel's solver does), with about half the sets at four players (``docs/sampling.md``).
 
 :func:`apply_logs` and :func:`merge_records` allocate nothing and are compiled without reference
 counting (``_nrt=False``), as :func:`run_worker` is and a game's cached binding of it should be (its
-caller owns every array it gets): with numba's reference counts, the views of the stack and the
-sink's arrays took a fifth of a worker's time (two players, turn limit 2, one worker: 27,400
-iterations a second with them, 34,700 without; the serial kernel, which makes its own stack, 32,400).
+caller owns every array it gets): numba's reference counts on the views of the stack and the sink's
+arrays took a fifth of a worker's time (``docs/sampling.md``).
 """
 
 import numpy as np
@@ -128,11 +121,7 @@ def _frozen_node(sink, table, stats, regret, key, check, pl, k, i, averaged, wei
     o = lookup(table, stats, key, check, pl, k, False)
     if o < -1:
         return -(1 << 62) - (-1 - o)
-    if o >= 0:
-        _match(regret, o, k, sig)
-    else:
-        for a in range(k):
-            sig[a] = 1.0 / k
+    _match(regret, o, k, sig)  # uniform if not in the table
     at = 0
     if pl == i:
         at = _reserve(sink, o, k, 0) if o >= 0 else -1 - _record(sink, key, check, pl, k, REC_REGRET)
@@ -217,15 +206,10 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
                                pl == i or pl == averaged)
                     if o < -1:
                         return _failed(False, cnt, stats, d, -1 - o)
-                    if o < 0:
-                        for a in range(k):
-                            sig[d, a] = 1.0 / k
-                    else:
-                        if pl == averaged:
-                            _prefetch(avg, o)  # added to below, after the regrets' load
-                        _match(regret, o, k, sig[d])
-                off[d] = o
-                nk[d] = k
+                    if o >= 0 and pl == averaged:
+                        _prefetch(avg, o)  # added to below, after the regrets' load
+                    _match(regret, o, k, sig[d])  # uniform if not in the table
+                off[d], nk[d] = o, k
                 if pl == i:
                     mode[d] = _ALL
                     nxt[d] = 1

@@ -235,9 +235,10 @@ def lookup(table, stats, key, check, owner, k, insert):
 
 @njit(cache=True, inline="always")
 def _match(regret, o, k, sigma):
-    """Regret matching: ``sigma[:k]`` proportional to the positive regrets, uniform if none."""
+    """Regret matching: ``sigma[:k]`` proportional to the positive regrets, uniform if none (or if
+    ``o`` < 0: an information set not in the table)."""
     total = 0.0
-    for a in range(k):
+    for a in range(k if o >= 0 else 0):
         if regret[o + a] > 0.0:
             total += regret[o + a]
     for a in range(k):
