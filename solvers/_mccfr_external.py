@@ -359,7 +359,7 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
             if kind == REC_AVERAGE:
                 for a in range(k):
                     avg[o + a] += rval[t, v + a]
-            elif kind == REC_REGRET:
+            else:  # REC_REGRET
                 for a in range(k):
                     _add_regret(regret, o + a, rval[t, v + a], plus)
     return OK

@@ -34,6 +34,17 @@ def _same_updates(serial, batched):
     assert np.array_equal(serial._rng, batched._rng)
 
 
+def _serial_and_batched(game, iterations, **options):
+    """The serial solver and one worker in batches of one, both made with ``options`` and run for
+    ``iterations``, checked to make the same updates (:func:`_same_updates`)."""
+    serial = MCCFRSolver(game, **options)
+    batched = MCCFRSolver(game, threads=1, batch=1, **options)
+    serial.step(iterations)
+    batched.step(iterations)
+    _same_updates(serial, batched)
+    return serial, batched
+
+
 def _identical(a, b):
     ta, tb = a.table(), b.table()
     return all(np.array_equal(ta[k], tb[k]) for k in ta) and np.array_equal(a._rng, b._rng)
@@ -42,13 +53,9 @@ def _identical(a, b):
 @pytest.mark.parametrize("regret, average", [("rm", "uniform"), ("rm+", "linear")])
 def test_one_worker_in_batches_of_one_makes_the_serial_updates(kuhn, regret, average):
     game, _ = kuhn
-    serial = MCCFRSolver(game, max_infosets=64, seed=4, regret=regret, average=average)
-    batched = MCCFRSolver(game, max_infosets=64, seed=4, regret=regret, average=average, threads=1,
-                          batch=1)
-    serial.step(400)
-    batched.step(400)
+    serial, batched = _serial_and_batched(game, 400, max_infosets=64, seed=4, regret=regret,
+                                          average=average)
     assert batched.iterations == serial.iterations == 400
-    _same_updates(serial, batched)
 
 
 def test_three_players_make_the_same_sets_serially_and_in_batches():
@@ -56,12 +63,8 @@ def test_three_players_make_the_same_sets_serially_and_in_batches():
     player's): the serial kernel and one worker in batches of one make the same sets, in the same
     order, with the same values, and every player's sets are among them."""
     game = sampling_game(coupsolve.Rules(players=3, turn_limit=1))
-    serial = MCCFRSolver(game, max_infosets=100_000, seed=6, regret="rm+", average="linear")
-    batched = MCCFRSolver(game, max_infosets=100_000, seed=6, regret="rm+", average="linear",
-                          threads=1, batch=1)
-    serial.step(150)
-    batched.step(150)
-    _same_updates(serial, batched)
+    serial, _ = _serial_and_batched(game, 150, max_infosets=100_000, seed=6, regret="rm+",
+                                    average="linear")
     assert set(np.unique(serial.table()["owner"])) == {0, 1, 2}
 
 
@@ -139,11 +142,7 @@ def test_coup_workers(tmp_path):
     """Coup's own binding (compiled once, cached): one worker in batches of one is the serial solver
     at turn limit 1; two workers are reproducible."""
     game = sampling_game(coupsolve.Rules(turn_limit=1))
-    serial = MCCFRSolver(game, max_infosets=20_000, seed=2)
-    batched = MCCFRSolver(game, max_infosets=20_000, seed=2, threads=1, batch=1)
-    serial.step(300)
-    batched.step(300)
-    _same_updates(serial, batched)
+    serial, _ = _serial_and_batched(game, 300, max_infosets=20_000, seed=2)
     a, b = (MCCFRSolver(game, max_infosets=20_000, seed=2, threads=2) for _ in range(2))
     a.step(640)
     b.step(640)
