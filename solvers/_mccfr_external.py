@@ -206,7 +206,7 @@ def traverse(game, P, W, table, regret, avg, rng, stats, i, weight, plus, st, hh
                                pl == i or pl == averaged)
                     if o < -1:
                         return _failed(False, cnt, stats, d, -1 - o)
-                    if o >= 0 and pl == averaged:
+                    if pl == averaged:  # made above (o >= 0)
                         _prefetch(avg, o)  # added to below, after the regrets' load
                     _match(regret, o, k, sig[d])  # uniform if not in the table
                 off[d], nk[d] = o, k

@@ -107,8 +107,8 @@ def _terminals_body(T, lo, hi, reach, v, w, live, p, col):
     for s in range(lo, hi):
         if T.node_kind[s] != TERMINAL:
             continue
-        if _void(T, s):  # zeros, written only for the passes that only
-            if live.shape[0] == 0:  # evaluate (their callers may read every entry's value)
+        if _void(T, s):  # zeros, written only for the passes that evaluate (their callers may
+            if live.shape[0] == 0:  # read every entry's value)
                 for i in range(T.entry_start[s], T.entry_start[s + 1]):
                     v[_ix(i)] = 0.0
             continue
