@@ -11,7 +11,7 @@ From the profile, least squares fit each part's bytes and seconds per pass on 2 
 its entries and actions (the fit's largest relative error on the profile's parts is printed). Each
 sampled part of the deeper tree gets those figures from its own entries and actions. The deeper tree's
 parts are then that many parts drawn from the sample (seeded bootstrap). They are dealt to k machines
-as :class:`~solvers.distributed.RayBackend` deals them: runs of consecutive parts, balanced by cost.
+as :class:`~solvers.pieces.ray.RayBackend` deals them: runs of consecutive parts, balanced by cost.
 Consecutive parts in the tree's order are not the bootstrap's order, so the deal is repeated over
 bootstrap draws, and the table gives the mean over the draws.
 
@@ -54,7 +54,7 @@ def fit(profile):
 
 def plan(profile, sample, machines=(4, 8, 16), draws=20, seed=0, real_bytes=4):
     """Rows of the plan (module docstring), one per machine count, as dicts."""
-    from solvers.public_groups import deal
+    from solvers.pieces.groups import deal
 
     bcoef, scoef, _ = fit(profile)
     S = sample["sample"]

@@ -19,8 +19,8 @@ from .iteration import time_blocks
 def _variants(tree, workers):
     """(name, threads, make solver) in the order timed."""
     from solvers import Solver
-    from solvers.distributed import RayBackend
-    from solvers.public_parts import LocalBackend
+    from solvers.pieces.ray import RayBackend
+    from solvers.pieces.parts import LocalBackend
 
     return [("one process", 1, lambda: Solver(tree, "cfr+")),
             ("one process", workers, lambda: Solver(tree, "cfr+", threads=workers)),
@@ -31,9 +31,9 @@ def _variants(tree, workers):
 
 def _largest_part(rep):
     """Bytes the largest runner of a cut solve holds (its parts' arrays, per-action state and pass
-    buffers: :func:`solvers.public_groups.group_bytes`); 0 for one process. A Ray actor runs a
-    group of parts, :class:`~solvers.public_parts.LocalBackend` one part each."""
-    from solvers.public_groups import Group, group, group_bytes
+    buffers: :func:`solvers.pieces.groups.group_bytes`); 0 for one process. A Ray actor runs a
+    group of parts, :class:`~solvers.pieces.parts.LocalBackend` one part each."""
+    from solvers.pieces.groups import Group, group, group_bytes
 
     if not hasattr(rep, "parts"):
         return 0
@@ -46,7 +46,7 @@ def run(turn_limits, options, info):
     import ray
 
     from coupsolve import Rules
-    from coupsolve.publicbuild import build_public_tree
+    from coupsolve.trees.stepwalk.build import build_public_tree
     rows, csv_rows = [], []
     for tl in turn_limits:
         tree = build_public_tree(Rules.two_player_selection(turn_limit=tl)).tree

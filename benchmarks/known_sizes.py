@@ -1,5 +1,5 @@
-"""Count the two-player presets and write ``coupsolve/known_sizes.json``, the packaged table of
-:mod:`coupsolve.sizecache`, printing a table of what it counted.
+"""Count the two-player presets and write ``coupsolve/trees/known_sizes.json``, the packaged table of
+:mod:`coupsolve.trees.sizecache`, printing a table of what it counted.
 
     python benchmarks/known_sizes.py [--turn-limits 1 2 3] [--payoffs draw influence] [--max-nodes N]
 
@@ -17,11 +17,11 @@ import os
 import time
 
 from coupsolve import Rules, count_tree
-from coupsolve.couptree import rules_game_id
-from coupsolve.sizecache import COUNT_LAYOUT, FORMAT, entry_of
-from coupsolve.treesize import TreeTooLarge
+from coupsolve.trees.history.tree import rules_game_id
+from coupsolve.trees.sizecache import COUNT_LAYOUT, FORMAT, entry_of
+from coupsolve.trees.history.size import TreeTooLarge
 
-TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "coupsolve", "known_sizes.json")
+TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "coupsolve", "trees", "known_sizes.json")
 PRESETS = {"two-player-selection": Rules.two_player_selection,
            "two-player-standard": lambda **kw: Rules.standard(players=2, **kw)}
 

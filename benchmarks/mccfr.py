@@ -9,7 +9,7 @@ the table gives iterations per second and their ratio. OpenSpiel warms up with o
 (the compiled engine behind ``python_coup`` loads there). OpenSpiel's solver always finishes the
 iteration it is in, so its rate is its whole iterations over their time. coupsolve runs on one thread
 (the serial solver, OpenSpiel's algorithm) and on ``THREADS`` (two workers in deterministic batches,
-:mod:`solvers.mccfr_batch`), against the same OpenSpiel figure. Then two-player turn limit 2 is
+:mod:`solvers.mccfr.batch`), against the same OpenSpiel figure. Then two-player turn limit 2 is
 trained for ``--seconds`` (external sampling with RM and RM+, on one thread and on two; outcome
 sampling with RM) and its exact exploitability computed on the history tree.
 
@@ -35,8 +35,8 @@ OPENSPIEL_FACTOR = 3
 
 
 def _ours(rules, seconds, threads):
-    from coupsolve.sampling import sampling_game
-    from solvers.mccfr import MCCFRSolver, TableFull
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.solver import MCCFRSolver, TableFull
 
     solver = MCCFRSolver(sampling_game(rules), max_infosets=TABLE_INFOSETS, seed=0,
                          threads=threads)
@@ -94,9 +94,9 @@ def convergence(seconds):
     """Two players, turn limit 2: the exact exploitability after ``seconds`` of training."""
     import coupsolve
     import solvers
-    from coupsolve.sampling import sampling_game
-    from solvers.mccfr import MCCFRSolver, train
-    from solvers.mccfr_policy import tree_policy
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.solver import MCCFRSolver, train
+    from solvers.mccfr.policy import tree_policy
 
     rules = coupsolve.Rules(turn_limit=2)
     tree = coupsolve.build_tree(rules)

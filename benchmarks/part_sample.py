@@ -1,9 +1,9 @@
 """Sizes of a public tree too large to count whole, estimated from a seeded sample of its parts.
 
 Turn limit 5 of the card-selection setup is about 24 times turn limit 4: its count by parts would take
-about 15 hours here. :func:`coupsolve.classcount.count_some_parts` walks the levels above the cut and
+about 15 hours here. :func:`coupsolve.trees.classwalk.count.count_some_parts` walks the levels above the cut and
 then only a seeded random sample of the parts (each as the count by parts walks it), and this script
-writes their figures (:class:`coupsolve.classcount.PartSize`: nodes, entries, information sets, actions,
+writes their figures (:class:`coupsolve.trees.classwalk.count.PartSize`: nodes, entries, information sets, actions,
 matrix cells, the walk's bytes and seconds) to a JSON file part by part, so a run stopped early keeps
 what it finished. The whole tree's figures are the sample's means times the number of parts, with a
 95% interval from the sample's spread (:func:`estimate`); :mod:`benchmarks.cluster_plan` reads the file.
@@ -40,8 +40,8 @@ def estimate(sample, number_of_parts):
 
 def main(argv=None):
     from coupsolve import Rules
-    from coupsolve.classcount import count_some_parts
-    from coupsolve.cli_public import progress_lines
+    from coupsolve.trees.classwalk.count import count_some_parts
+    from coupsolve.cli.public import progress_lines
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.part_sample",
                                      description=__doc__.split("\n")[0])

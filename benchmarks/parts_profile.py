@@ -1,13 +1,13 @@
 """Per-part figures of Coup's public tree built in pieces, measured: what a cluster plan is computed from.
 
 For the card-selection setup at a turn limit (default 4, the influence payoff), the public tree is built
-in pieces as ``coupsolve solve`` builds it (:func:`coupsolve.classpieces.build_class_pieces`, cut at
+in pieces as ``coupsolve solve`` builds it (:func:`coupsolve.trees.pieces.build.build_class_pieces`, cut at
 ``--depth`` into ``--parts`` parts, the hands, keys and contexts spilled to disk), solved for ``--warm``
 CFR+ iterations in one process (:class:`solvers.PiecesRep`), and then ``--timed`` more iterations are
 timed piece by piece, first on 1 thread and then on 2. Per piece it records:
 
-- its arrays' bytes (:func:`solvers.public_split.piece_bytes`) and its share of a solve run on its own,
-  as a worker holding it would (:func:`solvers.public_parts.piece_solve_bytes`);
+- its arrays' bytes (:func:`solvers.pieces.split.piece_bytes`) and its share of a solve run on its own,
+  as a worker holding it would (:func:`solvers.pieces.parts.piece_solve_bytes`);
 - its nodes, entries, information sets and actions, and its roots: the entries at the cut, whose reach
   goes down and values come up each pass;
 - its seconds per pass (the part's forward and backward pass; the trunk's down and up).
@@ -30,9 +30,9 @@ from .common import load_average, machine_info
 
 def _build(rules, depth, parts, workers):
     """``(PublicPieces, seconds)``: the pieces as the command line builds them."""
-    from coupsolve.classpieces import build_class_pieces
-    from coupsolve.cli_public import progress_lines
-    from coupsolve.couptree import rules_game_id
+    from coupsolve.trees.pieces.build import build_class_pieces
+    from coupsolve.cli.public import progress_lines
+    from coupsolve.trees.history.tree import rules_game_id
     from solvers import PublicPieces
 
     began = time.perf_counter()
@@ -44,8 +44,8 @@ def _build(rules, depth, parts, workers):
 
 def _shape(piece, params, precision):
     """A piece's sizes (module docstring)."""
-    from solvers.public_parts import piece_solve_bytes
-    from solvers.public_split import count, piece_bytes
+    from solvers.pieces.parts import piece_solve_bytes
+    from solvers.pieces.split import count, piece_bytes
 
     f = piece.flat
     return dict(nodes=int(f.node_kind.shape[0]), entries=int(f.entry_parent.shape[0]),
@@ -126,7 +126,7 @@ def profile(turn_limit, payoff, depth, parts, precision, warm, timed, workers):
 
 
 def _histories(rules):
-    from coupsolve import sizecache
+    from coupsolve.trees import sizecache
 
     known = sizecache.lookup(rules)
     return int(known.size.nodes) if known is not None and known.size is not None else None

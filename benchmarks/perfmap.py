@@ -70,8 +70,8 @@ def write_map(path=None, packages=PACKAGES):
 
 def _mccfr(args):
     import coupsolve
-    from coupsolve.sampling import sampling_game
-    from solvers.mccfr import MCCFRSolver
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.solver import MCCFRSolver
 
     solver = MCCFRSolver(sampling_game(coupsolve.Rules(players=args.players,
                                                        turn_limit=args.turn_limit)),
@@ -84,7 +84,7 @@ def _mccfr(args):
 def _public(args):
     import coupsolve
     import solvers
-    from coupsolve.classbuild import build_class_tree
+    from coupsolve.trees.classwalk.build import build_class_tree
 
     tree = build_class_tree(coupsolve.Rules.two_player_selection(turn_limit=args.turn_limit)).tree
     solver = solvers.Solver(tree, "cfr+", threads=args.threads)

@@ -69,7 +69,7 @@ def task_compile(_args):
     import pyspiel
 
     import solvers
-    from solvers._layout import layout_for
+    from solvers.history._layout import layout_for
 
     out = {"import": time.perf_counter() - began}
     tree = solvers.GameTree.from_openspiel(pyspiel.load_game("kuhn_poker"))
@@ -125,7 +125,7 @@ def task_build(args):
 def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
     """Bytes each phase of one pass moves (model), counting each array element once.
 
-    Forward (:func:`solvers._passes.pull`), every non-terminal: parent
+    Forward (:func:`solvers.history._passes.pull`), every non-terminal: parent
     slot and edge (index size each), the parent's reach, the edge's
     probability (float64), its own reach and its entry in the list of reached
     histories. Backward, each reached non-terminal (``live_fraction`` of
@@ -157,7 +157,7 @@ def task_solve(args):
     import numba
 
     import solvers
-    from solvers._layout import layout_for
+    from solvers.history._layout import layout_for
     from solvers.memory import estimate_solve_bytes
 
     game = _game(args.game)
@@ -248,12 +248,12 @@ _STREAM = None
 def task_phases(args):
     """Time each phase of a CFR+ pass alone (float64, alternating, one thread).
 
-    The phases are the kernels :func:`solvers._cfr_kernel.run_iterations`
+    The phases are the kernels :func:`solvers.history._kernel.run_iterations`
     calls, called here one at a time on copies of a warm solver's buffers:
-    ``forward`` (:func:`~solvers._passes.pull`, every non-terminal),
-    ``backward`` (:func:`~solvers._passes.backward`, the reached
+    ``forward`` (:func:`~solvers.history._passes.pull`, every non-terminal),
+    ``backward`` (:func:`~solvers.history._passes.backward`, the reached
     non-terminals only) and ``infosets``
-    (:func:`~solvers._cfr_kernel._infosets`, the updated player's
+    (:func:`~solvers.history._kernel._infosets`, the updated player's
     information sets). ``stream`` reads the forward pass's bytes in order
     (its index arrays, the reach written and read back, the list of reached
     histories) with no indirection: the difference from ``forward`` is the
@@ -262,9 +262,9 @@ def task_phases(args):
     import numpy as np
 
     import solvers
-    from solvers import _cfr_kernel as K
-    from solvers import _passes
-    from solvers._layout import layout_for
+    from solvers.history import _kernel as K
+    from solvers.history import _passes
+    from solvers.history._layout import layout_for
 
     game = _game(args.game)
     tree = game.tree()

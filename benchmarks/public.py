@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import time
 
-from coupsolve.cli_public import COUNT_PARTS
+from coupsolve.cli.public import COUNT_PARTS
 
 from .common import (bench_parser, fmt_ratio, fmt_seconds, load_average, machine_info, print_table,
                      write_csv)
@@ -38,8 +38,8 @@ def _history(rules):
 
 def _public(rules):
     """(tree, build seconds, tree bytes with the builder's extras) of the public tree stepped history
-    by history (:mod:`coupsolve.publicbuild`)."""
-    from coupsolve.publicbuild import build_public_tree
+    by history (:mod:`coupsolve.trees.stepwalk.build`)."""
+    from coupsolve.trees.stepwalk.build import build_public_tree
 
     began = time.perf_counter()
     coup = build_public_tree(rules)
@@ -47,9 +47,9 @@ def _public(rules):
 
 
 def _class(rules):
-    """The same for the public tree of the class walk (:mod:`coupsolve.classbuild`: counted, then
+    """The same for the public tree of the class walk (:mod:`coupsolve.trees.classwalk.build`: counted, then
     built; the build time is both)."""
-    from coupsolve.classbuild import build_class_tree, count_class_tree
+    from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
 
     began = time.perf_counter()
     coup = build_class_tree(rules, size=count_class_tree(rules))
@@ -58,13 +58,13 @@ def _class(rules):
 
 def _pieces(rules, parts):
     """The same for the public tree built in pieces as ``coupsolve solve`` builds it when the whole
-    tree does not fit (:class:`coupsolve.classpieces.PiecesPlan`: the class walk's count by parts,
-    cached by :mod:`coupsolve.sizecache` (turn limit 4: 25 minutes), then 2 parts built at a time;
+    tree does not fit (:class:`coupsolve.trees.pieces.build.PiecesPlan`: the class walk's count by parts,
+    cached by :mod:`coupsolve.trees.sizecache` (turn limit 4: 25 minutes), then 2 parts built at a time;
     the build time is both, or the build alone from a cached count); the bytes are the pieces' and
     their keys'."""
-    from coupsolve import sizecache
-    from coupsolve.classbuild import count_class_tree
-    from coupsolve.classpieces import PiecesPlan, build_class_pieces
+    from coupsolve.trees import sizecache
+    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
     from solvers import PublicPieces
 
     began = time.perf_counter()
@@ -81,7 +81,7 @@ def _pieces(rules, parts):
 def _histories(rules, base, tree):
     """The histories a row's nanoseconds are per: the history tree's in this run, else the packaged
     known size (turn limit 4: 3,049,696,500), else the tree's own nodes."""
-    from coupsolve import sizecache
+    from coupsolve.trees import sizecache
 
     known = sizecache.lookup(rules)
     if base.get("histories"):

@@ -1,4 +1,4 @@
-"""Count a two-player Coup public tree by parts (:mod:`coupsolve.classcount`) and keep every figure.
+"""Count a two-player Coup public tree by parts (:mod:`coupsolve.trees.classwalk.count`) and keep every figure.
 
 The count of a tree too large to walk level by level (turn limit 4 of the card-selection setup): the
 levels above ``--split-depth`` whole, then ``--parts`` parts below it, ``--workers`` at a time. One line
@@ -23,7 +23,7 @@ def _max_rss():
 
 
 def _record(size):
-    """The JSON record of a :class:`coupsolve.classbuild.ClassSize`."""
+    """The JSON record of a :class:`coupsolve.trees.classwalk.build.ClassSize`."""
     return dict(
         rules=size.rules.to_dict(), nodes=size.nodes, entries=size.entries, infosets=size.infosets,
         actions=size.actions, matrices=size.matrices, cells=size.cells, pair_cells=size.pair_cells,
@@ -39,8 +39,8 @@ def _record(size):
 def _tree_bytes(n, sparse):
     """Bytes of a counted tree (a record, or a part's) with its matrices sparse (the cells with
     histories, and the row pointers where recorded) or dense, as laid out before they were sparse."""
-    from coupsolve.publicbuild import coup_tree_bytes
-    from solvers.public_matrices import dense_bytes, sparse_bytes
+    from coupsolve.trees.stepwalk.build import coup_tree_bytes
+    from solvers.trees.matrices import dense_bytes, sparse_bytes
 
     matrices = (sparse_bytes(n["pair_cells"], max(n.get("row_entries", 0) - n["matrices"], 0),
                              n["matrices"]) if sparse else dense_bytes(n["cells"], n["matrices"]))
@@ -50,10 +50,10 @@ def _tree_bytes(n, sparse):
 def report(rec):
     """Where the bytes of a counted tree go, in the public tree's layout and its solve's, and its parts'
     spread: lines of text from a record of :func:`_record`."""
-    from coupsolve.publicbuild import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET
-    from solvers.public import (_BYTES_PER_ACTION, _BYTES_PER_ENTRY, _BYTES_PER_INFOSET,
+    from coupsolve.trees.stepwalk.build import _EXTRA_PER_ENTRY, _EXTRA_PER_INFOSET
+    from solvers.trees.publictree import (_BYTES_PER_ACTION, _BYTES_PER_ENTRY, _BYTES_PER_INFOSET,
                                 _BYTES_PER_NODE)
-    from solvers.public_rep import estimate_public_solve_bytes
+    from solvers.public.rep import estimate_public_solve_bytes
 
     gib = 2.0 ** 30
     recorded = "row_entries" in rec
@@ -90,7 +90,7 @@ def _placement(parts, machines=(4, 8, 16)):
     row pointers are not recorded: a few bytes per matrix row)."""
     import heapq
 
-    from solvers.public_rep import estimate_public_solve_bytes
+    from solvers.public.rep import estimate_public_solve_bytes
 
     out = []
     for name, sparse in (("dense matrices", False), ("sparse matrices", True)):
@@ -107,7 +107,7 @@ def _placement(parts, machines=(4, 8, 16)):
 
 
 def main(argv=None):
-    from coupsolve.classbuild import count_class_tree
+    from coupsolve.trees.classwalk.build import count_class_tree
     from coupsolve.rules import Rules
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -5,7 +5,7 @@ On a local Ray cluster, the same cut, cores and run; the workers build theirs fr
 
 For a turn limit (default 3; ``--quick``: 2) the tree is counted by parts once (the plan both runs
 take). Then, each on ``--workers`` Ray actors of one thread: the driver builds every piece
-(:func:`coupsolve.classpieces.build_class_pieces`) and the backend ships the parts; or the driver walks
+(:func:`coupsolve.trees.pieces.build.build_class_pieces`) and the backend ships the parts; or the driver walks
 only the trunk while each actor builds its own parts. The table gives the seconds from nothing to a
 solver ready to step, what the driver holds of the tree (the pieces it built, or the trunk alone), the
 largest actor's share as placement estimates it before anything is allocated and its process's
@@ -23,10 +23,10 @@ from .iteration import time_blocks
 
 
 def _driver_built(plan, workers):
-    from coupsolve.classpieces import build_class_pieces
-    from coupsolve.couptree import rules_game_id
+    from coupsolve.trees.pieces.build import build_class_pieces
+    from coupsolve.trees.history.tree import rules_game_id
     from solvers import PublicPieces, Solver
-    from solvers.distributed import RayBackend
+    from solvers.pieces.ray import RayBackend
 
     built = build_class_pieces(plan.size.rules, plan.depth, bounds=plan.bounds, workers=1)
     tree = PublicPieces(rules_game_id(plan.size.rules), built.trunk, built.parts,
@@ -36,10 +36,10 @@ def _driver_built(plan, workers):
 
 
 def _workers_built(plan, workers):
-    from coupsolve.classremote import ClassRecipe
+    from coupsolve.trees.pieces.remote import ClassRecipe
     from solvers import RemotePieces, Solver
-    from solvers.distributed import RayBackend
-    from solvers.public_split import piece_bytes
+    from solvers.pieces.ray import RayBackend
+    from solvers.pieces.split import piece_bytes
 
     solver = Solver(RemotePieces(ClassRecipe(plan)), "cfr+", backend=RayBackend(workers=workers))
     return solver, piece_bytes(solver.tree.trunk)
@@ -49,8 +49,8 @@ def run(turn_limit, options, info):
     import ray
 
     from coupsolve import Rules
-    from coupsolve.classbuild import count_class_tree
-    from coupsolve.classpieces import PiecesPlan
+    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.pieces.build import PiecesPlan
 
     rules = Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")
     began = time.perf_counter()

@@ -15,11 +15,11 @@ from solvers._cache_guard import guard as _guard
 # constants: any change under coupsolve/ or solvers/ clears coupsolve's numba cache (solvers/_cache_guard.py)
 _guard(_os.path.dirname(__file__), _os.path.dirname(_solvers.__file__))
 
-from .rules import CHARACTERS, Rules
-from .game import CoupGame, CoupState, load_game
-from .builder import TreeSize, count_tree
-from .couptree import CoupTree, build_coup_tree, build_tree
-from .sampling import sampling_game  # Coup for solvers.MCCFRSolver
+from coupsolve.rules import CHARACTERS, Rules
+from coupsolve.openspiel.game import CoupGame, CoupState, load_game
+from coupsolve.trees.history.builder import TreeSize, count_tree
+from coupsolve.trees.history.tree import CoupTree, build_coup_tree, build_tree
+from coupsolve.sampling.game import sampling_game  # Coup for solvers.MCCFRSolver
 
 __all__ = ["CHARACTERS", "Rules", "CoupGame", "CoupState", "load_game", "build_tree", "build_coup_tree",
            "CoupTree", "TreeSize", "count_tree", "sampling_game"]

@@ -1,6 +1,6 @@
 """``python -m coupsolve``: the same command line as the ``coupsolve`` script."""
 import sys
 
-from .cli import main
+from coupsolve.cli import main
 
 sys.exit(main())

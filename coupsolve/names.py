@@ -1,14 +1,14 @@
 """Names of actions, chance outcomes and observation tokens, exactly as the rules documentation spells them.
 
-Plain Python over the id layout of :mod:`coupsolve.tables` (no numba): ``action_name(16 + 1)`` is
+Plain Python over the id layout of :mod:`coupsolve.engine.tables` (no numba): ``action_name(16 + 1)`` is
 ``'Steal p1'``, ``chance_name(5, PH_DEAL)`` is ``'Deal Duke+Duke'``, ``token_name`` renders an observation
 token. :func:`canonical_name` folds a typed name to the form these functions print.
 """
 
 from __future__ import annotations
 
-from . import tables as E
-from .rules import CHARACTERS
+from coupsolve.engine import tables as E
+from coupsolve.rules import CHARACTERS
 
 
 def multiset_name(m: int, mask: int = 0) -> str:
@@ -36,7 +36,7 @@ def _cards_name(cards, mask: int) -> str:
 
 
 def _action_names() -> tuple[str, ...]:
-    """The name of every player action id, in id order (the layout of :mod:`coupsolve.tables`)."""
+    """The name of every player action id, in id order (the layout of :mod:`coupsolve.engine.tables`)."""
     seats = range(E.MAXP)
     blocks = [  # (first id of the block, its names)
         (E.ACT_INCOME, E.KIND_NAMES[:E.ACT_COUP]),
@@ -64,7 +64,7 @@ ACTION_NAMES = _action_names()
 
 
 def action_name(action: int, pay: int | None = None) -> str:
-    """Name of a player action id (``0 <= action < NUM_ACTIONS``; layout in :mod:`coupsolve.tables`).
+    """Name of a player action id (``0 <= action < NUM_ACTIONS``; layout in :mod:`coupsolve.engine.tables`).
 
     ``pay`` is the challenge buyout's amount, part of the name ``Pay 5`` (just ``Pay`` when not given).
     """

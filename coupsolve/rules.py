@@ -2,7 +2,7 @@
 
 Every option of the rules (``docs/rules.md``) is a field here, named exactly as there; the
 OpenSpiel game takes the same names as parameters. ``Rules.params()`` packs a configuration into the
-small integer vector that the compiled engine reads (layout in :mod:`coupsolve.tables`).
+small integer vector that the compiled engine reads (layout in :mod:`coupsolve.engine.tables`).
 
 Options that the rules reference marks as options but does not name (the costs of Coup and Assassinate
 and the forced-Coup threshold) are the fields ``coup_cost``, ``assassinate_cost`` and ``forced_coup``.
@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import tables
+from coupsolve.engine import tables
 
 CHARACTERS = ("Duke", "Assassin", "Captain", "Ambassador", "Contessa")
 MAX_PLAYERS = tables.MAXP
@@ -369,7 +369,7 @@ class Rules:
 
     def params(self) -> np.ndarray:
         """The integer parameter vector read by the compiled engine (``int32[P_SIZE]``, layout in
-        :mod:`coupsolve.tables`)."""
+        :mod:`coupsolve.engine.tables`)."""
         p = np.zeros(tables.P_SIZE, dtype=np.int32)
         p[tables.P_PLAYERS] = self.players
         p[tables.P_SETUP] = SETUPS.index(self.setup)

@@ -11,7 +11,7 @@ from open_spiel.python.algorithms import exploitability
 
 import solvers
 import coupsolve  # noqa: F401  (registers python_coup)
-from coupsolve.analysis import analyse
+from coupsolve.analysis.history import analyse
 
 path = sys.argv[1]
 meta = solvers.SolveResult.load(path)                      # the file records its game

@@ -22,7 +22,7 @@ import time
 import solvers
 import coupsolve
 from coupsolve import Rules
-from coupsolve.analysis import CLAIMS, analyse
+from coupsolve.analysis.history import CLAIMS, analyse
 
 OPTIONS = [
     ("base", {}),

@@ -15,8 +15,8 @@ import time
 
 import coupsolve
 from coupsolve import Rules
-from coupsolve.sampling import sampling_game
-from solvers.convergence import cfr_curve, format_rows, mccfr_curve
+from coupsolve.sampling.game import sampling_game
+from solvers.cfr.convergence import cfr_curve, format_rows, mccfr_curve
 
 MCCFR_SCHEDULE = [10, 30, 100, 300, 1000, 3000, 10000]
 CFR_SCHEDULE = [1, 3, 10, 30, 100, 300, 1000]

@@ -15,9 +15,9 @@ Run: python examples/multiplayer_bluff.py [--players 3 4 6] [--minutes 2] [--see
 import argparse
 
 from coupsolve import Rules, load_game, sampling_game
-from coupsolve.sampled_analysis import sampled_analysis
-from solvers.mccfr import MCCFRSolver, train
-from solvers.mccfr_policy import SampledPolicy
+from coupsolve.analysis.sampled import sampled_analysis
+from solvers.mccfr.solver import MCCFRSolver, train
+from solvers.mccfr.policy import SampledPolicy
 
 
 def bluff_table(players, minutes, seed, games, sampling, abstraction, turn_limit, max_infosets):

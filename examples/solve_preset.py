@@ -8,7 +8,7 @@ import sys
 import solvers
 import coupsolve
 from coupsolve import Rules
-from coupsolve.analysis import analyse
+from coupsolve.analysis.history import analyse
 
 limit = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 rules = Rules.two_player_selection(turn_limit=limit)

@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from coupsolve.analysis import CLAIMS
+from coupsolve.analysis.history import CLAIMS
 from coupsolve.rules import CHARACTERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,12 +48,12 @@ def choice(game, policy):
 
 
 def report_one(path, games, seed):
-    from coupsolve.cli_strategy import load_strategy
-    from coupsolve.game import load_game
-    from coupsolve.publicpolicy import PublicTreePolicy
-    from coupsolve.sampled_analysis import sampled_analysis
+    from coupsolve.cli.strategy import load_strategy
+    from coupsolve.openspiel.game import load_game
+    from coupsolve.openspiel.policy import PublicTreePolicy
+    from coupsolve.analysis.sampled import sampled_analysis
 
-    from coupsolve.cli_strategy import stored_analysis
+    from coupsolve.cli.strategy import stored_analysis
 
     rules, _, result = load_strategy(path)
     kept = stored_analysis(path, result)  # solve keeps the exact analysis with the strategy
@@ -98,7 +98,7 @@ def from_solve_report(data):
               "solve_seconds": data["solve_seconds"], "iterations": data["iterations"],
               "exploitability": data["exploitability"], "game_value": data["game_value"],
               "choice": a["choice"], "exact": a}
-    from coupsolve.analysis import Analysis
+    from coupsolve.analysis.history import Analysis
 
     name = os.path.join(OUT, f"tl{record['turn_limit']}_{record['limit_payoff']}")
     Analysis.from_dict(a).plot(name + ".png")

@@ -8,7 +8,7 @@ Public API
 ----------
 GameTree
     Flat-array game tree; ``GameTree(...)`` from arrays (layout in
-    :mod:`solvers.tree`), ``GameTree.from_openspiel(game)``,
+    :mod:`solvers.trees.gametree`), ``GameTree.from_openspiel(game)``,
     ``GameTree.from_nested(root, game_id)``, ``GameTree.estimate_bytes``.
 Solver(tree, algorithm="cfr+", precision=..., updates=..., threads=..., seed=...)
     The solver object: ``step(n)``, ``iterations``, ``exploitability()``,
@@ -37,28 +37,28 @@ check_policy, to_openspiel_policy, from_openspiel_policy
     (``SolveResult.from_openspiel_policy`` wraps one in a result).
 reach_and_values
     Per-history reach probabilities and player 0's values under a policy
-    (:mod:`solvers.evaluate`).
+    (:mod:`solvers.history.evaluate`).
 check_fits, estimate_solve_bytes, estimate_tree_bytes
     Memory estimates; ``check_fits`` raises ``MemoryError`` naming the
     estimate and the memory available.
 PublicTree
     A game as public nodes carrying each player's private states (layout in
-    :mod:`solvers.public`): ``PublicTree.from_game_tree(tree, labels)`` for
+    :mod:`solvers.trees.publictree`): ``PublicTree.from_game_tree(tree, labels)`` for
     small games, built directly for large ones; solved by the same
-    :class:`Solver` (vector CFR, :mod:`solvers.public_rep`).
+    :class:`Solver` (vector CFR, :mod:`solvers.public.rep`).
 PublicPieces
-    A public tree held as a trunk and parts, never whole (:mod:`solvers.public_pieces`): for trees
+    A public tree held as a trunk and parts, never whole (:mod:`solvers.pieces.local`): for trees
     too large to build at once; the same ``Solver``, iterating the parts one after the other.
 RemotePieces
     A public tree named by a recipe and built by the Ray workers that solve it, the driver holding
-    only the trunk (:mod:`solvers.remote_pieces`; ``Solver(..., backend=RayBackend(...))``).
+    only the trunk (:mod:`solvers.pieces.remote`; ``Solver(..., backend=RayBackend(...))``).
 DECISION, CHANCE, TERMINAL
     The node kinds of ``GameTree.node_kind`` (:mod:`solvers.kinds`).
 
 A solver reaches the arrays it iterates through a *representation* chosen by
-the type of the tree (:mod:`solvers.representation`): ``GameTree`` is
-iterated by :class:`solvers.history.HistoryTree`; another tree type plugs in
-with ``solvers.representation.register(TreeType, RepresentationClass)``.
+the type of the tree (:mod:`solvers.cfr.representation`): ``GameTree`` is
+iterated by :class:`solvers.history.rep.HistoryTree`; another tree type plugs in
+with ``solvers.cfr.representation.register(TreeType, RepresentationClass)``.
 
 Flat policies are float64 arrays with one probability per infoset action,
 aligned with ``tree.infoset_offset``.
@@ -66,25 +66,25 @@ aligned with ``tree.infoset_offset``.
 
 import os as _os
 
-from ._cache_guard import guard as _guard
+from solvers._cache_guard import guard as _guard
 
 _guard(_os.path.dirname(__file__))  # before any kernel loads from the cache
 
-from .algorithms import ALGORITHMS, AlgorithmSpec
-from .best_response import BestResponse, best_response, expected_values, exploitability, nash_conv
-from .cfr import solve
-from .evaluate import reach_and_values
-from .kinds import CHANCE, DECISION, TERMINAL
-from .memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
-from .mccfr import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCCFR (solvers/mccfr.py)
-from .public import PublicTree
-from .public_rep import PublicTreeRep
-from .public_pieces import PublicPieces  # registers its representation
-from .remote_pieces import RemotePieces
-from .policy import check_policy, from_openspiel_policy, to_openspiel_policy
-from .result import SolveResult
-from .solver import PRECISIONS, UPDATES, Solver, check_threads
-from .tree import GameTree
+from solvers.cfr.algorithms import ALGORITHMS, AlgorithmSpec
+from solvers.history.best_response import BestResponse, best_response, expected_values, exploitability, nash_conv
+from solvers.cfr.drive import solve
+from solvers.history.evaluate import reach_and_values
+from solvers.kinds import CHANCE, DECISION, TERMINAL
+from solvers.memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
+from solvers.mccfr.solver import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCCFR (solvers/mccfr/solver.py)
+from solvers.trees.publictree import PublicTree
+from solvers.public.rep import PublicTreeRep
+from solvers.pieces.local import PublicPieces  # registers its representation
+from solvers.pieces.remote import RemotePieces
+from solvers.policy import check_policy, from_openspiel_policy, to_openspiel_policy
+from solvers.cfr.result import SolveResult
+from solvers.cfr.solver import PRECISIONS, UPDATES, Solver, check_threads
+from solvers.trees.gametree import GameTree
 
 __all__ = [
     "ALGORITHMS",

@@ -6,7 +6,7 @@ with the memory the operating system reports as available and raises
 :class:`MemoryError` (naming both numbers) instead of letting the process be
 killed half way through a build or a solve.
 
-The bytes of a tree's arrays (layout in :mod:`solvers.tree`) are
+The bytes of a tree's arrays (layout in :mod:`solvers.trees.gametree`) are
 :func:`estimate_tree_bytes`; the working memory of a solve is
 :func:`estimate_solve_bytes` below.
 """
@@ -36,7 +36,7 @@ __all__ = [
     "BYTES_PER_ACTION",
 ]
 
-#: Bytes of a :class:`~solvers.tree.GameTree` per history: ``node_kind``,
+#: Bytes of a :class:`~solvers.trees.gametree.GameTree` per history: ``node_kind``,
 #: ``node_player`` (int8), ``node_infoset`` (int32), ``child_start`` (int64),
 #: ``num_children`` (int32), ``chance_prob``, ``payoff`` (float64).
 BYTES_PER_NODE = 1 + 1 + 4 + 8 + 4 + 8 + 8
@@ -54,7 +54,7 @@ def _count(name, value):
 
 
 def estimate_tree_bytes(num_nodes, num_infosets, num_actions, depth=0):
-    """Bytes the arrays of a :class:`~solvers.tree.GameTree` of this size occupy (keys not included).
+    """Bytes the arrays of a :class:`~solvers.trees.gametree.GameTree` of this size occupy (keys not included).
 
     Parameters
     ----------
@@ -81,7 +81,7 @@ SOLVE_BYTES_PER_NODE = 3 * 8
 
 #: Per non-terminal history: the solver layout (five uint32 indices: node,
 #: first child, strategy or chance offset, parent slot, edge; see
-#: :mod:`solvers._layout`), the counterfactual reach (float64) and the forward
+#: :mod:`solvers.history._layout`), the counterfactual reach (float64) and the forward
 #: pass's list of reached histories (uint32).
 SOLVE_BYTES_PER_NONTERMINAL = 5 * 4 + 8 + 4
 

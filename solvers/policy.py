@@ -1,6 +1,6 @@
 """Flat policies: validation and conversion to and from OpenSpiel.
 
-A policy over a :class:`~solvers.tree.GameTree` is a float64 array of length
+A policy over a :class:`~solvers.trees.gametree.GameTree` is a float64 array of length
 ``tree.num_actions``: the probabilities of infoset ``I``'s actions
 ``tree.actions(I)`` are ``policy[infoset_offset[I] : infoset_offset[I] +
 infoset_num_actions[I]]``.
@@ -18,7 +18,7 @@ _SUM_TOLERANCE = 1e-6
 def check_policy(tree, policy, name="policy"):
     """Validate a flat policy and return it as a contiguous float64 array.
 
-    ``policy`` may also be a :class:`~solvers.result.SolveResult`, whose
+    ``policy`` may also be a :class:`~solvers.cfr.result.SolveResult`, whose
     average policy is used.
 
     Raises

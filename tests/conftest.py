@@ -8,7 +8,7 @@ from solvers import GameTree
 
 @pytest.fixture(autouse=True)
 def _size_cache_of_the_test(tmp_path, monkeypatch):
-    """coupsolve's cache of tree counts (coupsolve.sizecache) in the test's own folder, never the user's,
+    """coupsolve's cache of tree counts (coupsolve.trees.sizecache) in the test's own folder, never the user's,
     and empty at the start of every test (subprocesses inherit it)."""
     monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path / "coupsolve-cache"))
 

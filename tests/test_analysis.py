@@ -8,7 +8,7 @@ import pytest
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
-from coupsolve.analysis import CLAIMS, analyse
+from coupsolve.analysis.history import CLAIMS, analyse
 from coup_helpers import histories
 
 # Under pytest-xdist (`make test`) the module runs in one worker: its solved fixtures are made once.
@@ -191,7 +191,7 @@ def test_hand_values_by_best_response(rules, monkeypatch):
 
     import solvers
 
-    B = importlib.import_module("solvers.best_response")  # the package's best_response is the function
+    B = importlib.import_module("solvers.history.best_response")  # the package's best_response is the function
     coup_tree = coupsolve.build_coup_tree(rules)
     tree = coup_tree.tree
     sigma = solvers.solve(tree, iterations=5, progress=False).average_policy
@@ -228,7 +228,7 @@ def test_an_analysis_read_back_from_its_dict_is_the_same(coup_tree, tmp_path):
 
     a = analyse(coup_tree, coup_tree.tree.uniform_policy(), meta={"title": "uniform"})
     d = json.loads(json.dumps(a.to_dict()))
-    back = coupsolve.analysis.Analysis.from_dict(d)
+    back = coupsolve.analysis.history.Analysis.from_dict(d)
     assert back.to_dict() == a.to_dict()
     assert back.to_table() == a.to_table()
     assert math.isnan({s.claim: s for s in back.claims}["Assassinate"].bluff)

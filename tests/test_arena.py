@@ -1,12 +1,12 @@
-"""Head-to-head evaluation (coupsolve.arena): intervals, seat rotation, determinism, a real difference."""
+"""Head-to-head evaluation (coupsolve.evaluation.arena): intervals, seat rotation, determinism, a real difference."""
 
 import numpy as np
 import pytest
 from open_spiel.python import policy as os_policy
 
 import coupsolve
-from coupsolve.arena import Z95, play
-from coupsolve.bots import HonestBot, RandomBot
+from coupsolve.evaluation.arena import Z95, play
+from coupsolve.openspiel.bots import HonestBot, RandomBot
 
 
 def _game(players, turn_limit=100):

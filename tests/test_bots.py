@@ -1,4 +1,4 @@
-"""Baseline bots (coupsolve.bots): RandomBot is uniform, HonestBot never bluffs and counts cards."""
+"""Baseline bots (coupsolve.openspiel.bots): RandomBot is uniform, HonestBot never bluffs and counts cards."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import coupsolve
 from coupsolve import engine as E
-from coupsolve.bots import HonestBot, RandomBot
+from coupsolve.openspiel.bots import HonestBot, RandomBot
 from coupsolve.rules import CHARACTERS
 
 

@@ -1,9 +1,9 @@
-"""The count by parts (coupsolve.classcount) is the level-by-level count, split below a public level."""
+"""The count by parts (coupsolve.trees.classwalk.count) is the level-by-level count, split below a public level."""
 
 import numpy as np
 import pytest
 
-from coupsolve.classbuild import count_class_tree, level_walk_bytes
+from coupsolve.trees.classwalk.build import count_class_tree, level_walk_bytes
 from coupsolve.rules import Rules
 
 from coup_helpers import SMALL_RULES
@@ -53,7 +53,7 @@ def test_count_by_parts_is_the_count(rules):
 
 
 def test_auto_cuts_at_the_first_level_of_enough_nodes_per_part():
-    from coupsolve.classcount import AUTO_NODES_PER_PART
+    from coupsolve.trees.classwalk.count import AUTO_NODES_PER_PART
 
     whole = count_class_tree(TL1)
     depth = int(np.argmax(whole.level_nodes >= AUTO_NODES_PER_PART * 2))
@@ -78,7 +78,7 @@ def test_a_cut_below_the_tree_walks_it_whole_and_bad_figures_are_refused():
 def test_some_parts_are_counted_as_the_count_by_parts_counts_them():
     """``count_some_parts`` (a sample of a tree too large to count whole) cuts where the count by
     parts cuts, and each sampled part's figures are that count's for the same part."""
-    from coupsolve.classcount import count_some_parts
+    from coupsolve.trees.classwalk.count import count_some_parts
 
     size = count_class_tree(TL1, split_depth=5, parts=9, workers=2)
     mine = {p.first: p for p in size.parts}
@@ -115,8 +115,8 @@ def test_count_by_parts_at_turn_limit_2():
 def test_the_command_line_counts_by_parts_on_its_threads(monkeypatch, capsys):
     """``coupsolve info --representation public`` counts the class walk's tree by parts (the same
     figures as the level-by-level count)."""
-    import coupsolve.classcount as classcount
-    from coupsolve import cli_public
+    import coupsolve.trees.classwalk.count as classcount
+    from coupsolve.cli import public as cli_public
     from coupsolve.cli import main
 
     seen = []
@@ -132,7 +132,7 @@ def test_the_command_line_counts_by_parts_on_its_threads(monkeypatch, capsys):
 
 
 def test_a_key_found_twice_is_refused():
-    from coupsolve.classbuild import _check_keys
+    from coupsolve.trees.classwalk.build import _check_keys
 
     _check_keys(np.array([5, 1, 3], np.uint64))
     with pytest.raises(ValueError, match="one information-set key twice"):

@@ -1,7 +1,7 @@
 """The class walk's tree built in pieces equals the whole tree cut into pieces.
 
-:func:`coupsolve.classpieces.build_class_pieces` walks a trunk and then each part on its own; every
-array of every piece must equal what :func:`solvers.public_split.split` cuts from the level-by-level
+:func:`coupsolve.trees.pieces.build.build_class_pieces` walks a trunk and then each part on its own; every
+array of every piece must equal what :func:`solvers.pieces.split.split` cuts from the level-by-level
 build at the same level and bounds, and its information sets (keys and action ids) must be the whole
 tree's, in the pieces' own numbering.
 """
@@ -11,12 +11,12 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.classbuild import build_class_tree, count_class_tree
-from coupsolve.classpieces import PiecesPlan, build_class_pieces
+from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
 from solvers import PublicPieces
-from solvers.public import PublicFlat
-from solvers.public_pieces import PiecesRep
-from solvers.public_split import _ranges, split
+from solvers.trees.publictree import PublicFlat
+from solvers.pieces.local import PiecesRep
+from solvers.pieces.split import _ranges, split
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def test_pieces_equal_the_whole_tree_split(whole, depth, parts, workers):
 
 def whole_hands(tree, depth, bounds, k):
     """The whole tree's hands of the entries of piece ``k`` of ``split`` (0 the trunk: its levels
-    down to its leaves; part ``k - 1``: its levels from its roots, :func:`solvers.public_split._ranges`)."""
+    down to its leaves; part ``k - 1``: its levels from its roots, :func:`solvers.pieces.split._ranges`)."""
     f, es = tree.tree.flat, tree.tree.flat.entry_start
     base = int(f.level_start[depth])
     if k == 0:

@@ -64,15 +64,15 @@ def test_info_counts_without_building(monkeypatch):
     # in this process: no tree object may be made, and the peak of numpy's allocations stays far below
     # the bytes of the turn-limit-2 tree (3,072,301 histories)
     import solvers
-    import coupsolve.builder
-    import coupsolve.couptree
+    import coupsolve.trees.history.builder
+    import coupsolve.trees.history.tree
 
     def refuse(*args, **kwargs):
         raise AssertionError("info built a tree")
 
     monkeypatch.setattr(solvers.GameTree, "__init__", refuse)
-    monkeypatch.setattr(coupsolve.builder, "fill_tree", refuse)
-    for module in (coupsolve, coupsolve.couptree):
+    monkeypatch.setattr(coupsolve.trees.history.builder, "fill_tree", refuse)
+    for module in (coupsolve, coupsolve.trees.history.tree):
         monkeypatch.setattr(module, "build_tree", refuse)
         monkeypatch.setattr(module, "build_coup_tree", refuse)
     assert main(["info", "--turn-limit", "1"]) == 0  # imports and compiled code loaded: not counted below
@@ -167,7 +167,7 @@ def _solve_json(capsys, *flags):
 
 
 def test_each_speed_option_changes_the_solve(monkeypatch, capsys):
-    monkeypatch.setattr(importlib.import_module("solvers.history"), "PARALLEL_MIN_HISTORIES", 0)
+    monkeypatch.setattr(importlib.import_module("solvers.history.rep"), "PARALLEL_MIN_HISTORIES", 0)
     base = _solve_json(capsys)
     assert (base["precision"], base["updates"], base["threads"]) == ("float64", "alternating", 1)
     assert (base["algorithm"], base["iterations"]) == ("cfr+", 10)

@@ -9,10 +9,11 @@ import threading
 import numpy as np
 import pytest
 
-import coupsolve.builder as builder
-from coupsolve import Rules, count_tree, sizecache
+import coupsolve.trees.history.builder as builder
+from coupsolve import Rules, count_tree
+from coupsolve.trees import sizecache
 from coupsolve.cli import main
-from coupsolve.treesize import MIN_BYTES_PER_HISTORY, TreeTooLarge
+from coupsolve.trees.history.size import MIN_BYTES_PER_HISTORY, TreeTooLarge
 
 
 def test_count_stops_at_its_budget():
@@ -98,7 +99,7 @@ def test_turn_limit_4_is_refused_without_counting(preset, capsys, monkeypatch):
     about 25 minutes: here that count is capped below turn limit 4's size, so the refusal is immediate.)"""
     import solvers.memory
 
-    from coupsolve import cli_solve
+    from coupsolve.cli import solve as cli_solve
 
     monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 24 * 2**30)
     monkeypatch.setattr(cli_solve, "AUTO_CLASS_MAX_HISTORIES", 1_000_000_000)

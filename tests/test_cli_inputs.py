@@ -5,8 +5,8 @@ import argparse
 
 import pytest
 
-import coupsolve.builder
-import coupsolve.couptree
+import coupsolve.trees.history.builder
+import coupsolve.trees.history.tree
 from coupsolve.cli import build_parser, main
 
 # (argv, the words the one-line error must hold): one bad value for every option of every command
@@ -111,8 +111,8 @@ def nothing_built(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("counted or built before the inputs were checked")
 
-    monkeypatch.setattr(coupsolve.builder, "count_tree", refuse)
-    monkeypatch.setattr(coupsolve.couptree, "build_coup_tree", refuse)
+    monkeypatch.setattr(coupsolve.trees.history.builder, "count_tree", refuse)
+    monkeypatch.setattr(coupsolve.trees.history.tree, "build_coup_tree", refuse)
 
 
 @pytest.mark.parametrize("argv,words", BAD, ids=[" ".join(a) for a, _ in BAD])

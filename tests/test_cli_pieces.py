@@ -27,8 +27,8 @@ PIECES = SPLIT + ["--precision", "float64"]  # as the whole tree's (auto: float3
 
 def _no_build(monkeypatch):
     """Make every tree builder fail if called."""
-    for module, name in (("couptree", "build_coup_tree"), ("publicbuild", "build_public_tree"),
-                         ("classbuild", "build_class_tree"), ("classpieces", "build_class_pieces")):
+    for module, name in (("trees.history.tree", "build_coup_tree"), ("trees.stepwalk.build", "build_public_tree"),
+                         ("trees.classwalk.build", "build_class_tree"), ("trees.pieces.build", "build_class_pieces")):
         monkeypatch.setattr(importlib.import_module(f"coupsolve.{module}"), name,
                             lambda *a, _n=name, **k: pytest.fail(f"{_n} built a tree"))
 
@@ -90,7 +90,7 @@ def test_pieces_give_the_whole_trees_strategy(files, capsys):
     assert whole.infoset_hash is None and pieces.infoset_hash.shape == pieces.infoset_num_actions.shape
     # the whole tree's information sets in the pieces' numbering, found by their keys
     rules = coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
-    keys = coupsolve.classbuild.build_class_tree(rules).infoset_hash
+    keys = coupsolve.trees.classwalk.build.build_class_tree(rules).infoset_hash
     index = {int(h): i for i, h in enumerate(keys)}
     j = np.array([index[int(h)] for h in pieces.infoset_hash])
     offset = np.concatenate(([0], np.cumsum(whole.infoset_num_actions)[:-1]))
@@ -126,7 +126,7 @@ def test_solve_and_analyse_give_the_exact_analysis_of_pieces(files, tmp_path, ca
 
 
 def test_a_kept_analysis_of_another_policy_is_not_read(files):
-    from coupsolve.cli_strategy import stored_analysis
+    from coupsolve.cli.strategy import stored_analysis
 
     result, path = files["pieces"]
     assert stored_analysis(path, result).to_dict() == \
@@ -213,7 +213,7 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
     arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     meta.pop("tree_type")
-    meta["game_id"] = coupsolve.couptree.rules_game_id(rules)
+    meta["game_id"] = coupsolve.trees.history.tree.rules_game_id(rules)
     arrays["__metadata__"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "h.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "h.npz")], capsys)
@@ -227,7 +227,7 @@ def test_auto_precision_is_float32_only_in_pieces(how, precision):
     every other tree in float64; a precision given is kept. :func:`choose_tree` decides it with the
     tree, before anything is built."""
     from coupsolve.cli import build_parser
-    from coupsolve.cli_solve import choose_tree
+    from coupsolve.cli.solve import choose_tree
 
     args = build_parser().parse_args(["solve", *TL, *how])
     printed = io.StringIO()

@@ -13,7 +13,7 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.analysis import analyse
+from coupsolve.analysis.history import analyse
 from coupsolve.cli import main
 from test_cli_reports import _run
 from test_public_analysis import _close, _pair
@@ -43,8 +43,9 @@ def _no_build(monkeypatch, *modules):
     """Make the tree builders of ``modules`` fail if called."""
     names = {"couptree": "build_coup_tree", "publicbuild": "build_public_tree",
              "classbuild": "build_class_tree"}
+    where = {"couptree": "trees.history.tree", "publicbuild": "trees.stepwalk.build", "classbuild": "trees.classwalk.build"}
     for m in modules:
-        monkeypatch.setattr(importlib.import_module(f"coupsolve.{m}"), names[m],
+        monkeypatch.setattr(importlib.import_module(f"coupsolve.{where[m]}"), names[m],
                             lambda *a, _m=m, **k: pytest.fail(f"{_m} built a tree"))
 
 
@@ -60,7 +61,7 @@ def _rewrite_meta(src, dst, change):
 
 def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, monkeypatch):
     """The history tree's size as counted, its peak made larger than the budget."""
-    from coupsolve import cli_solve
+    from coupsolve.cli import solve as cli_solve
 
     measure = cli_solve.measure
 
@@ -151,7 +152,7 @@ def test_a_file_without_its_builder_is_read_on_publicbuilds_tree(public_file, tm
                                                                  monkeypatch):
     """A file written before the class walk (a public tree, no builder recorded) loads with
     ``publicbuild``; the class walk's tree, of another digest, would refuse it."""
-    from coupsolve.publicbuild import build_public_tree
+    from coupsolve.trees.stepwalk.build import build_public_tree
 
     rules, path, _ = public_file
     old = tmp_path / "old.npz"
@@ -177,7 +178,7 @@ def test_a_file_without_its_builder_is_read_on_publicbuilds_tree(public_file, tm
 def test_solve_on_publicbuilds_tree_when_the_class_walk_refuses(tmp_path, capsys, monkeypatch):
     """Marked cards: counted, built and recorded by ``publicbuild``, and loaded back on its tree (the
     analysis of the public tree does not cover marked cards, so only the load is checked)."""
-    from coupsolve.cli_strategy import load_strategy
+    from coupsolve.cli.strategy import load_strategy
 
     path = tmp_path / "marked.npz"
     _no_build(monkeypatch, "classbuild")

@@ -11,7 +11,7 @@ import pytest
 
 from coupsolve import Rules
 from coupsolve.cli import main, random_game_log
-from solvers import _npz
+from solvers import npz as _npz
 
 KIND = "coupsolve.solvers.SolveResult"
 PROVENANCE = {"algorithm", "iterations", "exploitability", "rules", "version", "seed", "game_id",
@@ -75,7 +75,7 @@ def test_a_file_naming_other_rules_is_refused(solved, tmp_path, capsys):
 
 def test_a_file_of_another_version_is_refused(solved, tmp_path, capsys, monkeypatch):
     path, _ = solved
-    import solvers._npz as npz
+    import solvers.npz as npz
 
     monkeypatch.setattr(npz, "library_version", lambda: "0.0.1")
     old = _rewrite(path, tmp_path / "old.npz")

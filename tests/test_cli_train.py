@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from coupsolve.cli import main
-from solvers import _npz
-from solvers.mccfr import _KIND
+from solvers import npz as _npz
+from solvers.mccfr.solver import _KIND
 
 TINY = ["train", "--no-progress", "--turn-limit", "1"]
 
@@ -154,9 +154,9 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
 
 
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
-    from coupsolve.arena import play
-    from coupsolve.bots import RandomBot
-    from coupsolve.cli_strategy import _play_setup
+    from coupsolve.evaluation.arena import play
+    from coupsolve.openspiel.bots import RandomBot
+    from coupsolve.cli.strategy import _play_setup
 
     path, other = tmp_path / "s.npz", tmp_path / "other.npz"
     _train(capsys, path, "--iterations", 200)

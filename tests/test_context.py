@@ -5,8 +5,8 @@ import pytest
 
 from coupsolve import Rules
 from coupsolve import engine as E
-from coupsolve.analysis import _accumulate
-from coupsolve.context import context_field
+from coupsolve.analysis.history import _accumulate
+from coupsolve.engine.context import context_field
 from coup_helpers import random_engine_game
 
 

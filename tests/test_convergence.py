@@ -1,4 +1,4 @@
-"""Convergence curves (solvers.convergence): 3-player Kuhn poker sampled by MCCFR, measured by exact
+"""Convergence curves (solvers.cfr.convergence): 3-player Kuhn poker sampled by MCCFR, measured by exact
 NashConv; NashConv of any policy is never negative."""
 
 import numpy as np
@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 import solvers
-from coupsolve.builder import HASH_SEED
-from solvers.convergence import cfr_curve, format_rows, mccfr_curve, strength
-from solvers.mccfr import SamplingGame, bind
+from coupsolve.trees.history.builder import HASH_SEED
+from solvers.cfr.convergence import cfr_curve, format_rows, mccfr_curve, strength
+from solvers.mccfr.solver import SamplingGame, bind
 from test_mccfr import _see  # every player sees a private or a public token
 
 # ------------------------------------------------- N-player Kuhn poker (OpenSpiel's) as a sampling game

@@ -6,7 +6,7 @@ import pytest
 import coupsolve
 from coupsolve import Rules
 from coup_helpers import SMALL_RULES
-from solvers.tree import GameTree
+from solvers.trees.gametree import GameTree
 from solvers import Solver
 
 SMALL = SMALL_RULES
@@ -63,7 +63,7 @@ def test_sizes_of_the_selection_setup_grow_with_the_turn_limit():
 
 
 def test_a_given_size_is_not_counted_again(monkeypatch):
-    import coupsolve.builder
+    import coupsolve.trees.history.builder
 
     rules = Rules.two_player_selection(turn_limit=1)
     size = coupsolve.count_tree(rules)
@@ -71,7 +71,7 @@ def test_a_given_size_is_not_counted_again(monkeypatch):
     def no_second_count(_rules):
         raise AssertionError("counted twice")
 
-    monkeypatch.setattr(coupsolve.builder, "count_tree", no_second_count)
+    monkeypatch.setattr(coupsolve.trees.history.builder, "count_tree", no_second_count)
     coup_tree = coupsolve.build_coup_tree(rules, size=size)
     assert coup_tree.tree.num_nodes == size.nodes
     assert coup_tree.build_info["count_seconds"] == size.seconds

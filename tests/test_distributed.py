@@ -19,19 +19,19 @@ from hypothesis import strategies as st
 
 import coupsolve
 import solvers
-from coupsolve.classpieces import build_class_pieces
-from coupsolve.publicbuild import build_public_tree
+from coupsolve.trees.pieces.build import build_class_pieces
+from coupsolve.trees.stepwalk.build import build_public_tree
 from solvers import GameTree, PublicPieces, PublicTree, Solver
-from solvers.algorithms import get_algorithm
-from solvers.public_derive import openspiel_labels
-from solvers.public_parts import LocalBackend, PartsRep, local_parts
-from solvers.public_rep import PublicTreeRep
-from solvers.public_groups import group, groups
-from solvers.public_split import renumbered, split
+from solvers.cfr.algorithms import get_algorithm
+from solvers.trees.derive import openspiel_labels
+from solvers.pieces.parts import LocalBackend, PartsRep, local_parts
+from solvers.public.rep import PublicTreeRep
+from solvers.pieces.groups import group, groups
+from solvers.pieces.split import renumbered, split
 from test_solvers_public import ALGORITHMS, UPDATES, random_public_game
 
 ray = pytest.importorskip("ray")
-from solvers.distributed import RayBackend, _place  # noqa: E402 (needs ray)
+from solvers.pieces.ray import RayBackend, _place  # noqa: E402 (needs ray)
 
 # Under pytest-xdist (`make test`) every test that starts a local Ray cluster runs in one worker, one
 # after the other: a cold cache's Ray actors compile the parts kernels once, not in two clusters at once.
@@ -114,7 +114,7 @@ def test_the_benchmarks_largest_runner_reads_parts_and_groups(leduc):
     """``benchmarks.distributed`` sizes the largest runner of a cut solve, whether its runners hold
     one part (this process) or a group of parts (Ray): it once failed on groups unseen."""
     from benchmarks.distributed import _largest_part
-    from solvers.public_groups import group_bytes
+    from solvers.pieces.groups import group_bytes
 
     one = Solver(leduc, "cfr+").representation
     cut = Solver(leduc, "cfr+", backend=LocalBackend(3)).representation

@@ -1,4 +1,4 @@
-"""Local best response (coupsolve.localbr) against the exact best response of a small two-player tree."""
+"""Local best response (coupsolve.evaluation.localbr) against the exact best response of a small two-player tree."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ from open_spiel.python import policy as os_policy
 
 import coupsolve
 import solvers
-from coupsolve.localbr import LocalBestResponse, local_br_gain
+from coupsolve.evaluation.localbr import LocalBestResponse, local_br_gain
 
 RULES = coupsolve.Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2,
                                  limit_payoff="influence")

@@ -1,4 +1,4 @@
-"""External-sampling MCCFR (solvers.mccfr): Kuhn poker through the same kernels, Coup at any seats."""
+"""External-sampling MCCFR (solvers.mccfr.solver): Kuhn poker through the same kernels, Coup at any seats."""
 
 import numpy as np
 import pyspiel
@@ -9,10 +9,10 @@ from open_spiel.python.algorithms import external_sampling_mccfr as os_es
 
 import coupsolve
 import solvers
-from coupsolve.builder import HASH_MUL, HASH_SEED, _mix
-from coupsolve.sampling import sampling_game
-from solvers.mccfr import MCCFRSolver, SamplingGame, TableFull, bind, train
-from solvers.mccfr_policy import SampledPolicy, tree_policy
+from coupsolve.trees.history.builder import HASH_MUL, HASH_SEED, _mix
+from coupsolve.sampling.game import sampling_game
+from solvers.mccfr.solver import MCCFRSolver, SamplingGame, TableFull, bind, train
+from solvers.mccfr.policy import SampledPolicy, tree_policy
 
 # ---------------------------------------------------------------- Kuhn poker as a sampling game
 # state: [card of p0, card of p1, moves taken, move 1, move 2, move 3]; chance deals p0 then p1.
@@ -225,8 +225,8 @@ def test_checkpoint_resume_is_bit_identical(tmp_path):
 
 
 def test_checkpoint_gives_back_its_notes(tmp_path):
-    from solvers import _npz
-    from solvers.mccfr import _KIND, _OWN_META
+    from solvers import npz as _npz
+    from solvers.mccfr.solver import _KIND, _OWN_META
 
     game = sampling_game(coupsolve.Rules(turn_limit=1))
     solver = MCCFRSolver(game, max_infosets=20_000, seed=3)
@@ -284,8 +284,8 @@ def test_full_table_stops_cleanly():
 def test_table_grows_in_place_and_keeps_every_information_set():
     """The slots in use double from FIRST_SLOTS as information sets come (up to the room asked for),
     and every one inserted is found again at its offset, in the order it came."""
-    from solvers import _mccfr_kernel as K
-    from solvers.mccfr import _capacity, new_table, slots_in_use
+    from solvers.mccfr import _kernel as K
+    from solvers.mccfr.solver import _capacity, new_table, slots_in_use
 
     n, room = 50_000, 200_000
     table = new_table(_capacity(room))

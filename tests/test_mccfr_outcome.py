@@ -1,4 +1,4 @@
-"""Outcome-sampling MCCFR (solvers._mccfr_outcome) and the 'features' keys (coupsolve.sampling_keys)."""
+"""Outcome-sampling MCCFR (solvers.mccfr._outcome) and the 'features' keys (coupsolve.sampling.keys)."""
 
 import numpy as np
 import pytest
@@ -6,9 +6,9 @@ from test_mccfr import _tables_equal, _uniform, kuhn_game, tl1  # noqa: F401 (tl
 
 import coupsolve
 import solvers
-from coupsolve.sampling import sampling_game
-from solvers.mccfr import MCCFRSolver, train
-from solvers.mccfr_policy import SampledPolicy, tree_policy
+from coupsolve.sampling.game import sampling_game
+from solvers.mccfr.solver import MCCFRSolver, train
+from solvers.mccfr.policy import SampledPolicy, tree_policy
 
 
 @pytest.fixture(scope="module")

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 import coupsolve
-from coupsolve.sampling import sampling_game
-from solvers.mccfr import MCCFRSolver
+from coupsolve.sampling.game import sampling_game
+from solvers.mccfr.solver import MCCFRSolver
 
 DIGESTS = pathlib.Path(__file__).parent / "data" / "mccfr_digests.json"
 
 #: name -> (players, turn limit, abstraction, sampling, regret, average, seed, iterations, workers);
 #: the runs with two workers are threaded external sampling (deterministic batches,
-#: :mod:`solvers.mccfr_batch`), one worker the serial kernel.
+#: :mod:`solvers.mccfr.batch`), one worker the serial kernel.
 RUNS = {
     "2p-tl2-external-rm": (2, 2, "exact", "external", "rm", "uniform", 3, 400, 1),
     "4p-tl2-external-rm+lin": (4, 2, "exact", "external", "rm+", "linear", 5, 150, 1),

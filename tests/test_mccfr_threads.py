@@ -1,4 +1,4 @@
-"""External-sampling MCCFR on several workers (solvers.mccfr_batch): one worker with batches of one
+"""External-sampling MCCFR on several workers (solvers.mccfr.batch): one worker with batches of one
 iteration makes the serial solver's updates; more workers are reproducible from the seed, the workers
 and the batch (not from numba's threads nor the sinks' room), resume bit for bit, and converge."""
 
@@ -8,10 +8,10 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.sampling import sampling_game
-from solvers import mccfr_batch
-from solvers.mccfr import MCCFRSolver, train
-from solvers.mccfr_policy import tree_policy
+from coupsolve.sampling.game import sampling_game
+from solvers.mccfr import batch as mccfr_batch
+from solvers.mccfr.solver import MCCFRSolver, train
+from solvers.mccfr.policy import tree_policy
 
 from test_mccfr import kuhn_game
 

@@ -14,9 +14,9 @@ SCRIPT = r"""
 import json, os, resource
 import solvers
 from coupsolve import Rules, build_coup_tree, count_tree
-from coupsolve.classbuild import build_class_tree, count_class_tree
-from coupsolve.publicbuild import build_public_tree, count_public_tree
-from coupsolve.treesize import estimate_peak_bytes
+from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree
+from coupsolve.trees.history.size import estimate_peak_bytes
 
 PUBLIC = {public!r}
 count, build = dict(publicbuild=(count_public_tree, build_public_tree),
@@ -29,7 +29,7 @@ def status(field):
                 return int(line.split()[1]) * 1024
 
 small = Rules.two_player_selection(turn_limit=1)  # compile (or load) every kernel first,
-import solvers.public_rep as public_rep  # the public solve's threaded variants too (turn limit 1 is
+import solvers.public.rep as public_rep  # the public solve's threaded variants too (turn limit 1 is
 threaded, public_rep.PRANGE_MIN_ENTRIES = public_rep.PRANGE_MIN_ENTRIES, 0  # below their threshold)
 solvers.solve(build(small, size=count(small)).tree, iterations=2, progress=False)
 public_rep.PRANGE_MIN_ENTRIES = threaded
@@ -102,8 +102,8 @@ def test_public_tree_estimate_bounds_the_measured_peak(builder):
 COMMAND = r"""
 import contextlib, io, json
 from coupsolve import Rules
-from coupsolve.classbuild import count_class_tree
-from coupsolve.classpieces import PiecesPlan
+from coupsolve.trees.classwalk.build import count_class_tree
+from coupsolve.trees.pieces.build import PiecesPlan
 from coupsolve.cli import main
 
 def status(field):
@@ -132,7 +132,7 @@ print(json.dumps({"predicted": PiecesPlan.of(size, 2).peak_bytes("float32"), "me
 def test_the_pieces_command_peaks_where_its_plan_says():
     """``coupsolve solve --representation pieces`` as a whole (count by parts, build on 2 threads, solve
     with the hands and contexts on disk, result, exact analysis on the pieces) peaks within a quarter
-    of its plan's prediction (:class:`~coupsolve.classpieces.PiecesPlan`; turn limit 2 in 8 pieces:
+    of its plan's prediction (:class:`~coupsolve.trees.pieces.build.PiecesPlan`; turn limit 2 in 8 pieces:
     predicted 58.7 MiB, measured 64.8, the build's walk and what the count left)."""
     data = _run(COMMAND)
     assert abs(data["predicted"] - data["measured"]) <= 0.25 * data["measured"], data

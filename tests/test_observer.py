@@ -10,7 +10,7 @@ from open_spiel.python.observation import make_observation
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
-from coupsolve.observer import NUM_CODES
+from coupsolve.openspiel.observer import NUM_CODES
 from coup_helpers import SMALL_RULES, histories, play, play_randomly
 
 NONE = pyspiel.PrivateInfoType.NONE

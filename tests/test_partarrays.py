@@ -1,4 +1,4 @@
-"""coupsolve.partarrays: arrays added part by part, in any order, gathered in the parts' order, the
+"""coupsolve.trees.pieces.arrays: arrays added part by part, in any order, gathered in the parts' order, the
 same in memory and on disk; a disk that fails falls back to memory; no file is left behind."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coupsolve.partarrays import PartArrays
+from coupsolve.trees.pieces.arrays import PartArrays
 
 
 def _parts(lengths, seed):

@@ -1,8 +1,8 @@
 """The exact analysis of a strategy solved in pieces equals the whole public tree's analysis.
 
-:func:`coupsolve.piecesanalysis.analyse_pieces_exact` walks the trunk and the parts apart; every figure
+:func:`coupsolve.analysis.pieces.analyse_pieces_exact` walks the trunk and the parts apart; every figure
 (claims by turn and by influence, the card choice and its two values, the starting hands and their two
-values, the game value) must equal :func:`coupsolve.publicanalysis.analyse_public` on the whole class
+values, the game value) must equal :func:`coupsolve.analysis.public.analyse_public` on the whole class
 walk's tree (itself checked against the history analysis in ``test_public_analysis.py``) to 1e-9, for
 a random policy (every claim is made, bluffed and caught) and a solved one, whether the cut is above or
 below the first turn.
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import coupsolve
-from coupsolve.classbuild import build_class_tree
-from coupsolve.classpieces import build_class_pieces
-from coupsolve.piecesanalysis import analyse_pieces_exact
-from coupsolve.publicanalysis import analyse_public
+from coupsolve.trees.classwalk.build import build_class_tree
+from coupsolve.trees.pieces.build import build_class_pieces
+from coupsolve.analysis.pieces import analyse_pieces_exact
+from coupsolve.analysis.public import analyse_public
 from solvers import PublicPieces, Solver
 from test_public_analysis import _close, _random_policy
 
@@ -44,7 +44,7 @@ def whole(request):
 def _first_turn_in_parts(built, pieces):
     """Whether the first turn's decisions (some of them) are in the parts rather than the trunk."""
     from coupsolve import engine as E
-    from coupsolve.context import context_field
+    from coupsolve.engine.context import context_field
 
     ctx = built.infoset_context
     turn1 = (context_field(ctx, E.CTX_PHASE) == E.PH_TURN) & (context_field(ctx, E.CTX_TURN) == 1)

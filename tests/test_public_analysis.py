@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import coupsolve
-from coupsolve.analysis import analyse
-from coupsolve.publicanalysis import analyse_public
+from coupsolve.analysis.history import analyse
+from coupsolve.analysis.public import analyse_public
 from solvers import Solver
 from test_public_coup import history_public_pair as _pair
 

@@ -1,5 +1,5 @@
 """Coup's public tree built from the engine against the history tree: by the history-stepping walk
-(coupsolve.publicbuild) and by the class walk (coupsolve.classbuild), which must give the same
+(coupsolve.trees.stepwalk.build) and by the class walk (coupsolve.trees.classwalk.build), which must give the same
 information sets, action lists, history counts, contexts and values."""
 
 import functools
@@ -11,8 +11,8 @@ import pytest
 import solvers.memory
 from coupsolve import Rules, build_coup_tree
 from coupsolve import engine as E
-from coupsolve.classbuild import build_class_tree
-from coupsolve.publicbuild import build_public_tree, count_public_tree, sequence_hashes
+from coupsolve.trees.classwalk.build import build_class_tree
+from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree, sequence_hashes
 from solvers import CHANCE, DECISION, TERMINAL
 
 from coup_helpers import SMALL_RULES
@@ -240,7 +240,7 @@ def test_turn_limit_3_matches_the_history_tree():
 
 
 def test_class_walk_counts_what_it_builds_and_refuses_hidden_cards():
-    from coupsolve.classbuild import count_class_tree
+    from coupsolve.trees.classwalk.build import count_class_tree
 
     size = count_class_tree(TL1)
     built = build_class_tree(TL1)

@@ -15,10 +15,10 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.publicbuild import build_public_tree
-from coupsolve.publicpolicy import PublicTreePolicy, sampled_value
+from coupsolve.trees.stepwalk.build import build_public_tree
+from coupsolve.openspiel.policy import PublicTreePolicy, sampled_value
 from solvers import Solver
-from solvers.best_response import best_response
+from solvers.history.best_response import best_response
 from test_public_coup import history_public_pair
 from test_solvers_public import ALGORITHMS, TIE
 
@@ -28,7 +28,7 @@ def _pair(turn_limit, builder="walk"):
         coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence"), builder)
 
 
-# the class walk's tree (coupsolve.classbuild) at turn limit 2: other public nodes, the same iterates
+# the class walk's tree (coupsolve.trees.classwalk.build) at turn limit 2: other public nodes, the same iterates
 @pytest.fixture(scope="module", params=[(1, "walk"), (2, "walk"), (2, "class")],
                 ids=["tl1", "tl2", "tl2-class"])
 def pair(request):
@@ -113,7 +113,7 @@ def draw_pair():
 @pytest.mark.parametrize("updates,threads", [("alternating", 1), ("alternating", 2),
                                              ("simultaneous", 1)])
 def test_terminals_that_pay_nothing_are_never_read_by_a_solve(draw_pair, algorithm, updates, threads):
-    """The solving passes skip a terminal whose payoff is zero (``solvers._public_node._void``): its
+    """The solving passes skip a terminal whose payoff is zero (``solvers.public._node._void``): its
     entries' reach, values and predictions, set to NaN before the solve, are still NaN after it (a
     pass that read one would spread the NaN into the strategy), and the iterates are still the
     history solver's: the first iteration's regrets to 1e-9 (player 0's with alternating updates:

@@ -1,7 +1,7 @@
 """A public tree held as pieces (solvers.PublicPieces) solves like the whole tree.
 
 Leduc poker's public tree cut by ``split`` and Coup's built in pieces by the class walk
-(``coupsolve.classpieces``) give the whole tree's iterates, exploitability, checkpoints and strategy
+(``coupsolve.trees.pieces.build``) give the whole tree's iterates, exploitability, checkpoints and strategy
 files, with the parts iterated one after the other over one set of per-entry buffers.
 """
 
@@ -13,13 +13,13 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.classbuild import build_class_tree
-from coupsolve.classpieces import build_class_pieces
+from coupsolve.trees.classwalk.build import build_class_tree
+from coupsolve.trees.pieces.build import build_class_pieces
 from solvers import GameTree, PublicPieces, PublicTree, Solver
-from solvers.public_derive import openspiel_labels
-from solvers.public_pieces import PiecesRep
-from solvers.public_rep import PublicTreeRep
-from solvers.public_split import renumbered, split
+from solvers.trees.derive import openspiel_labels
+from solvers.pieces.local import PiecesRep
+from solvers.public.rep import PublicTreeRep
+from solvers.pieces.split import renumbered, split
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_a_solve_and_its_checks_hold_no_table_offsets(leduc):
 
 def test_an_information_set_of_more_than_127_actions_is_refused():
     """A public tree's entry slots are int8 (1 byte an entry: 0.7 GiB at turn limit 4 of Coup)."""
-    from solvers.public import MAX_ACTIONS, check_num_actions, flat_array
+    from solvers.trees.publictree import MAX_ACTIONS, check_num_actions, flat_array
 
     assert MAX_ACTIONS == 127
     check_num_actions(np.array([2, 127], np.int32))

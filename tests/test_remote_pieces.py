@@ -1,7 +1,7 @@
 """Coup's public tree built by the Ray workers that solve it (:class:`solvers.RemotePieces`).
 
 The driver walks only the trunk; each actor builds its own parts from the recipe. The result must be
-the tree :func:`coupsolve.classpieces.build_class_pieces` builds in one process from the same plan:
+the tree :func:`coupsolve.trees.pieces.build.build_class_pieces` builds in one process from the same plan:
 the same trunk, table and digests, the same iterates for every pass (a killed actor rebuilt and
 replayed included), the same exploitability, and policy shares that read back as its average policy
 and keys.
@@ -18,16 +18,16 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.classbuild import count_class_tree
-from coupsolve.classpieces import PiecesPlan, build_class_pieces
-from coupsolve.classremote import ClassRecipe, count_on_ray
-from coupsolve.couptree import rules_game_id
+from coupsolve.trees.classwalk.build import count_class_tree
+from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
+from coupsolve.trees.pieces.remote import ClassRecipe, count_on_ray
+from coupsolve.trees.history.tree import rules_game_id
 from solvers import PublicPieces, Solver
-from solvers.public_split import piece_bytes
-from solvers.remote_pieces import RemotePieces, load_shares
+from solvers.pieces.split import piece_bytes
+from solvers.pieces.remote import RemotePieces, load_shares
 
 ray = pytest.importorskip("ray")
-from solvers.distributed import RayBackend  # noqa: E402 (needs ray)
+from solvers.pieces.ray import RayBackend  # noqa: E402 (needs ray)
 
 pytestmark = pytest.mark.xdist_group("ray")  # one local cluster at a time (tests/test_distributed.py)
 

@@ -15,7 +15,7 @@ import pytest
 import coupsolve
 from coupsolve import Rules
 from coupsolve import rules as R
-from coupsolve.couptree import rules_game_id
+from coupsolve.trees.history.tree import rules_game_id
 
 HUGE = [2**31 - 1, 2**31, 10**30, -2**31]
 FLAG = ([False, True, "true", "False", 0, 1], ["ture", "yes", 2, -1, 0.5, 1.0, None, *HUGE])

@@ -10,9 +10,9 @@ from open_spiel.python.policy import UniformRandomPolicy
 import coupsolve
 import solvers
 from coupsolve import Rules, load_game
-from coupsolve.analysis import analyse
-from coupsolve.cli_strategy import HistoryTreePolicy
-from coupsolve.sampled_analysis import MIN_EVENTS, sampled_analysis, wilson
+from coupsolve.analysis.history import analyse
+from coupsolve.cli.strategy import HistoryTreePolicy
+from coupsolve.analysis.sampled import MIN_EVENTS, sampled_analysis, wilson
 
 
 @pytest.fixture(scope="module")

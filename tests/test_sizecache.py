@@ -1,4 +1,4 @@
-"""Tree sizes known without counting (coupsolve.sizecache): every entry of the packaged table recounted,
+"""Tree sizes known without counting (coupsolve.trees.sizecache): every entry of the packaged table recounted,
 the cache of counts keyed by the exact rules and this very code, written atomically, a bad file ignored
 with one line."""
 
@@ -7,11 +7,12 @@ from importlib import resources
 
 import pytest
 
-from coupsolve import Rules, count_tree, load_game, sizecache
-from coupsolve.couptree import rules_game_id
-from coupsolve.treesize import TreeTooLarge
+from coupsolve import Rules, count_tree, load_game
+from coupsolve.trees import sizecache
+from coupsolve.trees.history.tree import rules_game_id
+from coupsolve.trees.history.size import TreeTooLarge
 
-TABLE = json.loads((resources.files("coupsolve") / "known_sizes.json").read_text(encoding="utf-8"))
+TABLE = json.loads((resources.files("coupsolve.trees") / "known_sizes.json").read_text(encoding="utf-8"))
 CHEAP = 20_000_000  # histories a default-run recount may walk (turn limit 2: seconds)
 PRESETS = [Rules.two_player_selection, lambda **kw: Rules.standard(players=2, **kw)]
 
@@ -112,7 +113,7 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
 
 
 def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
-    from coupsolve.classbuild import count_class_tree
+    from coupsolve.trees.classwalk.build import count_class_tree
 
     rules = Rules.two_player_selection(turn_limit=2)
     size = count_class_tree(rules, split_depth="auto", parts=8)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import solvers
-import solvers.history
-import solvers.solver
-from solvers.checkpoint import load_checkpoint
+import solvers.history.rep
+import solvers.cfr.solver
+from solvers.cfr.checkpoint import load_checkpoint
 
 
 def _same_result(a, b):
@@ -47,13 +47,13 @@ def test_split_run_equals_uninterrupted_run(algorithm, leduc, tmp_path):
 def test_checkpoints_are_written_every_k_iterations(kuhn, tmp_path, monkeypatch):
     _, tree = kuhn
     written = []
-    original = solvers.solver.save_checkpoint
+    original = solvers.cfr.solver.save_checkpoint
 
     def spy(path, tree, algorithm, seed, iteration, *args):
         written.append(iteration)
         return original(path, tree, algorithm, seed, iteration, *args)
 
-    monkeypatch.setattr(solvers.solver, "save_checkpoint", spy)
+    monkeypatch.setattr(solvers.cfr.solver, "save_checkpoint", spy)
     path = tmp_path / "ck.npz"
     solvers.solve(tree, "cfr", iterations=50, checkpoint=path, checkpoint_every=20, progress=False)
     assert written == [20, 40, 50]
@@ -62,7 +62,7 @@ def test_checkpoints_are_written_every_k_iterations(kuhn, tmp_path, monkeypatch)
 
 
 def _interrupt_after(monkeypatch, calls):
-    original = solvers.history.HistoryTree.iterate
+    original = solvers.history.rep.HistoryTree.iterate
     count = {"n": 0}
 
     def iterate(self, n):
@@ -71,7 +71,7 @@ def _interrupt_after(monkeypatch, calls):
         if count["n"] == calls:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(solvers.history.HistoryTree, "iterate", iterate)
+    monkeypatch.setattr(solvers.history.rep.HistoryTree, "iterate", iterate)
 
 
 def test_interrupt_returns_last_complete_iterate_and_resumes(leduc, tmp_path, monkeypatch):

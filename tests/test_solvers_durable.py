@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 
 import solvers
-import solvers.history
-import solvers.solver
-from solvers import _npz
-from solvers.checkpoint import load_checkpoint, write_durably
+import solvers.history.rep
+import solvers.cfr.solver
+from solvers import npz as _npz
+from solvers.cfr.checkpoint import load_checkpoint, write_durably
 
 WRITER = r"""
 import sys
 import numpy as np
-from solvers.checkpoint import write_durably
+from solvers.cfr.checkpoint import write_durably
 path = sys.argv[1]
 big = np.arange(2_000_000, dtype=np.float64)  # 16 MB a write
 i = 0
@@ -61,7 +61,7 @@ def test_a_second_ctrl_c_soon_after_the_first_still_saves(kuhn, tmp_path, monkey
     _, tree = kuhn
     path = tmp_path / "ck.npz"
     solvers.solve(tree, "cfr", iterations=20, checkpoint=path, progress=False)
-    original_iterate = solvers.history.HistoryTree.iterate
+    original_iterate = solvers.history.rep.HistoryTree.iterate
     calls = {"n": 0}
 
     def iterate(self, n):
@@ -79,7 +79,7 @@ def test_a_second_ctrl_c_soon_after_the_first_still_saves(kuhn, tmp_path, monkey
         os.kill(os.getpid(), signal.SIGINT)  # the third, during the write
         return original_save(*args)
 
-    monkeypatch.setattr(solvers.history.HistoryTree, "iterate", iterate)
+    monkeypatch.setattr(solvers.history.rep.HistoryTree, "iterate", iterate)
     monkeypatch.setattr(solvers.Solver, "record", record)
     monkeypatch.setattr(_npz, "save", save)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -103,7 +103,7 @@ def test_a_checkpoint_of_another_game_is_refused_before_allocating(kuhn, leduc, 
     def no_allocation(*args, **kwargs):
         raise AssertionError("the solver was made before the checkpoint was checked")
 
-    monkeypatch.setattr(solvers.solver, "representation_for", no_allocation)
+    monkeypatch.setattr(solvers.cfr.solver, "representation_for", no_allocation)
     with pytest.raises(ValueError, match="saved for game"):
         solvers.Solver.load(path, other)
 

@@ -9,14 +9,14 @@ from open_spiel.python.algorithms import cfr as os_cfr
 
 import solvers
 from solvers import from_openspiel_policy
-from solvers._layout import PARTS, layout_for
+from solvers.history._layout import PARTS, layout_for
 from solvers.kinds import CHANCE, SEG_CHANCE, TERMINAL
-from solvers.checkpoint import load_checkpoint
+from solvers.cfr.checkpoint import load_checkpoint
 
 two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                  reason="numba has a single thread here")
 
-history_module = importlib.import_module("solvers.history")  # the GameTree representation
+history_module = importlib.import_module("solvers.history.rep")  # the GameTree representation
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import solvers
 from solvers import GameTree, PublicTree, Solver
-from solvers.public_matrices import dense_matrix, sparse_matrices
-from solvers.public_derive import hidden_chance_labels, openspiel_labels
+from solvers.trees.matrices import dense_matrix, sparse_matrices
+from solvers.trees.derive import hidden_chance_labels, openspiel_labels
 
 ALGORITHMS = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"]
 UPDATES = ["alternating", "simultaneous"]
@@ -96,7 +96,7 @@ def test_iterations_in_one_call_equal_one_call_each(leduc, algorithm, updates):
 
 
 def test_forward_for_one_player_writes_only_that_players_entries(leduc):
-    from solvers._public_forward import forward, no_live
+    from solvers.public._forward import forward, no_live
 
     _, _, public = leduc
     flat, sigma = public.flat, Solver(public, "cfr+").representation.state.sigma
@@ -119,7 +119,7 @@ def test_the_passes_skip_the_nodes_the_opponent_does_not_reach(leduc):
     """After CFR+ has dropped actions, the forward pass's codes are those of the reach (a node is
     LIVE where its player has reach at one of its entries, BELOW where its parent is not LIVE), some
     nodes go unread by the backward pass, and the iterates are still the history solver's."""
-    from solvers._public_forward import BELOW, LIVE, SILENT, forward
+    from solvers.public._forward import BELOW, LIVE, SILENT, forward
 
     _, tree, public = leduc
     assert assert_same_iterates(tree, public, "cfr+", "alternating", 12) >= 10
@@ -178,7 +178,7 @@ def test_float32_keeps_every_buffer_in_float32(leduc):
     state = Solver(public, "pcfr+", precision="float32").representation.state
     assert {x.dtype for x in state[:8]} == {np.dtype(np.float32)}
     assert all(x.size for x in state[:8])  # PCFR+: the prediction buffers too
-    est = solvers.public_rep.estimate_public_solve_bytes
+    est = solvers.public.rep.estimate_public_solve_bytes
     assert est(0, 1, "float64") - est(0, 1, "float32") == 5 * 4
     assert est(1, 0, "float64", True) - est(1, 0, "float32", True) == 3 * 4
     assert est(0, 1, "float32", True) - est(0, 1, "float32") == 4

@@ -118,7 +118,7 @@ def test_best_response_matches_brute_force(root, policy_seed):
     assert values[0] == pytest.approx(evaluate(root, flat_strategy(tree, policy)), abs=1e-12)
     improvements = []
     for player in (0, 1):
-        br = solvers.best_response(tree, policy, player)
+        br = solvers.history.best_response(tree, policy, player)
         brute = brute_force_best_response(root, tree, policy, player)
         if brute is not None:
             assert br.value == pytest.approx(brute, abs=1e-9)

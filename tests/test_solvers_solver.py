@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import representation
-from solvers.history import HistoryTree
+from solvers.cfr import representation
+from solvers.history.rep import HistoryTree
 
 
 def test_stepping_the_object_equals_solve(leduc):

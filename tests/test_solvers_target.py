@@ -5,7 +5,7 @@ import warnings
 import pytest
 
 import solvers
-from solvers.solver import PRECISION_FLOOR, exploitability_floor
+from solvers.cfr.solver import PRECISION_FLOOR, exploitability_floor
 
 
 def test_unreachable_target_warns_up_front(kuhn):

@@ -8,7 +8,7 @@ from open_spiel.python import policy as policy_lib
 import solvers
 import solvers.memory
 from solvers import GameTree
-from solvers.tree import BYTES_PER_INFOSET, BYTES_PER_NODE
+from solvers.trees.gametree import BYTES_PER_INFOSET, BYTES_PER_NODE
 
 
 def small_tree_arrays():

@@ -4,7 +4,7 @@ import re
 import subprocess
 import sys
 
-from coupsolve import tables as T
+from coupsolve.engine import tables as T
 from coupsolve.names import action_name
 
 NO_NUMBA = """

@@ -1,5 +1,5 @@
-"""The training field of the features game (coupsolve.sampling_keys): seats played by baseline bots as
-chance moves, drawn per game; and MCCFR with probing (solvers._mccfr_probe)."""
+"""The training field of the features game (coupsolve.sampling.keys): seats played by baseline bots as
+chance moves, drawn per game; and MCCFR with probing (solvers.mccfr._probe)."""
 
 import numpy as np
 import pytest
@@ -7,11 +7,11 @@ import pytest
 import coupsolve
 import solvers
 from coupsolve import engine as E
-from coupsolve import sampling_keys as SK
-from coupsolve.botrule import honest_choice
-from coupsolve.sampling import sampling_game
-from solvers.mccfr import MCCFRSolver
-from solvers.mccfr_policy import tree_policy
+from coupsolve.sampling import keys as SK
+from coupsolve.engine.honest import honest_choice
+from coupsolve.sampling.game import sampling_game
+from solvers.mccfr.solver import MCCFRSolver
+from solvers.mccfr.policy import tree_policy
 
 from test_mccfr import kuhn_game
 
@@ -134,8 +134,8 @@ def test_warm_start_begins_at_the_honest_move_and_the_regrets_take_over():
     """A new information set starts at HonestBot's move with the warm start's regret: with a regret
     no sample outweighs, the strategy is HonestBot's move at every information set (its average too);
     with none, the iterates are bit for bit those of a game without the option."""
-    from coupsolve.bots import HonestBot
-    from solvers.mccfr_policy import SampledPolicy
+    from coupsolve.openspiel.bots import HonestBot
+    from solvers.mccfr.policy import SampledPolicy
 
     rules = coupsolve.Rules(players=3)
     stiff = MCCFRSolver(sampling_game(rules, "features", field={"honest": 0.3}, warm_start=1e12),
@@ -183,8 +183,8 @@ def test_warm_start_begins_at_the_honest_move_and_the_regrets_take_over():
 
 
 def test_sampled_policy_plays_its_prior_where_it_has_no_average():
-    from coupsolve.bots import HonestBot
-    from solvers.mccfr_policy import SampledPolicy
+    from coupsolve.openspiel.bots import HonestBot
+    from solvers.mccfr.policy import SampledPolicy
 
     rules = coupsolve.Rules(players=3)
     solver = MCCFRSolver(sampling_game(rules, "features"), max_infosets=64, sampling="probe")

@@ -479,7 +479,7 @@ def test_the_house_preset_switches_every_house_rule_on():
 
 
 def test_the_analysis_counts_treaty_claims():
-    from coupsolve.analysis import analyse
+    from coupsolve.analysis.history import analyse
 
     rules = Rules.standard(players=2, turn_limit=1, characters="Duke+Contessa", copies=3, marked_cards=True,
                            starting_coins="1,1")

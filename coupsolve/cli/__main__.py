@@ -1,0 +1,6 @@
+"""``python -m coupsolve.cli``: the same command line as the ``coupsolve`` script."""
+import sys
+
+from coupsolve.cli import main
+
+sys.exit(main())

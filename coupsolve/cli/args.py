@@ -1,0 +1,406 @@
+"""The command line's parser: every command, every option with its help and its default.
+
+Every value is checked where it is parsed (``argparse`` types), so a bad one ends in one line
+``coupsolve: error: argument --NAME: ...`` and exit status 2 before anything is built.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+
+PRESETS = ("two-player-selection", "two-player-standard")
+DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
+DEFAULT_TARGET = 1e-3
+#: The iteration cap of a solve with a target exploitability and no --iterations.
+DEFAULT_MAX_ITERATIONS = 20_000
+DEFAULT_CHECKPOINT_EVERY = 500
+#: Self-play games behind the bluff table of a sampled strategy (train, analyse).
+DEFAULT_GAMES = 1000
+#: The choices of train's --sampling and --abstraction (the first is the default).
+SAMPLINGS = ("external", "outcome", "probe")
+ABSTRACTIONS = ("exact", "features")
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+# Rules fields that have a flag of their own: --rule may not set them too (one source for each value).
+_OWN_FLAGS = {"turn_limit": "--turn-limit", "limit_payoff": "--limit-payoff", "setup": "--preset"}
+
+
+def rule_item(item):
+    """``NAME=VALUE`` of ``--rule`` as (field name, value), or a one-line error naming the problem."""
+    from coupsolve.rules import Rules
+
+    name, sep, value = item.partition("=")
+    name = name.strip()
+    if not sep:
+        raise CliError(f"--rule takes NAME=VALUE (for example selective_coup=true), got {item!r}")
+    fields = [f.name for f in dataclasses.fields(Rules)]
+    if name not in fields:
+        raise CliError(f"--rule {name}: unknown rule option; the options are {', '.join(fields)}")
+    if name in _OWN_FLAGS:
+        raise CliError(f"--rule {name}: use {_OWN_FLAGS[name]} to set it")
+    if name == "players":
+        raise CliError("--rule players: the solvers take two-player games; `coupsolve train "
+                       "--players N` trains a strategy of N players by sampling, `coupsolve random "
+                       "--players N` plays a game of N players")
+    low = value.strip().lower()
+    return name, (True if low == "true" else False if low == "false"
+                  else int(low) if low.lstrip("-").isdigit() else value.strip())
+
+
+def rules_of(args):
+    """The ``Rules`` of ``--preset``, ``--turn-limit``, ``--limit-payoff``, ``--rule`` and, where the
+    command has it (``train``), ``--players``: without a preset, the card-selection setup for two players
+    and the standard setup for more; a turn limit of ``None`` is the rules' default."""
+    from coupsolve.rules import Rules
+
+    players = getattr(args, "players", 2)
+    preset = args.preset or ("two-player-selection" if players == 2 else "standard")
+    if preset != "standard" and players != 2:
+        raise CliError(f"--preset {preset} is a two-player preset; with --players {players} use "
+                       "--preset standard")
+    kw = {"limit_payoff": args.limit_payoff}
+    if args.turn_limit is not None:
+        kw["turn_limit"] = args.turn_limit
+    kw.update(rule_item(item) for item in args.rule or ())
+    if preset == "two-player-selection":
+        return Rules.two_player_selection(**kw)
+    return Rules.standard(players=players, **kw)
+
+
+# ---- argument types ---------------------------------------------------------------------------------
+def _whole_number(minimum, maximum=None):
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``), with a one-line error."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
+        return value
+    return parse
+
+
+def _field(name):
+    """An argparse type for a whole-number ``Rules`` field: its range from ``rules.RANGES``."""
+    from coupsolve.rules import RANGES
+
+    return _whole_number(RANGES[name].lo, RANGES[name].hi)
+
+
+_positive_int, _seed = _whole_number(1), _whole_number(0)
+
+
+def _positive_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
+    return value
+
+
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 10**3, "m": 2**20, "mib": 2**20, "mb": 10**6,
+          "g": 2**30, "gib": 2**30, "gb": 10**9, "t": 2**40, "tib": 2**40, "tb": 10**12}
+
+
+def memory_size(text):
+    """An argparse type: bytes from ``4GiB``, ``500MB``, ``2g`` or a plain number of bytes."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", text)
+    unit = match and _UNITS.get(match.group(2).lower())
+    if not unit or float(match.group(1)) * unit < 1:
+        raise argparse.ArgumentTypeError(f"expected a size such as 4GiB or 500MB, got {text!r}")
+    return int(float(match.group(1)) * unit)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``coupsolve: error: ...``, status 2) instead of a usage dump."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Help(argparse.HelpFormatter):
+    """Every option's help ends with its default (written out where it is not a plain value)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" not in text and action.option_strings and action.default is not argparse.SUPPRESS:
+            shown = "off" if action.default is None or action.default is False else "%(default)s"
+            text += f" (default: {shown})"
+        return text
+
+
+#: The trees ``solve`` and ``info`` take (``--representation``).
+REPRESENTATIONS = ("auto", "history", "public", "pieces")
+#: ``--precision auto``: float64 (OpenSpiel-exact), but float32 for a public tree held in pieces.
+AUTO_PRECISION = "auto"
+
+
+def solve_precision(args, pieces: bool) -> str:
+    """The precision a solve of ``args`` runs in: ``--precision`` as given, or under ``auto`` float64,
+    and float32 when the public tree is held in pieces (``pieces``): that representation is the one
+    memory decides, and float32 keeps every solve buffer in 4 bytes (turn limit 4 of Coup: a build
+    and solve planned at 17.4 GiB in float64, about 15.7 GiB measured at the peak in float32, against
+    issue 11's 16 GiB), still reaching exploitabilities far below 1e-3."""
+    chosen = getattr(args, "precision", AUTO_PRECISION)
+    if chosen != AUTO_PRECISION:
+        return chosen
+    return "float32" if pieces else "float64"
+
+
+def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_TURN_LIMIT,
+                      memory_help="memory the tree and the solve may take, e.g. 4GiB; the count stops as "
+                                  "soon as the tree is known to need more"):
+    """The options that make the rules, and ``--max-memory``."""
+    p.add_argument("--preset", choices=presets, default=preset,
+                   help="the rules to start from" + ("" if preset else " (default: two-player-selection "
+                                                     "with 2 players, standard with more)"))
+    p.add_argument("--turn-limit", type=_field("turn_limit"), default=turn_limit,
+                   help="turns before the game is scored by --limit-payoff"
+                        + ("" if turn_limit else " (default: the rules' own, 100: played to the end)"))
+    p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw",
+                   help="the payoff at the turn limit")
+    p.add_argument("--rule", action="append", metavar="NAME=VALUE",
+                   help="any other option of the rules, e.g. --rule selective_coup=true "
+                        "--rule challenge_bounty=1 (default: none; the options are in docs/rules.md)")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help=memory_help + " (default: the memory available now)")
+
+
+def _add_rules_args(p):
+    _add_rule_options(p)
+    p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
+                   help="the tree to solve on: the history tree (every history stored; fastest per "
+                        "iteration), the public tree (public nodes x private states: less memory; built "
+                        "by the class walk when it takes the rules, else by stepping every history), "
+                        "pieces, the public tree built and held as a trunk and parts (the least "
+                        "memory: turn limit 4; the class walk only), or auto, the history tree when it "
+                        "fits the memory, else the public tree, else its pieces; info counts the public "
+                        "tree too unless history is given")
+    p.add_argument("--pieces", type=_positive_int, metavar="N",
+                   help="parts of the public tree's count by parts and of a build in pieces (default: "
+                        "400; the cut is the first level of 32 x N nodes)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="count the tree afresh: no size from the table of known sizes or from the cache of "
+                        "earlier counts (kept in $COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or "
+                        "~/.cache/coupsolve), and none cached")
+
+
+def _add_solve_args(p):
+    from solvers import ALGORITHMS, PRECISIONS, UPDATES
+
+    _add_rules_args(p)
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
+    stop = p.add_mutually_exclusive_group()
+    stop.add_argument("--iterations", type=_positive_int,
+                      help=f"iterations to run (default: until --target-exploitability {DEFAULT_TARGET:g} "
+                           f"or {DEFAULT_MAX_ITERATIONS:,} iterations)")
+    stop.add_argument("--target-exploitability", type=_positive_float, metavar="X",
+                      help=f"stop once the exploitability is at most X, or at --max-iterations "
+                           f"(default: {DEFAULT_TARGET:g} when --iterations is not given)")
+    p.add_argument("--max-iterations", type=_positive_int, default=DEFAULT_MAX_ITERATIONS,
+                   help="the cap of a solve to a target exploitability")
+    p.add_argument("--check-every", type=_positive_int, default=25,
+                   help="iterations between exploitability checks")
+    p.add_argument("--seed", type=_seed, default=0, help="recorded with the result")
+    p.add_argument("--threads", type=_positive_int, default=1,
+                   help="numba threads for the passes (pays from about 10**6 histories, i.e. "
+                        "turn limit 2 and up)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
+                        "one, or 'local' to start one on this machine (needs pip install "
+                        "'coupsolve[ray]'; solves the public tree, whole or, when it does not fit, "
+                        "in pieces; same iterates)")
+    p.add_argument("--ray-workers", type=_positive_int, default=2,
+                   help="Ray actors, each holding a part of the tree or a run of its pieces' parts "
+                        "(with --ray)")
+    p.add_argument("--precision", choices=(AUTO_PRECISION,) + tuple(PRECISIONS), default=AUTO_PRECISION,
+                   help="type of the per-history reach and value buffers (float64 is OpenSpiel-exact; "
+                        "float32 saves memory traffic on large trees and stalls near 1e-7; auto: "
+                        "float64, but float32 for a public tree solved in pieces, as turn limit 4 is, "
+                        "for its memory)")
+    p.add_argument("--updates", choices=UPDATES, default=UPDATES[0],
+                   help="alternating (OpenSpiel's CFR) or simultaneous (half the passes per "
+                        "iteration, usually more iterations)")
+    p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--checkpoint", metavar="FILE.npz",
+                   help="save the solver's state here every --checkpoint-every iterations and when "
+                        "the solve ends or is interrupted (resume it with --resume)")
+    p.add_argument("--checkpoint-every", type=_positive_int, default=DEFAULT_CHECKPOINT_EVERY,
+                   help="iterations between checkpoints")
+    p.add_argument("--resume", metavar="FILE.npz",
+                   help="continue the solve saved in this checkpoint (same rules and options)")
+    _add_report_args(p, "draw the bluff and challenge rates to this image file (.png, .pdf, .svg, ...)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_games_args(p, seed=True):
+    p.add_argument("--games", type=_positive_int, default=DEFAULT_GAMES,
+                   help="self-play games the bluff table of a sampled strategy (train's) is estimated from")
+    if seed:
+        p.add_argument("--seed", type=_seed, default=0, help="seed of those games")
+
+
+def _training_field(text):
+    """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
+    from coupsolve.sampling.keys import FIELD_BOTS, field_scratch
+
+    field = {}
+    for part in filter(None, text.split(",")):
+        name, _, share = part.partition("=")
+        if name not in FIELD_BOTS or name in field:
+            raise argparse.ArgumentTypeError(f"{part!r}: the bots are {' and '.join(FIELD_BOTS)}, each once")
+        try:
+            field[name] = float(share)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r}: the share must be a number") from None
+    try:
+        field_scratch(**field)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return field
+
+
+def _regret(text):
+    """``--warm-start R``: a finite number of at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a regret of at least 0")
+    return value
+
+
+def _add_train_args(p):
+    from solvers.mccfr.solver import AVERAGES, REGRETS
+
+    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    _add_rule_options(p, PRESETS + ("standard",), None, None,
+                      "memory the information-set table may take, e.g. 4GiB: sizes the table when "
+                      "--max-infosets is not given, and refuses a larger one before allocating it")
+    p.add_argument("--sampling", choices=SAMPLINGS, default=SAMPLINGS[0],
+                   help="MCCFR's sampling: external (every action of the traverser), outcome (one "
+                        "sampled path, importance-weighted) or probe (one sampled path, every action "
+                        "of the traverser on it valued by a rollout: for long games; features only)")
+    p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
+                   help="information sets: exact (perfect recall) or features (what a player can act on; "
+                        "imperfect recall, for long games: no equilibrium guarantee)")
+    p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
+                   help="features only: train against a field where each seat of each game is played by "
+                        "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
+                        "random; the rest is the strategy itself)")
+    p.add_argument("--warm-start", type=_regret, default=0.0, metavar="R",
+                   help="probe and features only: each new information set starts at the honest bot's "
+                        "move with this much regret, which the sampled regrets outweigh where they "
+                        "disagree (0: none)")
+    p.add_argument("--threads", type=_positive_int, default=1, metavar="N",
+                   help="external sampling with exact information sets only: N workers in "
+                        "deterministic batches (reproducible from --seed and N, but not the one-thread "
+                        "iterates; default 1)")
+    p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
+    p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
+                   help="the average strategy's weights: uniform, or linear in the iteration")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the sampling and of the table's games")
+    p.add_argument("--iterations", type=_positive_int,
+                   help="iterations in all (a resumed run's included); with --minutes, whichever comes "
+                        "first (default: none; give one of them)")
+    p.add_argument("--minutes", type=_positive_float, metavar="M", help="minutes of training in this run")
+    p.add_argument("--max-infosets", type=_positive_int, metavar="N",
+                   help="room for this many information sets (default: 1,048,576, or as many as "
+                        "--max-memory holds)")
+    p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
+    p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    p.add_argument("--checkpoint", metavar="FILE.npz",
+                   help="save the solver's state here every --checkpoint-minutes and when the run ends "
+                        "or is interrupted (continue it with --resume)")
+    p.add_argument("--checkpoint-minutes", type=_positive_float, default=10.0, metavar="M",
+                   help="minutes between checkpoints")
+    p.add_argument("--resume", metavar="FILE.npz",
+                   help="continue the run saved in this checkpoint or train --out file (same rules and "
+                        "options)")
+    _add_games_args(p, seed=False)
+    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_report_args(p, plot_help):
+    p.add_argument("--plot", metavar="FILE", help=plot_help)
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="the analysis and the solve's provenance as one JSON object: on the last line "
+                        "of the output, or in FILE")
+
+
+def build_parser(commands=None) -> argparse.ArgumentParser:
+    """The ``coupsolve`` parser.
+
+    Parameters
+    ----------
+    commands : dict, optional
+        ``{command name: function}``; the parsed arguments of a command carry its function as
+        ``args.func`` (:mod:`coupsolve.cli` passes them).
+    """
+    from coupsolve import __version__
+
+    commands = commands or {}
+
+    parser = _Parser(prog="coupsolve", description="Solve and study the card game Coup.",
+                     formatter_class=_Help)
+    parser.add_argument("--version", action="version", version=f"coupsolve {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def sub_parser(name, help_, **kw):
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=_Help, **kw)
+        p.set_defaults(func=commands.get(name))
+        return p
+    for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
+                        ("demo", "the main job: the default solve")):
+        _add_solve_args(sub_parser(name, help_))
+    _add_train_args(sub_parser("train", "train a strategy for 2 to 6 players by sampling (MCCFR) and "
+                                        "print its bluff table, estimated from self-play"))
+    p = sub_parser("analyse", "analyse a saved strategy", aliases=["analyze"])
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    _add_report_args(p, "draw the bluff and challenge rates to this image file")
+    _add_games_args(p)
+    p.add_argument("--sampled", action="store_true",
+                   help="a strategy solved in pieces: estimate its analysis from --games self-play "
+                        "games instead of reading the exact one kept in the file (solve keeps it) "
+                        "or, in a file without it, rebuilding the pieces for it and keeping it (at "
+                        "turn limit 4 the rebuild takes 20-30 minutes and about 15 GiB)")
+    p = sub_parser("info", "tree size and memory of a preset, without building it")
+    _add_rules_args(p)
+    p = sub_parser("play", "play against a saved strategy in the terminal")
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("--seat", type=_whole_number(0, 5), default=0,
+                   help="your seat, 0 (moves first) to the players less one; every other seat plays the "
+                        "strategy")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bots' moves")
+    p = sub_parser("match", "play a saved strategy head to head against the bots or another strategy "
+                            "file, with 95% intervals")
+    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("--against", action="append", metavar="OPPONENT",
+                   help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
+                        "rules; every other seat plays it; repeat for several (default: honest, random)")
+    p.add_argument("--games", type=_positive_int, default=2000,
+                   help="games against each opponent (rounded down to a multiple of the players)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the games")
+    p.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                   help="the results as one JSON object: on the last line of the output, or in FILE")
+    p = sub_parser("random", "play one game with uniformly random moves and print its log")
+    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    p.add_argument("--setup", choices=["standard", "selection"], default=None,
+                   help="the setup (default: selection with 2 players, standard with more)")
+    p.add_argument("--turn-limit", type=_field("turn_limit"), default=100, help="turns before a draw")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice")
+    return parser

@@ -1,0 +1,56 @@
+"""What ``solve`` and ``analyse`` print and write: the analysis, the plot and one JSON report.
+
+Both commands end in :func:`present`, so their JSON is the same object: the solve's provenance
+(algorithm, iterations, exploitability, rules, game id, seed, speed options, seconds, library version)
+and the full analysis (:meth:`coupsolve.analysis.history.Analysis.to_dict`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+
+def provenance(result, rules) -> dict:
+    """Where a strategy comes from: the fields of a :class:`solvers.SolveResult` and its rules."""
+    expl = result.exploitability
+    return {"rules": rules.to_dict(), "game_id": result.game_id, "algorithm": result.algorithm,
+            "iterations": int(result.iterations), "seed": int(result.seed),
+            "exploitability": None if math.isnan(expl) else expl,
+            "game_value": [float(x) for x in result.game_value], **result.options,
+            "solve_seconds": float(result.seconds), "interrupted": bool(result.interrupted),
+            "version": result.version}
+
+
+def title(rules, result) -> str:
+    """The heading of the table and the plot: rules, algorithm, iterations, exploitability."""
+    return (f"{rules} - {result.algorithm}, {result.iterations:,} iterations, exploitability "
+            f"{result.exploitability:.3g}")
+
+
+def present(analysis, result, rules, args, human=None, **extra) -> None:
+    """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
+    ``args.json`` (with ``extra`` fields)."""
+    human = sys.stdout if human is None else human
+    print(analysis.to_table(), file=human)
+    if args.plot:
+        analysis.plot(args.plot)
+        print(f"plot written to {args.plot}", file=human)
+    if args.json:
+        report = {**provenance(result, rules), **extra,
+                  "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
+                  "analysis": analysis.to_dict()}
+        write_json(report, args.json, human)
+
+
+def write_json(report, target, human) -> None:
+    """``report`` as one JSON line: standard output's last line when ``target`` is ``-``, else the file
+    ``target`` (said on ``human``)."""
+    text = json.dumps(report)
+    if target == "-":
+        print(text)
+    else:
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        print(f"JSON report written to {target}", file=human)

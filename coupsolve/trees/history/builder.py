@@ -1,0 +1,420 @@
+"""The fast Coup tree builder: the engine walked in compiled code, straight into a ``solvers.GameTree``.
+
+Two depth-first passes over the game, both in numba with an explicit stack (no Python per node):
+
+1. *count* (:func:`count_tree`): nodes per level and decision nodes. This gives the exact size of the
+   tree (a :class:`TreeSize`), so the memory is checked (and a tree that will not fit refused) before
+   anything large is allocated; a caller that already counted (the command line sizes the tree before
+   building it) passes the :class:`TreeSize` to the build, which then does not count again.
+2. *fill*: the level-ordered arrays of :class:`solvers.GameTree`. The children of a node are given a
+   contiguous block of the next level when the node is expanded; since a depth-first walk expands the
+   nodes of a level in index order, level ``d + 1`` is the concatenation of the children of level
+   ``d`` in order, as ``GameTree`` requires.
+
+Information sets come from each player's own observation sequence (the engine's event tokens, exactly
+what the OpenSpiel observer prints): a decision node belongs to the information set of the acting
+player's token sequence. Each sequence is hashed with two independent 64-bit polynomial hashes; the
+first keys a dictionary of information sets and the second is stored and compared on every hit, so a
+collision of the first hash is detected and reported instead of merging two information sets (both
+colliding at once has probability about 2^-64 per pair). An information set's key string is rendered
+on demand by replaying one of its histories through the OpenSpiel state
+(:class:`coupsolve.trees.history.tree.KeyRenderer`), so keys are the observer's ``information_state_string``
+exactly, with no per-infoset Python objects in memory.
+
+Memory (:func:`estimate_build_bytes`, an estimate of the peak, not an upper bound, since an upper bound
+counting every decision node as its own information set was twice the measured peak): the tree itself,
+``solvers.estimate_tree_bytes`` (34 bytes per history, 13 per information set, 4 per action), plus
+``INFOSET_BUILD_BYTES`` (85) per information set and 4 per action for the build's information-set
+bookkeeping. The information sets and their actions are estimated by the count
+(:mod:`coupsolve.trees.history.sketch`); the buffers sized by the decision nodes are allocated with ``np.empty`` and
+only the pages the walk writes are taken. With ``context=True``, 4 bytes per history for the node
+context. Both walks poll a control array every 65,536 histories, so a budget (``count_tree(max_nodes=)``)
+ends a count early and Ctrl-C stops either within about a second (:mod:`coupsolve.trees.background`).
+
+The passes are this module's :func:`count_tree` and :func:`fill_tree`; :mod:`coupsolve.trees.history.tree` turns
+a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`) or into a
+:class:`coupsolve.CoupTree` holding one with the Coup-side extras (:func:`coupsolve.build_coup_tree`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import njit, types
+
+from solvers import CHANCE, DECISION, TERMINAL
+from solvers.memory import check_fits, format_bytes
+
+from coupsolve import engine as E
+from coupsolve.trees.background import run_interruptibly
+from coupsolve.rules import Rules
+from coupsolve.engine.tables import P_PLAYERS
+from coupsolve.trees.history.sketch import new_sketch, sketch_add, sketch_estimate
+from coupsolve.trees.history.size import TreeSize, TreeTooLarge, estimate_build_bytes
+
+HASH_MUL = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+HASH_SEED = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))
+
+OK = 0
+ERR_COLLISION = 1
+ERR_RECALL = 2
+ERR_CAPACITY = 3
+ERR_STOPPED = 4  # control[0] set (Ctrl-C) or more histories than the budget control[1]
+POLL_MASK = 0xFFFF  # the walk polls its control every 65,536 histories
+
+
+@njit(cache=True, inline="always")
+def _mix(h, token, mul):
+    return (h ^ np.uint64(token + 1)) * mul + np.uint64(0x632BE59BD9B4E019)
+
+
+class NodeArrays(NamedTuple):
+    """The per-node arrays the walk fills (all empty when it only counts).
+
+    ``level_count`` (int64, one per level, counting walk only), ``level_start`` (int64, levels + 1),
+    then, one entry per node: what the node is, ``node_kind``, ``node_player`` (int8),
+    ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (``CTX_DTYPE``, uint32; empty when not wanted);
+    where its children are, ``child_start`` (int64), ``num_children`` (int32); the probability of the
+    edge into it, ``chance_prob`` (float64); ``payoffs`` (float64, (nodes, players); (0, 0) with two).
+    """
+
+    level_count: np.ndarray
+    level_start: np.ndarray
+    node_kind: np.ndarray
+    node_player: np.ndarray
+    node_infoset: np.ndarray
+    payoff: np.ndarray
+    context: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    chance_prob: np.ndarray
+    payoffs: np.ndarray
+
+
+class InfosetArrays(NamedTuple):
+    """The information sets the walk finds, with room for one per decision node.
+
+    ``h2`` (uint64, the second hash), ``player`` (int8), ``nact`` (int32), ``rep`` (int64, the first
+    history seen), ``actions`` (int32, one per decision child: the flat action ids).
+    """
+
+    h2: np.ndarray
+    player: np.ndarray
+    nact: np.ndarray
+    rep: np.ndarray
+    actions: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def absorb_events(src, dst, ev, ne):
+    """Every player's two hashes ``dst`` (uint64, (players, 2)): those of ``src`` (the same array, or
+    another) with ``ne`` events mixed in: each player sees the private token of the events it owns (or
+    everyone owns) and the public token of the others. ``ev`` is the engine's event buffer (int32,
+    (events, 3))."""
+    for p in range(src.shape[0]):
+        a0 = src[p, 0]
+        a1 = src[p, 1]
+        for i in range(ne):
+            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
+            a0 = _mix(a0, tok, HASH_MUL[0])
+            a1 = _mix(a1, tok, HASH_MUL[1])
+        dst[p, 0] = a0
+        dst[p, 1] = a1
+
+
+@njit(cache=True)
+def _absorb(h, src, dst, ev, ne):
+    """The players' two hashes at depth ``dst``: those at depth ``src`` with ``ne`` events mixed in
+    (``h``: uint64, (depths, players, 2))."""
+    absorb_events(h[src], h[dst], ev, ne)
+
+
+@njit(cache=True, nogil=True)
+def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
+    """Walk the whole game depth-first with an explicit stack (one level of state per depth).
+
+    ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
+    the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
+    (int64, 8) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
+    the error, chance nodes, chance edges]``. Returns a status code (``OK``, ``ERR_*``:
+    ``ERR_COLLISION`` for the same first hash with another second, ``ERR_RECALL`` for the same key with
+    another owner or action count, ``ERR_STOPPED`` when the polled ``control`` (int64, 2) asks it to:
+    ``control[0]`` non-zero (Ctrl-C) or more than ``control[1]`` histories walked). When counting,
+    every decision node's information-set key goes into ``sketch`` (uint8, :mod:`coupsolve.trees.history.sketch`;
+    empty: not kept).
+
+    It is longer than 80 lines (about 115 besides this docstring): the stack is allocated here and a
+    node's classification and information set are written inline, because allocated by another
+    function (the compiler then cannot tell the buffers apart) the walk took 7% longer, with the
+    information set in a function 10% longer (the fill pass), and with the classification in a
+    function of its own (even inlined by numba) 1.6 times longer.
+    """
+    D = max_depth + 1
+    n_players = P[P_PLAYERS]
+    st = np.zeros((D, E.S_SIZE), dtype=np.int32)  # the state at each depth of the stack
+    h = np.zeros((D, n_players, 2), dtype=np.uint64)  # per depth, per player, the two hashes
+    node = np.zeros(D, dtype=np.int64)
+    nxt = np.zeros(D, dtype=np.int64)  # next child to visit
+    nch = np.zeros(D, dtype=np.int64)
+    acts = np.zeros((D, E.MAX_MOVES), dtype=np.int32)
+    probs = np.zeros((D, E.MAX_MOVES), dtype=np.float64)
+    ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
+    buf = np.zeros(E.MAX_MOVES, dtype=np.int32)
+    pbuf = np.zeros(E.MAX_MOVES, dtype=np.float64)
+    ret = np.zeros(E.MAXP, dtype=np.float64)
+    free = np.zeros(max_depth + 2, dtype=np.int64)  # next free slot per level (fill)
+    if fill:
+        for d in range(min(max_depth + 2, out.level_start.shape[0])):
+            free[d] = out.level_start[d]
+        free[0] = 1
+    for p in range(n_players):
+        h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
+        h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
+    _absorb(h, 0, 0, ev, E.initial_state(P, st[0], ev, buf, pbuf))
+    n_infosets = 0
+    n_actions = 0
+    counts[:3] = 0
+    counts[6:] = 0
+    depth = 0
+    node[0] = 0
+    entered = True
+    while depth >= 0:
+        s = st[depth]
+        if entered:
+            entered = False
+            counts[0] += 1
+            if (counts[0] & POLL_MASK) == 0 and (control[0] != 0 or counts[0] > control[1]):
+                return ERR_STOPPED
+            v = node[depth]
+            if not fill:
+                out.level_count[depth] += 1
+            p = -1
+            if E.is_terminal(s):
+                k = 0
+                if fill:
+                    E.returns(P, s, ret)
+                    out.node_kind[v] = TERMINAL
+                    out.node_player[v] = -1
+                    out.node_infoset[v] = -1
+                    out.payoff[v] = ret[0]
+                    for q in range(out.payoffs.shape[1]):
+                        out.payoffs[v, q] = ret[q]
+            elif E.is_chance(s):
+                k = E.chance_outcomes(P, s, acts[depth], probs[depth])
+                counts[6] += 1
+                counts[7] += k
+                if fill:
+                    out.node_kind[v] = CHANCE
+                    out.node_player[v] = -1
+                    out.node_infoset[v] = -1
+            else:
+                k = E.legal_actions(P, s, acts[depth])
+                p = E.current_player(s)
+                counts[1] += 1
+                counts[2] += k
+                if sketch.shape[0] > 0:
+                    sketch_add(sketch, h[depth, p, 0])
+                if fill:
+                    out.node_kind[v] = DECISION
+                    out.node_player[v] = p
+                    if out.context.shape[0] > 0:
+                        out.context[v] = E.node_context(s)
+            nch[depth] = k
+            if fill:
+                if p >= 0:  # the information set of the acting player's sequence, made if new
+                    key = h[depth, p, 0]
+                    if key in table:
+                        I = table[key]
+                        if iset.h2[I] != h[depth, p, 1]:  # same first hash, another second
+                            counts[5] = v
+                            return ERR_COLLISION
+                        if iset.nact[I] != k or iset.player[I] != p:
+                            counts[5] = v
+                            return ERR_RECALL
+                    else:
+                        I = n_infosets
+                        if I >= iset.h2.shape[0]:  # sized by the caller from the decision count
+                            counts[5] = v
+                            return ERR_CAPACITY
+                        table[key] = I
+                        iset.h2[I] = h[depth, p, 1]
+                        iset.player[I] = p
+                        iset.nact[I] = k
+                        iset.rep[I] = v
+                        for a in range(k):
+                            iset.actions[n_actions + a] = acts[depth, a]
+                        n_actions += k
+                        n_infosets += 1
+                    out.node_infoset[v] = I
+                out.child_start[v] = free[depth + 1]
+                out.num_children[v] = k
+                free[depth + 1] += k
+            nxt[depth] = 0
+        j = nxt[depth]  # descend into the next child, or climb
+        if j < nch[depth]:
+            nxt[depth] = j + 1
+            c = st[depth + 1]
+            c[:] = s
+            _absorb(h, depth, depth + 1, ev, E.apply(P, c, acts[depth, j], ev, 0, buf, pbuf))
+            if fill:
+                w = out.child_start[node[depth]] + j
+                node[depth + 1] = w
+                out.chance_prob[w] = probs[depth, j] if E.is_chance(s) else 1.0
+            depth += 1
+            entered = True
+        else:
+            depth -= 1
+    counts[3] = n_infosets
+    counts[4] = n_actions
+    return OK
+
+
+def _max_depth(rules: Rules) -> int:
+    return E.game_bounds(rules.params())[0]
+
+
+def _empty_nodes(level_count):
+    e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
+                        np.zeros(0, np.float64))
+    return NodeArrays(level_count=level_count, level_start=e64, node_kind=e8, node_player=e8,
+                      node_infoset=e32, payoff=ef, context=np.zeros(0, E.CTX_DTYPE), child_start=e64, num_children=e32,
+                      chance_prob=ef, payoffs=np.zeros((0, 0), np.float64))
+
+
+def _empty_infosets():
+    return InfosetArrays(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(0, np.int32),
+                         np.zeros(0, np.int64), np.zeros(0, np.int32))
+
+
+def _run_walk(args, counts, control, progress):
+    """Run :func:`_walk` on ``args`` so that Ctrl-C stops it; ``progress(histories so far)`` each second."""
+    report = None if progress is None else (lambda: progress(int(counts[0])))
+    return run_interruptibly(_walk, args, control, report)
+
+
+def _control(max_nodes):
+    return np.array([0, np.iinfo(np.int64).max if max_nodes is None else int(max_nodes)], np.int64)
+
+
+def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> TreeSize:
+    """Walk the game once without storing it: nodes per level, decision nodes and their children.
+
+    Parameters
+    ----------
+    rules : Rules
+        Rules of any number of players.
+    max_nodes : int, optional
+        A budget: stop (``TreeTooLarge``) as soon as the walk has counted more histories than this
+        (checked every 65,536 histories), so a refusal on memory does not wait for the whole count.
+    progress : callable, optional
+        Called with the histories counted so far, about once a second. Ctrl-C stops the walk within
+        about a second (``KeyboardInterrupt``).
+
+    Returns
+    -------
+    TreeSize
+        To pass to the build (``size=``), which then does not count again.
+
+    Raises
+    ------
+    TypeError
+        Not a ``Rules``.
+    TreeTooLarge
+        More histories than ``max_nodes``.
+    """
+    _check_any_rules(rules)
+    D = _max_depth(rules) + 1
+    level_count = np.zeros(D + 1, dtype=np.int64)
+    counts = np.zeros(8, dtype=np.int64)
+    sketch = new_sketch()
+    t0 = time.perf_counter()
+    control = _control(max_nodes)
+    status = _run_walk((rules.params(), D - 1, False, _empty_nodes(level_count), _new_table(),
+                        _empty_infosets(), counts, control, sketch), counts, control, progress)
+    if status == ERR_STOPPED:
+        raise TreeTooLarge(f"the game tree of {rules} has more than {max_nodes:,} histories "
+                           f"(the count stopped at {int(counts[0]):,})", int(counts[0]))
+    assert status == OK
+    nodes, decisions, children = (int(x) for x in counts[:3])
+    infosets = min(decisions, sketch_estimate(sketch))
+    actions = min(children, round(infosets * children / max(decisions, 1)))
+    return TreeSize(rules, nodes, decisions, children, level_count[level_count > 0],
+                    time.perf_counter() - t0, infosets, actions, int(counts[6]), int(counts[7]))
+
+
+def _new_table():
+    return numba.typed.Dict.empty(key_type=types.uint64, value_type=types.int64)
+
+
+def _check_any_rules(rules):
+    """A ``Rules`` of any number of players (the CFR solvers refuse three or more themselves)."""
+    if not isinstance(rules, Rules):
+        raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
+
+
+def _check_rules(rules):
+    """Two-player rules, for what only solves two-player zero-sum games (the public tree)."""
+    _check_any_rules(rules)
+    if rules.players != 2:
+        raise ValueError(f"players: the solvers handle two-player zero-sum games; these rules have "
+                         f"{rules.players} players")
+
+
+def _allocate(size, context):
+    """Empty node and information-set arrays for a tree of ``size``."""
+    n, dn, da = size.nodes, size.decision_nodes, size.decision_children
+    level_start = np.zeros(len(size.levels) + 1, dtype=np.int64)
+    level_start[1:] = np.cumsum(size.levels)
+    chance_prob, players = np.empty(n, np.float64), size.rules.players
+    chance_prob[0] = 1.0
+    out = NodeArrays(level_count=np.zeros(0, np.int64), level_start=level_start,
+                     node_kind=np.empty(n, np.int8), node_player=np.empty(n, np.int8),
+                     node_infoset=np.empty(n, np.int32), payoff=np.zeros(n, np.float64),
+                     context=np.zeros(n if context else 0, E.CTX_DTYPE),
+                     child_start=np.empty(n, np.int64), num_children=np.empty(n, np.int32),
+                     chance_prob=chance_prob, payoffs=np.zeros((n, players) if players > 2 else (0, 0)))
+    iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
+                         np.empty(dn, np.int64), np.empty(da, np.int32))
+    return out, iset
+
+
+def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
+              verbose: bool = False, progress=None):
+    """The fill pass: ``(node arrays, information-set arrays, counts, sizes and seconds)``.
+
+    The shared core of :func:`coupsolve.build_tree` and :func:`coupsolve.build_coup_tree`; ``size`` is counted
+    when not given. Raises ``MemoryError`` before allocating a tree that will not fit.
+    ``progress(histories filled, histories)`` is called about once a second; Ctrl-C stops the pass
+    within about a second (``KeyboardInterrupt``).
+    """
+    _check_any_rules(rules)
+    if size is None:
+        size = count_tree(rules)
+    elif not isinstance(size, TreeSize) or size.rules != rules:
+        raise ValueError("size must be count_tree(rules) of these very rules")
+    need = estimate_build_bytes(size, context) + 8 * size.nodes * rules.players * (rules.players > 2)
+    check_fits(need, f"the game tree of {rules} ({size.nodes:,} histories)")
+    if verbose:
+        print(f"{size.nodes:,} histories in {len(size.levels)} levels; "
+              f"at most {format_bytes(need)} to build (count pass {size.seconds:.1f} s)")
+    t0 = time.perf_counter()
+    out, iset = _allocate(size, context)
+    counts = np.zeros(8, dtype=np.int64)
+    control = _control(None)
+    report = None if progress is None else (lambda done: progress(done, size.nodes))
+    status = _run_walk((rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts,
+                        control, np.zeros(0, np.uint8)), counts, control, report)
+    if status == ERR_STOPPED:
+        raise KeyboardInterrupt
+    if status == ERR_COLLISION:
+        raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
+                           "(the tree would merge two information sets)")
+    if status != OK:
+        raise RuntimeError(f"the tree builder failed with status {status} at history {counts[5]} "
+                           "(a perfect-recall violation in the engine)")
+    info = {"histories": size.nodes, "infosets": int(counts[3]), "levels": len(size.levels),
+            "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0}
+    return out, iset, counts, info
