@@ -4,7 +4,7 @@ Every error (a bad option, a missing or foreign strategy file, an output that ca
 tree too big for memory) prints one line ``coupsolve: error: ...`` and exits with status 2, before any
 long step where it can be known then; an interrupted solve saves and reports what it finished and exits
 with 130. The commands live in ``cli_solve`` (info, solve), ``cli_train`` (train),
-``cli_strategy`` (analyse, play), ``cli_match`` (match) and ``cli_log`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
+``cli_strategy`` (analyse, play), ``cli_match`` (match) and ``coupsolve.openspiel.narrate`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from coupsolve.cli.args import (DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET, DEFAULT_TURN_LIMIT, PRESETS,  # noqa: F401
                        CliError)
 from coupsolve.cli.args import build_parser as _build_parser
-from coupsolve.cli.log import random_game_log
+from coupsolve.openspiel.narrate import random_game_log
 
 __all__ = ["CliError", "build_parser", "main", "random_game_log"]
 

@@ -309,7 +309,7 @@ def _play_setup(path):
 def cmd_play(args) -> int:
     """``coupsolve play``: you against the strategy (every other seat plays it), moves typed by name or
     number."""
-    from coupsolve.cli.log import Narrator
+    from coupsolve.openspiel.narrate import Narrator
 
     rules, game, policy, what = _play_setup(args.strategy)
     you = args.seat

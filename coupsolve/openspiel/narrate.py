@@ -1,4 +1,5 @@
-"""The game logs of ``coupsolve random`` and ``coupsolve play``: every step, forced ones included.
+"""Games told in plain words, as the players see them: every step, forced ones included (the logs of
+``coupsolve random`` and ``coupsolve play``).
 
 A step is told from the events the engine emits (the observation tokens), so what a log shows is
 exactly what a player observes: the move, then what follows from it without a choice (a proof and
