@@ -4,8 +4,6 @@ budget, not after the whole count."""
 
 from __future__ import annotations
 
-import os
-
 from coupsolve.plan.options import PlanError, budget, every, fmt, precision_for, silent
 
 __all__ = ["compile_needed", "measure_history", "say_compiling"]
@@ -13,12 +11,9 @@ __all__ = ["compile_needed", "measure_history", "say_compiling"]
 
 def compile_needed() -> bool:
     """Whether the tree builder's kernel is compiled neither in this process nor in numba's disk cache."""
-    from coupsolve.trees.history.builder import _walk
+    from coupsolve.trees.history.builder import walk_compiled
 
-    if _walk.signatures:
-        return False
-    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
-    return not (cache is not None and os.path.exists(getattr(cache, "_index_path", "")))
+    return not walk_compiled()
 
 
 def say_compiling(say):

@@ -31,7 +31,6 @@ def _result(path):
     from solvers.npz import library_version
 
     from coupsolve.openspiel.game import load_game
-    from coupsolve.trees.history.tree import rules_game_id
 
     if not os.path.isfile(path):
         raise StrategyError(f"{path}: no such file")
@@ -49,9 +48,9 @@ def _result(path):
     except ValueError as e:
         raise StrategyError(f"{path}: its game string does not give rules this version takes "
                             f"({e})") from None
-    if rules_game_id(rules) != result.game_id:
+    if rules.game_string() != result.game_id:
         raise StrategyError(f"{path} records the game {result.game_id}, which this version writes as "
-                            f"{rules_game_id(rules)}; solve it again")
+                            f"{rules.game_string()}; solve it again")
     return rules, result
 
 
@@ -148,13 +147,12 @@ def resume_iterations(path, rules) -> int:
     when it is not a checkpoint of these rules; a one-line :class:`StrategyError`)."""
     from solvers.cfr.checkpoint import load_checkpoint
 
-    from coupsolve.trees.history.tree import rules_game_id
 
     try:
         saved = load_checkpoint(path)
     except (ValueError, KeyError, OSError) as e:
         raise StrategyError(f"--resume {path}: not a checkpoint of this solver ({e})") from None
-    if saved["game_id"] != rules_game_id(rules):
+    if saved["game_id"] != rules.game_string():
         raise StrategyError(f"--resume {path}: a checkpoint of {saved['game_id']}, not of these rules; "
                             "give the rules it was solved with")
     return saved["iterations"]

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 
+from solvers.mccfr.solver import SAMPLINGS
+
 from coupsolve.strategy.solved import StrategyError
 
 __all__ = ["ABSTRACTIONS", "SAMPLINGS", "TRAINED", "describe", "is_trained", "load_trained",
            "make_game", "make_solver", "save_trained", "table_room", "trained_policy", "warm_up"]
 
-#: The samplings and information-set abstractions of a training (the first is the default).
-SAMPLINGS = ("external", "outcome", "probe")
+#: The information-set abstractions of a training (the first is the default; the samplings, SAMPLINGS,
+#: are the solver's).
 ABSTRACTIONS = ("exact", "features")
 #: The metadata key that tells a train strategy from a plain checkpoint.
 TRAINED = "trained"
@@ -27,9 +29,9 @@ ACTIONS_PER_INFOSET = 6
 
 def kind():
     """The ``.npz`` kind of an MCCFR checkpoint: a strategy file is one."""
-    from solvers.mccfr.solver import _KIND  # the checkpoint's kind
+    from solvers.mccfr.solver import CHECKPOINT_KIND
 
-    return _KIND
+    return CHECKPOINT_KIND
 
 
 def make_game(rules, abstraction=ABSTRACTIONS[0], field=None, warm_start=0.0):
@@ -155,7 +157,6 @@ def load_trained(path):
     from solvers.npz import library_version
 
     from coupsolve.openspiel.game import load_game
-    from coupsolve.trees.history.tree import rules_game_id
 
     if not os.path.isfile(path):
         raise StrategyError(f"{path}: no such file")
@@ -174,7 +175,7 @@ def load_trained(path):
     except (ValueError, KeyError) as e:
         raise StrategyError(f"{path}: its game string does not give rules this version takes "
                             f"({e})") from None
-    if rules_game_id(rules) != meta["game_id"] or rules.to_dict() != meta.get("rules"):
+    if rules.game_string() != meta["game_id"] or rules.to_dict() != meta.get("rules"):
         raise StrategyError(f"{path} records the game {meta['game_id']}, which this version reads as "
                             "other rules; train it again")
     check_key(path, meta)
@@ -217,10 +218,9 @@ def trained_policy(solver, game, meta):
 def warm_up(solver, say) -> None:
     """Compile (or load from numba's cache) the solver's kernel with a step of no iterations, so that
     neither a time limit nor the recorded seconds count the compilation; say so when it compiles."""
-    kernel = solver.kernel
-    cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
-    if not getattr(kernel, "signatures", True) and not (
-            cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
+    from coupsolve.engine.jit import kernel_ready
+
+    if not kernel_ready(solver.kernel):
         say("compiling the MCCFR kernels (first run only, a minute or two) ...")
     compiling = solver.step(0)
     solver.seconds -= compiling

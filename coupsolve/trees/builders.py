@@ -173,19 +173,18 @@ def build_pieces(rules, plan, progress=None):
     for the analysis; the pieces are the solver's tree alone (the second item holds none)."""
     from solvers import PublicPieces
 
-    from coupsolve.trees.history.tree import rules_game_id
     from coupsolve.trees.pieces.build import build_class_pieces
 
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers,
                                progress=progress, spill=True)
-    tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
+    tree = PublicPieces(rules.game_string(), built.trunk, built.parts, built.infoset_actions)
     return tree, built._replace(trunk=None, parts=[])
 
 
 def count_pieces(rules, progress=None, **options):
-    """A count by parts of the class walk (:func:`~coupsolve.trees.classwalk.build.count_class_tree`
+    """A count by parts of the class walk (:func:`~coupsolve.trees.classwalk.count.count_class_tree`
     with ``split_depth="auto"`` unless given): a :class:`PiecesPlan` is made from it."""
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
 
     return count_class_tree(rules, progress=progress, **{"split_depth": "auto", **options})
 
@@ -194,7 +193,7 @@ _HERE = "coupsolve.trees.builders"
 for _b in (Builder("history", "history", "every history", "coupsolve.trees.history.size:TreeSize",
                    "coupsolve.trees.history.builder:count_tree", f"{_HERE}:build_history"),
            Builder("classbuild", "public", "the class walk", "coupsolve.trees.classwalk.build:ClassSize",
-                   "coupsolve.trees.classwalk.build:count_class_tree", f"{_HERE}:build_class",
+                   "coupsolve.trees.classwalk.count:count_class_tree", f"{_HERE}:build_class",
                    "coupsolve.trees.classwalk.state:supported"),
            Builder("publicbuild", "public", "stepping every history",
                    "coupsolve.trees.stepwalk.build:PublicSize",
