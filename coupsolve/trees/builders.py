@@ -159,7 +159,8 @@ def build_class(rules, size, progress=None):
 
 
 def build_stepping(rules, size, progress=None):
-    """The public tree by stepping every history (:func:`coupsolve.trees.stepwalk.build.build_public_tree`)."""
+    """The public tree by stepping every history
+    (:func:`coupsolve.trees.stepwalk.build.build_public_tree`)."""
     from coupsolve.trees.stepwalk.build import build_public_tree
 
     coup_tree = build_public_tree(rules, size=size, progress=progress)
