@@ -38,7 +38,6 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 
 from __future__ import annotations
 
-import os
 import time
 from typing import NamedTuple
 
