@@ -4,7 +4,7 @@ Every error (a bad option, a missing or foreign strategy file, an output that ca
 tree too big for memory) prints one line ``coupsolve: error: ...`` and exits with status 2, before any
 long step where it can be known then; an interrupted solve saves and reports what it finished and exits
 with 130. The commands live in ``cli_solve`` (info, solve), ``cli_train`` (train),
-``cli_strategy`` (analyse, play), ``cli_match`` (match) and ``coupsolve.openspiel.narrate`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
+``cli_strategy`` (analyse, play), ``cli_match`` (match), ``cli_serve`` (serve) and ``coupsolve.openspiel.narrate`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ def build_parser():
     from coupsolve.cli.solve import cmd_info, cmd_solve
     from coupsolve.cli.strategy import cmd_analyse, cmd_play
     from coupsolve.cli.match import cmd_match
+    from coupsolve.cli.serve import cmd_serve
     from coupsolve.cli.train import cmd_train
 
     return _build_parser({"solve": cmd_solve, "demo": cmd_solve, "analyse": cmd_analyse, "info": cmd_info,
                           "play": cmd_play, "random": _cmd_random, "train": cmd_train,
-                          "match": cmd_match})
+                          "match": cmd_match, "serve": cmd_serve})
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,158 @@
+"""A strategy file as the web app serves it: its rules, its policy, the exact value of each move where
+its tree allows, and its analysis.
+
+A file is loaded once, when the server starts, by the command line's loaders (through
+:mod:`coupsolve.web.loaders`), with every check they make. What the page can show depends on the kind:
+
+* solved on the **history tree**: the policy, the exact value of every move of every information set
+  (:class:`MoveValues`: the counterfactual value when everyone plays the strategy from there on), and
+  the exact analysis (bluff and challenge rates);
+* solved on the **public tree**: the policy and the exact analysis (no move values: the public tree's
+  passes are not kept);
+* solved **in pieces**: the policy, and the exact analysis when the file keeps it;
+* **trained** (``coupsolve train``): the policy only.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from solvers import DECISION
+from solvers.kinds import TERMINAL
+from solvers.history.evaluate import reach_and_values
+
+from coupsolve.web import loaders
+
+
+class MoveValues:
+    """The exact value of each move at each information set of a two-player history tree, when every
+    player plays ``sigma`` after it.
+
+    The value of action ``a`` at information set ``I`` of player ``i`` is the counterfactual value
+    ``sum_h pi_-i(h) v_i(ha) / sum_h pi_-i(h)`` over the histories ``h`` of ``I``, where ``pi_-i`` is
+    the probability that chance and the other player reach ``h`` (player ``i``'s own moves left out, so
+    a value exists after a move the strategy never makes) and ``v_i`` is player ``i``'s expected payoff
+    under ``sigma`` (Zinkevich et al., "Regret minimization in games with incomplete information",
+    NIPS 2007).
+
+    Parameters
+    ----------
+    coup_tree : CoupTree
+        A two-player history tree.
+    sigma : float64 array
+        The flat policy over it.
+    """
+
+    def __init__(self, coup_tree, sigma):
+        tree = self._tree = coup_tree.tree
+        sigma = np.asarray(sigma, np.float64)
+        self._v0 = reach_and_values(tree, sigma)[1]  # player 0's payoff (zero-sum: player 1's is -v0)
+        kind, n = np.asarray(tree.node_kind), tree.num_nodes
+        inner = np.flatnonzero(kind != TERMINAL)
+        counts = np.asarray(tree.num_children)[inner]
+        parent = np.repeat(inner, counts)
+        slot = np.arange(parent.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+        child = np.asarray(tree.child_start)[parent] + slot
+        decision = kind[parent] == DECISION
+        offset = np.asarray(tree.infoset_offset)[np.maximum(np.asarray(tree.node_infoset)[parent], 0)]
+        edge = np.where(decision, sigma[np.where(decision, offset + slot, 0)],
+                        np.asarray(tree.chance_prob)[child])
+        player = np.asarray(tree.node_player)[parent]
+        assert np.all(np.diff(child) > 0), "a history tree's children are stored in level order"
+        bounds = np.searchsorted(child, np.asarray(tree.level_start))
+        self._reach = []
+        for i in (0, 1):  # each player's counterfactual reach: its own moves weigh 1
+            w = np.where(decision & (player == i), 1.0, edge)
+            reach = np.zeros(n)
+            reach[0] = 1.0
+            for lo, hi in zip(bounds[:-1], bounds[1:]):  # a level's parents are all in earlier levels
+                reach[child[lo:hi]] = reach[parent[lo:hi]] * w[lo:hi]
+            self._reach.append(reach)
+        decisions = np.flatnonzero(kind == DECISION)
+        infoset = np.asarray(tree.node_infoset)[decisions]
+        order = np.argsort(infoset, kind="stable")
+        self._nodes, self._sets = decisions[order], infoset[order]
+
+    def node_of(self, state):
+        """The tree's node of ``state`` (its history walked down the tree)."""
+        tree, node = self._tree, 0
+        probe = state.get_game().new_initial_state()
+        for a in state.history():
+            legal = ([o for o, _ in probe.chance_outcomes()] if probe.is_chance_node()
+                     else probe.legal_actions())
+            node = int(tree.child_start[node]) + legal.index(a)
+            probe.apply_action(a)
+        return node
+
+    def values(self, state):
+        """``{action: value}`` to the player acting at ``state``, or None when the other player's
+        strategy never reaches its information set."""
+        node = self.node_of(state)
+        tree, i = self._tree, int(self._tree.node_player[node])
+        s = int(tree.node_infoset[node])
+        lo, hi = np.searchsorted(self._sets, s), np.searchsorted(self._sets, s, side="right")
+        nodes = self._nodes[lo:hi]
+        w = self._reach[i][nodes]
+        if w.sum() <= 0:
+            return None
+        sign = 1.0 if i == 0 else -1.0
+        first = np.asarray(tree.child_start)[nodes]
+        legal = state.legal_actions()
+        return {int(a): float(sign * (w * self._v0[first + j]).sum() / w.sum()) for j, a in enumerate(legal)}
+
+
+class ServedStrategy:
+    """One strategy file, loaded and checked: ``name``, ``rules``, ``game``, ``policy`` (an OpenSpiel
+    policy), ``what`` (one line), ``values`` (:class:`MoveValues` or None) and ``analysis`` (the
+    analysis as a dict, or None).
+
+    Raises
+    ------
+    loaders.LoadError
+        The file is not a strategy this version reads (one line saying why).
+    """
+
+    def __init__(self, path, name=None):
+        from coupsolve.openspiel.game import load_game
+        from coupsolve.trees.stepwalk.build import CoupPublicTree
+
+        self.path, self.name = path, name or os.path.basename(path)
+        self.values = self.analysis = None
+        if loaders.is_trained(path):
+            self.rules, solver, meta = loaders.load_trained(path)
+            self.game = load_game(self.rules)
+            self.policy = loaders.trained_policy(solver, self.game, meta)
+            self.what = f"trained, {meta['iterations']:,} MCCFR iterations"
+            return
+        self.rules, coup_tree, result = loaders.load_strategy(path)
+        self.game = load_game(self.rules)
+        self.what = f"solved, {result.algorithm}, {result.iterations:,} iterations, exploitability " \
+                    f"{result.exploitability:.3g}"
+        if coup_tree is None:  # solved in pieces: looked up by the keys the file carries
+            from coupsolve.openspiel.policy import PublicTreePolicy
+
+            self.policy = PublicTreePolicy.of_result(self.game, self.rules, result)
+            analysis = loaders.stored_analysis(path, result)
+        else:
+            self.policy = loaders.tree_policy(self.game, coup_tree, result.average_policy)
+            print(f"{self.name}: analysing the strategy ...", flush=True)
+            analysis = loaders.analyse_any(coup_tree, result.average_policy)
+            if not isinstance(coup_tree, CoupPublicTree):  # a history tree: every move's exact value
+                print(f"{self.name}: valuing every move ...", flush=True)
+                self.values = MoveValues(coup_tree, result.average_policy)
+        self.analysis = None if analysis is None else analysis.to_dict()
+
+    def describe(self) -> dict:
+        """What the page's menus show of it."""
+        return {"name": self.name, "what": self.what, "rules": str(self.rules),
+                "players": self.rules.players, "values": self.values is not None,
+                "analysis": self.analysis is not None}
+
+    def advice(self, state):
+        """``{"probs": {action: p}, "values": {action: v} or None}`` at ``state`` for its acting
+        player."""
+        probs = self.policy.action_probabilities(state)
+        values = self.values.values(state) if self.values is not None else None
+        return {"probs": {int(a): float(p) for a, p in probs.items()}, "values": values}
