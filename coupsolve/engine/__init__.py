@@ -48,7 +48,7 @@ announces a public decision (``PUBLIC_DECISION``) before the phase's step adds w
 
 import numpy as np
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.chance import draw_outcomes  # noqa: F401 (re-exported)
 from coupsolve.engine.claims import (block_actions, block_challenge_actions, block_challenge_step, block_step,
                      challenge_actions, challenge_step, prove_actions, prove_step)

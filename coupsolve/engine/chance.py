@@ -8,7 +8,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``prob`` ``float64[MAX_MOVES]`` their probabilities, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import deck_size, emit_private, marks_at, move_cards, pair_code, plain_count
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 

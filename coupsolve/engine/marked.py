@@ -10,7 +10,7 @@ a claim (:mod:`coupsolve.engine.claims`).
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]`` (mutated in place), ``out`` ``int32[MAX_MOVES]``.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import influence, plain_count
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 
