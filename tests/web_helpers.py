@@ -13,11 +13,11 @@ def served(tmp_path_factory):
     """A strategy solved here (turn limit 1, 50 iterations: seconds once compiled), loaded as the web
     app serves it."""
     from coupsolve.cli import main
-    from coupsolve.web.strategy import ServedStrategy
+    from coupsolve.cli.serve import served_strategy
 
     path = tmp_path_factory.mktemp("web") / "s.npz"
     assert main(["solve", "--turn-limit", "1", "--iterations", "50", "--no-progress", "--out", str(path)]) == 0
-    return ServedStrategy(str(path))
+    return served_strategy(str(path))
 
 
 @contextlib.contextmanager

@@ -63,6 +63,8 @@ from coupsolve.engine.influence import lose_actions, lose_step, replace_outcomes
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants, tables and bounds, re-exported)
 from coupsolve.engine.turn import turn_actions, turn_step, vengeance_actions, vengeance_step
 from coupsolve.engine.variants import faction_actions, faction_step
+# importing the submodule .influence bound its name here: E.influence is core's function (honest, keys read it)
+from coupsolve.engine.core import influence  # noqa: E402,F811
 
 
 @njit(cache=True)

@@ -23,21 +23,22 @@ from coupsolve.web.table import deciding
 CACHE = 256
 
 
-def _settle(items, seen):
-    """Expand the chance nodes of ``[(state, reach)]``; group the histories, now at decisions or
-    ended, by the public tokens seen after the first ``seen`` events:
-    ``{(tokens, player): [(state, reach)]}``."""
+def _settle(items, seen, tree=None):
+    """Expand the chance nodes of ``[(state, reach, node)]`` (``node``: the history tree's node, when
+    ``tree``, the strategy's :class:`~coupsolve.web.strategy.MoveValues`, is given); group the
+    histories, now at decisions or ended, by the public tokens seen after the first ``seen`` events:
+    ``{(tokens, player): [(state, reach, node)]}``."""
     groups, stack = {}, list(items)
     while stack:
-        state, reach = stack.pop()
+        state, reach, node = stack.pop()
         if state.is_chance_node():
-            for outcome, p in state.chance_outcomes():
+            for k, (outcome, p) in enumerate(state.chance_outcomes()):
                 child = state.clone()
                 child.apply_action(outcome)
-                stack.append((child, reach * p))
+                stack.append((child, reach * p, None if tree is None else tree.child(node, k)))
             continue
         key = (tuple(e[2] for e in state.events[seen:]), state.current_player())
-        groups.setdefault(key, []).append((state, reach))
+        groups.setdefault(key, []).append((state, reach, node))
     return groups
 
 
@@ -47,6 +48,7 @@ class Explorer:
 
     def __init__(self, strategy):
         self.strategy = strategy
+        self._tree = strategy.values  # a history tree's moves, looked up by node; else by the policy
         self._cache = OrderedDict()
 
     def _node(self, path):
@@ -62,7 +64,7 @@ class Explorer:
             label, items = parent["children"][path[-1]]
             node = {"label": label, "items": items}
         else:
-            node = {"label": "start", "items": [(self.strategy.game.new_initial_state(), 1.0)]}
+            node = {"label": "start", "items": [(self.strategy.game.new_initial_state(), 1.0, 0)]}
         node["children"] = self._children(node["items"])
         self._cache[path] = node
         while len(self._cache) > CACHE:
@@ -70,15 +72,18 @@ class Explorer:
         return node
 
     def _lookup(self, player):
-        """The strategy's ``{action: probability}`` of ``player`` at a state, asked once per
-        information set (a history tree's lookup walks the history)."""
+        """``lookup(state, node) -> (information set key, {action: probability})`` of ``player``'s
+        strategy, asked once per information set."""
+        if self._tree is not None:
+            tree = self._tree
+            return lambda state, node: (tree.infoset(node), tree.probabilities(node, state.legal_actions()))
         policy, seen = self.strategy.policy, {}
 
-        def lookup(state):
+        def lookup(state, node):
             key = state.information_state_string(player)
             if key not in seen:
                 seen[key] = policy.action_probabilities(state)
-            return seen[key]
+            return key, seen[key]
         return lookup
 
     def _children(self, items):
@@ -88,22 +93,22 @@ class Explorer:
         if state.is_terminal():
             return []
         if state.is_chance_node():
-            groups = _settle(items, seen)
+            groups = _settle(items, seen, self._tree)
         else:
-            moved, lookup = [], self._lookup(state.current_player())
-            for state, reach in items:
-                probs = lookup(state)
-                for a in state.legal_actions():
+            moved, lookup, tree = [], self._lookup(state.current_player()), self._tree
+            for state, reach, node in items:
+                probs = lookup(state, node)[1]
+                for k, a in enumerate(state.legal_actions()):
                     child = state.clone()
                     child.apply_action(a)
-                    moved.append((child, reach * probs.get(a, 0.0)))
-            groups = _settle(moved, seen)
+                    moved.append((child, reach * probs.get(a, 0.0), None if tree is None else tree.child(node, k)))
+            groups = _settle(moved, seen, tree)
         pay = self.strategy.rules.challenge_buyout
         out = []
         for (tokens, _), group in groups.items():
             label = " · ".join(token_name(t, pay) for t in tokens) or "(nothing public)"
             out.append((label, group))
-        out.sort(key=lambda x: -sum(r for _, r in x[1]))
+        out.sort(key=lambda x: -sum(h[1] for h in x[1]))
         return out
 
     def view(self, path) -> dict:
@@ -118,11 +123,11 @@ class Explorer:
         labels = [self._node(path[:k + 1])["label"] for k in range(len(path))]
         node = self._node(path)
         items = node["items"]
-        total = sum(r for _, r in items)
+        total = sum(h[1] for h in items)
         state = items[0][0]
         view = {"path": list(path), "labels": labels, "reach": total, "histories": len(items),
                 "deciding": "choose how the game starts" if state.is_chance_node() else deciding(state),
-                "moves": [{"index": k, "label": label, "reach": sum(r for _, r in group)}
+                "moves": [{"index": k, "label": label, "reach": sum(h[1] for h in group)}
                           for k, (label, group) in enumerate(node["children"])],
                 "grid": None}
         if not state.is_chance_node() and not state.is_terminal():
@@ -133,23 +138,28 @@ class Explorer:
         """Rows (the acting player's information sets) by columns (its actions)."""
         player = items[0][0].current_player()
         rows, columns, lookup = {}, {}, self._lookup(player)
-        for state, reach in items:
-            key = state.information_state_string(player)
+        for state, reach, node in items:
+            key, probs = lookup(state, node)
             row = rows.get(key)
             if row is None:
-                probs = lookup(state)
                 hand = "+".join(state.hand(player)) or "choosing from " + "/".join(
                     state.action_to_string(player, a).split()[-1] for a in probs)
-                row = rows[key] = {"hand": hand, "reach": 0.0,
+                private = [token_name(e[1], self.strategy.rules.challenge_buyout).split(" ", 1)[1]
+                           for e in state.events if e[0] == player and e[1] != e[2]]
+                chosen = [t.replace("Choose ", "chose ") for t in private if not t.startswith(("Deal", "Draw"))]
+                row = rows[key] = {"hand": hand, "reach": 0.0, "private": ", ".join(chosen or private),
                                    "probs": {int(a): float(p) for a, p in probs.items()},
                                    "held": set(state.hand(player))}
                 for a in probs:
                     columns.setdefault(int(a), state.action_to_string(player, a))
             row["reach"] += reach
         rows = sorted(rows.values(), key=lambda r: (-r["reach"], r["hand"]))
+        hands = [r["hand"] for r in rows]
+        for r in rows:  # one hand, several information sets: told apart by what only the player saw
+            r["detail"] = r["private"] if hands.count(r["hand"]) > 1 else ""
         return {"player": player, "columns": [self._column(a, label, rows, total)
                                               for a, label in sorted(columns.items())],
-                "rows": [{"hand": r["hand"], "reach": r["reach"] / total if total > 0 else 0.0,
+                "rows": [{"hand": r["hand"], "detail": r["detail"], "reach": r["reach"] / total if total > 0 else 0.0,
                           "probs": {str(a): p for a, p in r["probs"].items()}} for r in rows]}
 
     @staticmethod

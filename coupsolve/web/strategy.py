@@ -1,8 +1,8 @@
-"""A strategy file as the web app serves it: its rules, its policy, the exact value of each move where
-its tree allows, and its analysis.
+"""A strategy as the web app serves it: its rules, its policy, the exact value of each move where its
+tree allows, and its analysis.
 
-A file is loaded once, when the server starts, by the command line's loaders (through
-:mod:`coupsolve.web.loaders`), with every check they make. What the page can show depends on the kind:
+A file is loaded once, when the server starts, by the strategy loaders, with every check they make.
+What the page can show depends on the kind:
 
 * solved on the **history tree**: the policy, the exact value of every move of every information set
   (:class:`MoveValues`: the counterfactual value when everyone plays the strategy from there on), and
@@ -15,15 +15,11 @@ A file is loaded once, when the server starts, by the command line's loaders (th
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from solvers import DECISION
 from solvers.kinds import TERMINAL
 from solvers.history.evaluate import reach_and_values
-
-from coupsolve.web import loaders
 
 
 class MoveValues:
@@ -47,7 +43,7 @@ class MoveValues:
 
     def __init__(self, coup_tree, sigma):
         tree = self._tree = coup_tree.tree
-        sigma = np.asarray(sigma, np.float64)
+        sigma = self._sigma = np.asarray(sigma, np.float64)
         self._v0 = reach_and_values(tree, sigma)[1]  # player 0's payoff (zero-sum: player 1's is -v0)
         kind, n = np.asarray(tree.node_kind), tree.num_nodes
         inner = np.flatnonzero(kind != TERMINAL)
@@ -86,6 +82,20 @@ class MoveValues:
             probe.apply_action(a)
         return node
 
+    def child(self, node, k):
+        """The node after the ``k``-th legal move (or chance outcome, in their listed order)."""
+        return int(self._tree.child_start[node]) + k
+
+    def infoset(self, node):
+        """The information set of a decision node."""
+        return int(self._tree.node_infoset[node])
+
+    def probabilities(self, node, legal):
+        """``{action: probability}`` of the strategy at a decision node whose legal moves are
+        ``legal``."""
+        o = int(self._tree.infoset_offset[self.infoset(node)])
+        return {int(a): float(p) for a, p in zip(legal, self._sigma[o:o + len(legal)])}
+
     def values(self, state):
         """``{action: value}`` to the player acting at ``state``, or None when the other player's
         strategy never reaches its information set."""
@@ -104,44 +114,31 @@ class MoveValues:
 
 
 class ServedStrategy:
-    """One strategy file, loaded and checked: ``name``, ``rules``, ``game``, ``policy`` (an OpenSpiel
-    policy), ``what`` (one line), ``values`` (:class:`MoveValues` or None) and ``analysis`` (the
-    analysis as a dict, or None).
+    """One strategy as the page uses it: ``name``, ``rules``, ``game``, ``policy`` (an OpenSpiel
+    policy), ``what`` (one line), ``values`` (:class:`MoveValues`, for a history tree) and
+    ``analysis`` (the analysis as a dict, or None).
 
-    Raises
-    ------
-    loaders.LoadError
-        The file is not a strategy this version reads (one line saying why).
+    The file is read and checked by the strategy loaders (``coupsolve serve`` does it); this class
+    takes what they give.
+
+    Parameters
+    ----------
+    name : str
+    rules : Rules
+    game : pyspiel.Game
+    policy : open_spiel Policy
+    what : str
+    history_tree : CoupTree, optional
+        The history tree the strategy was solved on, and ``average_policy`` its flat policy: every
+        move's exact value.
+    average_policy : float64 array, optional
+    analysis : Analysis, optional
     """
 
-    def __init__(self, path, name=None):
-        from coupsolve.openspiel.game import load_game
-        from coupsolve.trees.stepwalk.build import CoupPublicTree
-
-        self.path, self.name = path, name or os.path.basename(path)
-        self.values = self.analysis = None
-        if loaders.is_trained(path):
-            self.rules, solver, meta = loaders.load_trained(path)
-            self.game = load_game(self.rules)
-            self.policy = loaders.trained_policy(solver, self.game, meta)
-            self.what = f"trained, {meta['iterations']:,} MCCFR iterations"
-            return
-        self.rules, coup_tree, result = loaders.load_strategy(path)
-        self.game = load_game(self.rules)
-        self.what = f"solved, {result.algorithm}, {result.iterations:,} iterations, exploitability " \
-                    f"{result.exploitability:.3g}"
-        if coup_tree is None:  # solved in pieces: looked up by the keys the file carries
-            from coupsolve.openspiel.policy import PublicTreePolicy
-
-            self.policy = PublicTreePolicy.of_result(self.game, self.rules, result)
-            analysis = loaders.stored_analysis(path, result)
-        else:
-            self.policy = loaders.tree_policy(self.game, coup_tree, result.average_policy)
-            print(f"{self.name}: analysing the strategy ...", flush=True)
-            analysis = loaders.analyse_any(coup_tree, result.average_policy)
-            if not isinstance(coup_tree, CoupPublicTree):  # a history tree: every move's exact value
-                print(f"{self.name}: valuing every move ...", flush=True)
-                self.values = MoveValues(coup_tree, result.average_policy)
+    def __init__(self, name, rules, game, policy, what, history_tree=None, average_policy=None,
+                 analysis=None):
+        self.name, self.rules, self.game, self.policy, self.what = name, rules, game, policy, what
+        self.values = None if history_tree is None else MoveValues(history_tree, average_policy)
         self.analysis = None if analysis is None else analysis.to_dict()
 
     def describe(self) -> dict:

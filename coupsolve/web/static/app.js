@@ -16,7 +16,8 @@ const el = (tag, attrs = {}, ...kids) => {
   return e;
 };
 const pct = (p) => (p == null ? "–" : p >= 0.995 || p < 0.005 ? `${Math.round(p * 100)}%` : `${(p * 100).toFixed(1)}%`);
-const signed = (v) => (v == null ? "–" : `${v >= 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`);
+const signed = (v) => (v == null ? "–" : Math.abs(v) < 0.0005 ? "0.000" : `${v > 0 ? "+" : "−"}${Math.abs(v).toFixed(3)}`);
+const tone = (v) => (v == null || Math.abs(v) < 0.0005 ? "" : v > 0 ? "pos" : "neg");
 const CHARACTERS = ["Duke", "Assassin", "Captain", "Ambassador", "Contessa"];
 
 const app = { setup: null, game: null, coach: false, explore: { strategy: null, path: [] }, logSeen: 0 };
@@ -146,6 +147,7 @@ function render(g) {
   }
   renderReview(g);
   document.title = g.over ? `coupsolve: ${g.result}` : `coupsolve: ${you.hand ? you.hand.join("+") : ""} · ${turn}`;
+  $("game").dataset.ply = g.ply;  // last: the page is complete for this position
 }
 
 function renderMoves(g) {
@@ -184,7 +186,7 @@ function renderCoach(g) {
     el("td", { text: m.label }),
     el("td", {}, el("div", { class: "pbar" }, el("i", { style: `width:${(m.prob * 100).toFixed(1)}%` }))),
     el("td", { text: pct(m.prob) }),
-    g.coach_values ? el("td", { class: m.value > 0 ? "pos" : m.value < 0 ? "neg" : "", text: signed(m.value) }) : null));
+    g.coach_values ? el("td", { class: tone(m.value), text: signed(m.value) }) : null));
   panel.replaceChildren(
     el("h3", { text: "Coach: what the strategy does with your hand" }),
     el("table", {}, el("thead", {}, el("tr", {}, el("th", { text: "move" }), el("th", {}), el("th", { text: "probability" }),
@@ -251,7 +253,8 @@ function renderExplorer(v) {
     grid.append(el("thead", {}, el("tr", {}, el("th", { class: "hand", text: `p${v.grid.player}'s hand` }), el("th", { text: "reach" }),
       ...cols.map((c) => el("th", { text: c.label })))));
     grid.append(el("tbody", {}, ...v.grid.rows.map((r) => el("tr", {},
-      el("th", { class: "hand", text: r.hand }), el("td", { class: "reach", text: pct(r.reach) }),
+      el("th", { class: "hand" }, r.hand, r.detail ? el("small", { text: r.detail }) : null),
+      el("td", { class: "reach", text: pct(r.reach) }),
       ...cols.map((c) => {
         const p = r.probs[String(c.action)];
         return p == null ? el("td", { text: "" }) : el("td", { style: heat(p), "data-p": p, text: pct(p) });
@@ -270,7 +273,7 @@ function renderAnalysis(a) {
     el("td", { text: `${c.claim} (${c.character})` }), el("td", { text: c.made.toFixed(3) }),
     el("td", { text: pct(c.bluff) }), el("td", { text: pct(c.challenged) }), el("td", { text: pct(c.challenge_success) })));
   box.replaceChildren(el("table", { class: "analysis" },
-    el("thead", {}, el("tr", {}, ...["claim", "made / game", "bluff", "challenged", "challenge wins"].map((t) => el("th", { text: t })))),
+    el("thead", {}, el("tr", {}, ...["claim", "per game", "bluff", "challenged", "challenge wins"].map((t) => el("th", { text: t })))),
     el("tbody", {}, ...rows)),
   el("p", { class: "note", text: `Game value for p0: ${signed(a.game_value[0])}. Whole-game rates, exact, weighted by reach; grey rows are made under ${a.reach_threshold} times a game (not converged).` }));
 }
