@@ -23,10 +23,14 @@ const CHARACTERS = ["Duke", "Assassin", "Captain", "Ambassador", "Contessa"];
 const app = { setup: null, game: null, coach: false, explore: { strategy: null, path: [] }, logSeen: 0 };
 
 async function api(method, path, body) {
-  const res = await fetch(path, {
-    method, headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  document.body.classList.add("busy");  // a deep public state can take the server seconds
+  let res;
+  try {
+    res = await fetch(path, {
+      method, headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } finally { document.body.classList.remove("busy"); }
   const doc = await res.json();
   if (!res.ok) throw new Error(doc.error || `${res.status}`);
   return doc;
