@@ -148,6 +148,8 @@ class App:
             if s.rules != rules:
                 raise ApiError(400, f"{s.name} is a strategy for {s.rules}, not for {rules}: the seats "
                                     "of one game play one game's rules")
+        if named and "players" in body and players != rules.players:
+            raise ApiError(400, f"{named[0].name} is a strategy for {rules.players} players, not {players}")
         players = rules.players
         if len(bots) != players - 1:
             raise ApiError(400, f"{players} players: give {players - 1} bots (one per seat other than "

@@ -51,16 +51,18 @@ function fillSetup() {
   const players = $("players");
   players.replaceChildren();
   for (let n = app.setup.players[0]; n <= app.setup.players[1]; n++) players.append(el("option", { value: n, text: `${n}` }));
-  const coach = $("coach");
-  coach.replaceChildren(el("option", { value: "", text: "none" }));
-  for (const s of app.setup.strategies) coach.append(el("option", { value: s.name, text: s.name }));
-  if (app.setup.strategies.length) coach.value = app.setup.strategies[0].name;
+  if (app.setup.strategies.length) players.value = app.setup.strategies[0].players;
   $("coach-switch").checked = app.coach = app.setup.strategies.length > 0;
   fillSeats();
 }
 
 function fillSeats() {
   const n = Number($("players").value);
+  const coach = $("coach");  // a coach plays the game's rules: the strategies for n players
+  const fits = app.setup.strategies.filter((s) => s.players === n);
+  const was = coach.value;
+  coach.replaceChildren(el("option", { value: "", text: "none" }), ...fits.map((s) => el("option", { value: s.name, text: s.name })));
+  coach.value = fits.some((s) => s.name === was) ? was : fits.length ? fits[0].name : "";
   const seat = $("seat");
   const keep = Math.min(Number(seat.value) || 0, n - 1);
   seat.replaceChildren();
