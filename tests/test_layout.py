@@ -151,3 +151,24 @@ def test_the_checks_can_fail(tmp_path):
     mods, found = imports(tmp_path)
     assert _cycles(_edges(mods, found)) == [["coupsolve.a.x", "coupsolve.a.y"]]
     assert ("solvers.a.z", "coupsolve.a.x", "_hidden") in found
+
+
+def test_no_face_name_is_also_a_submodule():
+    """A name a package's face offers must not also name one of its modules: importing the module
+    rebinds the package's attribute to it, and a kernel calling ``E.name`` would find the module
+    (the engine's ``influence`` once did, in the module of losses)."""
+    mods = _modules()
+    clashes = []
+    for name, path in mods.items():
+        if path.name != "__init__.py":
+            continue
+        subs = {m.rsplit(".", 1)[1] for m in mods if "." in m and m.rsplit(".", 1)[0] == name}
+        for node in ast.parse(path.read_text()).body:  # the face's own module-level names
+            if isinstance(node, (ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign)):
+                names = ([a.asname or a.name for a in node.names] if isinstance(node, ast.ImportFrom)
+                         else [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)]
+                         + ([node.name] if hasattr(node, "name") and not isinstance(node, ast.Assign) else []))
+                module = getattr(node, "module", None) or ""
+                clashes += [f"{name}.{n}" for n in names if n in subs and not module.endswith("." + n)
+                            and module not in (f"{name}.{n}", name)]  # not the submodule itself
+    assert clashes == []

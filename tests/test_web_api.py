@@ -122,6 +122,7 @@ def _enumerated_values(game, policy, target):
     history through OpenSpiel (the independent check of MoveValues)."""
     i, key = target.current_player(), target.information_state_string(target.current_player())
     num, den = {a: 0.0 for a in target.legal_actions()}, [0.0]
+    public = [e[2] for e in target.events]  # every history of the information set shows the public this
 
     def expected(state):
         if state.is_terminal():
@@ -131,7 +132,8 @@ def _enumerated_values(game, policy, target):
         return sum(p * expected(state.child(a)) for a, p in policy.action_probabilities(state).items() if p > 0)
 
     def walk(state, reach):
-        if state.is_terminal() or reach == 0.0:
+        seen = [e[2] for e in state.events]
+        if state.is_terminal() or reach == 0.0 or seen != public[:len(seen)]:
             return
         if state.is_chance_node():
             for o, p in state.chance_outcomes():

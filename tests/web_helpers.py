@@ -13,11 +13,11 @@ def served(tmp_path_factory):
     """A strategy solved here (turn limit 1, 50 iterations: seconds once compiled), loaded as the web
     app serves it."""
     from coupsolve.cli import main
-    from coupsolve.cli.serve import served_strategy
+    from coupsolve.web.strategy import load_served
 
     path = tmp_path_factory.mktemp("web") / "s.npz"
     assert main(["solve", "--turn-limit", "1", "--iterations", "50", "--no-progress", "--out", str(path)]) == 0
-    return served_strategy(str(path))
+    return load_served(path)
 
 
 @contextlib.contextmanager

@@ -59,12 +59,10 @@ from coupsolve.engine.deal import (choose_actions, choose_step, deal_outcomes, d
                    event_deal_step, reset, start_outcomes, start_step)
 from coupsolve.engine.eventmat import flip_outcomes, flip_step
 from coupsolve.engine.exchange import exchange_draw_outcomes, exchange_draw_step, keep_actions, keep_step
-from coupsolve.engine.influence import lose_actions, lose_step, replace_outcomes, replace_step, returns  # noqa: F401
+from coupsolve.engine.loss import lose_actions, lose_step, replace_outcomes, replace_step, returns  # noqa: F401
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants, tables and bounds, re-exported)
 from coupsolve.engine.turn import turn_actions, turn_step, vengeance_actions, vengeance_step
 from coupsolve.engine.variants import faction_actions, faction_step
-# importing the submodule .influence bound its name here: E.influence is core's function (honest, keys read it)
-from coupsolve.engine.core import influence  # noqa: E402,F811
 
 
 @njit(cache=True)

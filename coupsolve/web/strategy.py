@@ -1,8 +1,8 @@
 """A strategy as the web app serves it: its rules, its policy, the exact value of each move where its
 tree allows, and its analysis.
 
-A file is loaded once, when the server starts, by the strategy loaders, with every check they make.
-What the page can show depends on the kind:
+A file is loaded once, when the server starts (:func:`load_served`), by :func:`coupsolve.strategy.load`
+with every check it makes. What the page can show depends on the kind:
 
 * solved on the **history tree**: the policy, the exact value of every move of every information set
   (:class:`MoveValues`: the counterfactual value when everyone plays the strategy from there on), and
@@ -15,11 +15,15 @@ What the page can show depends on the kind:
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from solvers import DECISION
 from solvers.kinds import TERMINAL
 from solvers.history.evaluate import reach_and_values
+
+from coupsolve.plan.options import silent
 
 
 class MoveValues:
@@ -118,8 +122,7 @@ class ServedStrategy:
     policy), ``what`` (one line), ``values`` (:class:`MoveValues`, for a history tree) and
     ``analysis`` (the analysis as a dict, or None).
 
-    The file is read and checked by the strategy loaders (``coupsolve serve`` does it); this class
-    takes what they give.
+    :func:`load_served` makes one of a strategy file.
 
     Parameters
     ----------
@@ -153,3 +156,33 @@ class ServedStrategy:
         probs = self.policy.action_probabilities(state)
         values = self.values.values(state) if self.values is not None else None
         return {"probs": {int(a): float(p) for a, p in probs.items()}, "values": values}
+
+
+def load_served(path, name=None, say=silent) -> ServedStrategy:
+    """The strategy file ``path`` as the page serves it, named ``name`` (default: the file's name);
+    its tree rebuilt and its analysis made (said through ``say``). A strategy solved in pieces keeps
+    the analysis its file carries (no rebuild: at turn limit 4 it takes half an hour).
+
+    Raises
+    ------
+    coupsolve.strategy.StrategyError
+        The file cannot be used (one line naming it and why).
+    """
+    from coupsolve.strategy import load, stored_analysis
+
+    strategy = load(path, say)
+    game = strategy.game()
+    name = name or os.path.basename(str(path))
+    if strategy.kind == "trained":
+        return ServedStrategy(name, strategy.rules, game, strategy.policy(game), f"trained, {strategy.what}")
+    result = strategy.result
+    what = (f"solved, {result.algorithm}, {result.iterations:,} iterations, exploitability "
+            f"{result.exploitability:.3g}")
+    if strategy.kind == "pieces":
+        analysis = stored_analysis(strategy.path, result)
+    else:
+        analysis = strategy.analyse(say=say)
+        say(f"{name}: valuing every move ..." if strategy.kind == "history" else "")
+    history = strategy.tree if strategy.kind == "history" else None
+    return ServedStrategy(name, strategy.rules, game, strategy.policy(game), what, history_tree=history,
+                          average_policy=result.average_policy, analysis=analysis)
