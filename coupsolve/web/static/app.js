@@ -258,7 +258,7 @@ function renderExplorer(v) {
     const cols = v.grid.columns;
     grid.append(el("thead", {}, el("tr", {}, el("th", { class: "hand", text: `p${v.grid.player}'s hand` }), el("th", { text: "reach" }),
       ...cols.map((c) => el("th", { text: c.label })))));
-    grid.append(el("tbody", {}, ...v.grid.rows.map((r) => el("tr", {},
+    grid.append(el("tbody", {}, ...v.grid.rows.map((r) => el("tr", { class: r.reach > 0 ? "" : "unreached", title: r.reach > 0 ? "" : "this hand never gets here when both sides play the strategy" },
       el("th", { class: "hand" }, r.hand, r.detail ? el("small", { text: r.detail }) : null),
       el("td", { class: "reach", text: pct(r.reach) }),
       ...cols.map((c) => {
@@ -276,12 +276,14 @@ function renderAnalysis(a) {
   const box = $("ex-analysis");
   if (!a) { box.replaceChildren(el("p", { class: "note", text: "This strategy file carries no exact analysis." })); return; }
   const rows = a.claims.filter((c) => c.made > 0).map((c) => el("tr", { class: c.made < a.reach_threshold ? "note" : "" },
-    el("td", { text: `${c.claim} (${c.character})` }), el("td", { text: c.made.toFixed(3) }),
+    el("td", { title: `claims ${c.character}` }, c.claim, el("small", { text: c.character })), el("td", { text: c.made.toFixed(3) }),
     el("td", { text: pct(c.bluff) }), el("td", { text: pct(c.challenged) }), el("td", { text: pct(c.challenge_success) })));
   box.replaceChildren(el("table", { class: "analysis" },
-    el("thead", {}, el("tr", {}, ...["claim", "per game", "bluff", "challenged", "challenge wins"].map((t) => el("th", { text: t })))),
+    el("thead", {}, el("tr", {}, ...[["claim", ""], ["per game", "times made per game"], ["bluff", "share of the claims made without the card"],
+      ["chal.", "share of the claims challenged"], ["won", "share of the challenges the challenger won"]]
+      .map(([t, title]) => el("th", { text: t, title })))),
     el("tbody", {}, ...rows)),
-  el("p", { class: "note", text: `Game value for p0: ${signed(a.game_value[0])}. Whole-game rates, exact, weighted by reach; grey rows are made under ${a.reach_threshold} times a game (not converged).` }));
+  el("p", { class: "note", text: `Game value for p0: ${signed(a.game_value[0])}. Whole-game rates, exact, weighted by reach; chal.: challenged, won: the challenger won; grey rows are made under ${a.reach_threshold} times a game (not converged).` }));
 }
 
 function fillExplorer() {
