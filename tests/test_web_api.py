@@ -199,3 +199,12 @@ def test_serve_refuses_a_bad_strategy_file_in_one_line(tmp_path, capsys):
     assert main(["serve", str(bad)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and "no such file" in err[0] and "not a coupsolve strategy file" in err[1]
+
+
+def test_a_fault_of_the_server_is_a_500_in_one_line(monkeypatch):
+    app = App([])
+    game = app.new_game(BOTS_ONLY)
+    monkeypatch.setattr(app.games[game["id"]], "view", lambda: 1 / 0)
+    status, _, body = app.handle("GET", f"/api/games/{game['id']}")
+    assert status == 500 and b"internal error: ZeroDivisionError" in body
+    assert not app.lock.locked()

@@ -96,6 +96,9 @@ class App:
             return status, "application/json", json.dumps(doc).encode()
         except ApiError as e:
             return e.status, "application/json", json.dumps({"error": str(e)}).encode()
+        except Exception as e:  # a fault of this server, not of the request: said in one line
+            line = (str(e).splitlines() or [""])[0]
+            return 500, "application/json", json.dumps({"error": f"internal error: {type(e).__name__}: {line}"}).encode()
 
     def _file(self, name, path):
         data = self.files.get(name)
