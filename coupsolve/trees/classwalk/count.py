@@ -12,9 +12,9 @@ by the trunk and copied into both). The figures add up to the plain count's exac
 field), and each part's own figures (:class:`PartSize`) are what a machine holding that part would hold:
 the measure :mod:`solvers.pieces.ray` places parts by.
 
-Turn limit 4 of the selection setup, cut at level 12 into 400 parts and walked on 2 threads, counts in
-about 27 minutes at 2.6 GiB while the parts walk (``benchmarks.public_count``; its largest part, two
-roots, holds 31 million entries and 1.1 billion matrix cells, 5% of them with histories).
+A count by parts holds one part's walk per thread at a time, so it reaches turn limits whose whole
+walk does not fit (turn limit 4's time and memory, from ``benchmarks.public_count``:
+docs/research/design-measurements.md).
 
 Parts are balanced by the entries of their roots (the deeper sizes are not known before walking);
 ``workers`` threads walk parts at once (the walk's kernel releases the GIL). The only figure shared
