@@ -1,8 +1,7 @@
 """Counting a public tree by subtrees: the class walk cut at a public level (:mod:`coupsolve.trees.classwalk.build`).
 
 The level-by-level count holds two whole levels at a time, and the deep levels of two-player Coup at
-turn limit 4 hold more than this machine (it was killed at the start of level 19 of the selection
-setup at 23 GB). Every node of a level is walked from that node's own entries, buckets and anchor
+turn limit 4 hold more than a machine of 24 GiB (docs/research/design-measurements.md). Every node of a level is walked from that node's own entries, buckets and anchor
 matrix, so the levels below a level ``d`` fall into independent *parts*: contiguous runs of level
 ``d``'s nodes with everything below them, the same parts :func:`solvers.pieces.split.split` cuts a
 built tree into. :func:`count_by_parts` walks the *trunk* (levels ``0 .. d - 1``) as the plain count

@@ -1,8 +1,8 @@
 """Two-player Coup's public tree built in pieces: a trunk and parts, each walked on its own.
 
 :func:`coupsolve.trees.classwalk.build.build_class_tree` walks the whole tree level by level, holding two whole
-levels beside the tree; at turn limit 4 that walk alone needs more than a machine of 16 GiB has. The levels below a level
-``d`` fall into independent parts (:mod:`coupsolve.trees.classwalk.count`, which counts them that way), and a part
+levels beside the tree; at turn limit 4 that walk alone needs more than a machine of 16 GiB has.
+The levels below a level ``d`` fall into independent parts (:mod:`coupsolve.trees.classwalk.count`, which counts them that way), and a part
 walked from its roots' entries, buckets and anchor matrices writes exactly the nodes, entries,
 information sets and terminal matrices the whole walk writes below those roots, in the same order. So
 :func:`build_class_pieces` walks the trunk (levels ``0 .. d - 1``) and then each part with the tree's
