@@ -2,8 +2,8 @@
 
 ``mkdocs build --strict`` fails on any warning: a broken link between pages, a page missing from the
 navigation, an API page whose docstrings do not parse. The tutorial's and the variant how-to's
-``sh`` and ``python`` blocks run as a reader would type them (tests/doc_blocks.py), each within a time
-limit.
+``sh`` and ``python`` blocks (and the Rules reference's example) run as a reader would type them
+(tests/doc_blocks.py), each within a time limit.
 """
 
 import importlib.util
@@ -61,3 +61,7 @@ def test_the_variant_how_to_runs(tmp_path):
         run_sh_block(block, tmp_path, LIMIT * 2)
     run_python_blocks(blocks(DOCS / "howto" / "variant.md", "python"), tmp_path, LIMIT)
     assert (tmp_path / "selective.npz").exists()
+
+
+def test_the_rules_reference_example_runs(tmp_path):
+    run_python_blocks(blocks(DOCS / "reference" / "rules-class.md", "python"), tmp_path, LIMIT)
