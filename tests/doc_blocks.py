@@ -27,6 +27,7 @@ RUNNER = textwrap.dedent("""
     blocks, limit = json.load(open(sys.argv[1])), float(sys.argv[2])
     names = {"__name__": "__main__"}
     for i, code in enumerate(blocks):
+        print(f"python block {i + 1} starts: {code.splitlines()[0]}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         faulthandler.dump_traceback_later(limit, exit=True)
         exec(compile(code, f"<python block {i + 1}>", "exec"), names)
@@ -76,7 +77,9 @@ def run_python_blocks(code_blocks, tmp_path, limit):
     runner.write_text(RUNNER)
     rc, out, err = _run([sys.executable, str(runner), str(listing), str(limit)], tmp_path,
                         limit * len(code_blocks) + 60)
-    assert rc == 0, f"a python block failed or ran over {limit} s (exit {rc}):\n{out[-2000:]}\n{err[-4000:]}"
+    progress = "\n".join(line for line in err.splitlines() if line.startswith("python block"))
+    assert rc == 0, (f"a python block failed or ran over {limit} s (exit {rc}):\n{progress}\n"
+                     f"{out[-2000:]}\n{err[-4000:]}")
     return err
 
 
