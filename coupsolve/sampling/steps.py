@@ -46,6 +46,6 @@ def coup_returns(P, s, ret):
     E.returns(P, s, ret)
 
 
-# Compiled without reference counting, as the engine is (coupsolve.engine._njit): they allocate nothing, and
+# Compiled without reference counting, as the engine is (coupsolve.engine.jit): they allocate nothing, and
 # the kernels below own the arrays they are passed.
 FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)
