@@ -46,14 +46,14 @@ def test_every_page_is_in_the_navigation():
     assert pages and not [p for p in pages if p not in nav]
 
 
-def test_the_tutorials_command_line_blocks_run(tmp_path):
+def test_the_tutorial_runs_as_written(tmp_path):
+    """Top to bottom in one folder, as a reader would: the command line's blocks, then the Python ones
+    (the last of which reads the strategy file the command line wrote)."""
     outs = [run_sh_block(block, tmp_path, LIMIT) for block in blocks(DOCS / "tutorial.md", "sh")]
     assert len(outs) == 4
     assert (tmp_path / "tl2.npz").exists() and (tmp_path / "tl2.png").exists()
     assert "Tax" in outs[2] and (tmp_path / "tl2.json").exists()
-
-
-def test_the_tutorials_python_blocks_run(tmp_path):
+    assert "95%" in outs[3] and "game over" in outs[3]
     code = blocks(DOCS / "tutorial.md", "python")
     assert len(code) >= 6
     run_python_blocks(code, tmp_path, LIMIT)
