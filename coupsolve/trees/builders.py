@@ -193,7 +193,7 @@ _HERE = "coupsolve.trees.builders"
 for _b in (Builder("history", "history", "every history", "coupsolve.trees.history.size:TreeSize",
                    "coupsolve.trees.history.builder:count_tree", f"{_HERE}:build_history"),
            Builder("classbuild", "public", "the class walk", "coupsolve.trees.classwalk.build:ClassSize",
-                   "coupsolve.trees.classwalk.build:count_class_tree", f"{_HERE}:build_class",
+                   "coupsolve.trees.classwalk.count:count_class_tree", f"{_HERE}:build_class",
                    "coupsolve.trees.classwalk.state:supported"),
            Builder("publicbuild", "public", "stepping every history",
                    "coupsolve.trees.stepwalk.build:PublicSize",
