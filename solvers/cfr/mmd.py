@@ -40,6 +40,14 @@ Annealing: with ``horizon > 0`` the temperature falls geometrically from ``alpha
 over the first ``horizon`` iterations and stays there, ``alpha_t = alpha * (alpha_end /
 alpha) ** min(1, (t - 1) / horizon)``; the step is ``stepsize`` if given, else ``alpha_t /
 max|A|**2``. The last iterate is the policy (the solver's "average" policy is the last iterate).
+With ``relative`` the temperatures are in units of ``max|A|`` (then ``eta alpha`` is ``alpha**2``
+whatever the game's scale, the contraction per iteration being ``1 / (1 + alpha**2)``).
+
+At a temperature the iterates can reach in thousands of iterations the QRE is far from a Nash
+equilibrium wherever reach probabilities are small (its regulariser is not weighted by reach):
+``mmd`` ends at ``alpha = 0.02 max|A|``, exploitability 0.0033 on Kuhn poker and 0.073 on Leduc
+poker after 10,000 iterations. It is a selection (the QRE at that temperature), to be read with its
+exploitability, not a faster Nash solver.
 """
 
 from __future__ import annotations
@@ -70,6 +78,8 @@ class MMDSpec:
         The step ``eta``; 0 for OpenSpiel's rule ``alpha_t / max|A|**2``.
     magnet : {"dilated", "uniform"}
         See the module docstring.
+    relative : bool
+        ``alpha`` and ``alpha_end`` are in units of ``max|A|`` (the largest chance-weighted payoff).
     citation : str
     """
 
@@ -79,6 +89,7 @@ class MMDSpec:
     horizon: int = 0
     stepsize: float = 0.0
     magnet: str = "dilated"
+    relative: bool = False
     citation: str = "Sokota et al. 2023, ICLR"
     #: The representation family (:func:`solvers.cfr.representation.representation_for`).
     family: str = "mmd"
@@ -96,9 +107,10 @@ class MMDSpec:
             raise ValueError(f"MMD's magnet must be one of {MAGNETS}, got {self.magnet!r}")
 
 
-#: The registered MMD runs. ``mmd``: annealed toward the limiting logit QRE (a Nash equilibrium);
-#: ``mmd-qre``: OpenSpiel's fixed temperature 0.05.
+#: The registered MMD runs. ``mmd``: annealed toward the limiting logit QRE (a Nash equilibrium),
+#: from ``max|A|`` to ``0.02 max|A|`` over 5,000 iterations; ``mmd-qre``: OpenSpiel's fixed
+#: temperature 0.05.
 MMD_SPECS = (
-    MMDSpec("mmd", alpha=1.0, alpha_end=1e-3, horizon=2000, stepsize=0.0),
+    MMDSpec("mmd", alpha=1.0, alpha_end=0.02, horizon=5000, relative=True),
     MMDSpec("mmd-qre", alpha=0.05),
 )

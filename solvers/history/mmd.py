@@ -212,8 +212,10 @@ class HistoryMMD:
         self.logmag = np.zeros(a)
         if spec.magnet == "uniform":
             self.logmag[:] = -np.log(np.repeat(tree.infoset_num_actions, tree.infoset_num_actions))
-        self.sched = np.array([spec.alpha, spec.alpha_end, float(spec.horizon), spec.stepsize,
-                               sf.scale if sf.scale > 0 else 1.0])
+        scale = sf.scale if sf.scale > 0 else 1.0
+        unit = scale if spec.relative else 1.0
+        self.sched = np.array([spec.alpha * unit, spec.alpha_end * unit, float(spec.horizon),
+                               spec.stepsize, scale])
         self.counter = np.zeros(1, np.int64)
         self.ws = None
 
