@@ -14,7 +14,7 @@ from solvers.cfr.mmd import MMDSpec
     ("kuhn", 0.05, 60), ("kuhn", 1.0, 30), ("leduc", 0.05, 6), ("leduc", 0.5, 4)])
 def test_iterates_equal_openspiel_mmd_dilated(name, alpha, iterations, request):
     game, tree = request.getfixturevalue(name)
-    ours = solvers.Solver(tree, MMDSpec("t", alpha=alpha))
+    ours = solvers.Solver(tree, MMDSpec("t", alpha=alpha, magnet="dilated"))
     theirs = MMDDilatedEnt(game, alpha=alpha)
     for _ in range(iterations):
         ours.step(1)
@@ -24,10 +24,11 @@ def test_iterates_equal_openspiel_mmd_dilated(name, alpha, iterations, request):
     assert np.max(np.abs(reference - tree.uniform_policy())) > 0.02  # it moved
 
 
-def _regularised_response(player, opponent, alpha, game_vars):
+def _regularised_response(player, opponent, alpha, game_vars, uniform):
     """The behavioural logit response of ``player`` to the opponent's sequence form, by infostate:
     bottom up, ``pi_I = softmax(Q_I / alpha)``, ``Q_Ia`` the sequence's own utility plus the soft
-    values ``alpha log sum exp(Q_J / alpha)`` of the information sets just below it."""
+    values ``alpha log sum exp(Q_J / alpha)`` of the information sets just below it (with the
+    uniform magnet, ``pi_I`` and the soft value take the uniform prior ``1 / |A(I)|`` in the sum)."""
     infosets, to_seq, action_maps, _, payoff, children = game_vars
     utility = payoff[0] @ opponent if player == 0 else -(payoff[0].T @ opponent)
     response = {}
@@ -37,8 +38,9 @@ def _regularised_response(player, opponent, alpha, game_vars):
         q = np.array([utility[to_seq[player][k]]
                       + sum(soft_value(j) for j in children[player].get(k, [])) for k in keys])
         top = q.max()
-        response[infostate] = (keys, np.exp((q - top) / alpha) / np.exp((q - top) / alpha).sum())
-        return top + alpha * np.log(np.exp((q - top) / alpha).sum())
+        weights = np.exp((q - top) / alpha) / (len(keys) if uniform else 1.0)
+        response[infostate] = (keys, weights / weights.sum())
+        return top + alpha * np.log(weights.sum())
 
     root = f"***EMPTY_INFOSET_ACTION_P{player}***"
     for infostate in children[player].get(root, []):
@@ -46,19 +48,22 @@ def _regularised_response(player, opponent, alpha, game_vars):
     return response
 
 
-@pytest.mark.parametrize("name, alpha, iterations", [("kuhn", 0.2, 400), ("leduc", 2.0, 400)])
-def test_fixed_temperature_converges_to_its_qre(name, alpha, iterations, request):
+@pytest.mark.parametrize("name, alpha, iterations, magnet", [
+    ("kuhn", 0.2, 400, "dilated"), ("leduc", 2.0, 400, "dilated"), ("kuhn", 0.2, 400, "uniform"),
+    ("leduc", 0.5, 400, "uniform")])
+def test_fixed_temperature_converges_to_its_qre(name, alpha, iterations, magnet, request):
     """At a fixed temperature the last iterate is the logit QRE of the reduced normal form: each
     player's policy is the logit (dilated-entropy regularised) response to the other's."""
     game, tree = request.getfixturevalue(name)
-    result = solvers.solve(tree, MMDSpec("t", alpha=alpha), iterations=iterations, progress=False)
+    result = solvers.solve(tree, MMDSpec("t", alpha=alpha, magnet=magnet), iterations=iterations,
+                           progress=False)
     game_vars = utils.construct_vars(game)
     tabular = to_openspiel_policy(tree, result.average_policy, game)
     sequences = utils.policy_to_sequence(game, tabular, game_vars[1])
     worst = 0.0
     for player in range(2):
         for infostate, (keys, probs) in _regularised_response(
-                player, sequences[1 - player], alpha, game_vars).items():
+                player, sequences[1 - player], alpha, game_vars, magnet == "uniform").items():
             row = tabular.policy_for_key(infostate)
             ours = np.array([row[utils.get_action_from_key(k)] for k in keys])
             worst = max(worst, np.max(np.abs(ours - probs)))
@@ -68,7 +73,8 @@ def test_fixed_temperature_converges_to_its_qre(name, alpha, iterations, request
 
 def test_uniform_magnet_changes_the_fixed_point(kuhn):
     _, tree = kuhn
-    a = solvers.solve(tree, MMDSpec("t", alpha=0.2), iterations=300, progress=False)
+    a = solvers.solve(tree, MMDSpec("t", alpha=0.2, magnet="dilated"), iterations=300,
+                      progress=False)
     b = solvers.solve(tree, MMDSpec("t", alpha=0.2, magnet="uniform"), iterations=300, progress=False)
     assert np.max(np.abs(a.average_policy - b.average_policy)) > 1e-3
 

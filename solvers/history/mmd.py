@@ -114,19 +114,22 @@ def _to_sequences(x, sigma, order, parent, ioff, inum):
 
 
 @numba.njit(cache=True)
-def _gradient(x, c, g, parent, below, ioff, inum, logmag, eta, alpha):
-    """``g = (-eta c - grad psi(x) - eta alpha log rho) / (1 + eta alpha)`` at every action."""
+def _gradient(logsig, c, g, parent, below, ioff, inum, logmag, eta, alpha):
+    """``g = (-eta c - grad psi(x) - eta alpha log rho) / (1 + eta alpha)`` at every action, with
+    ``d psi / d x_Ia = log pi_Ia + 1 - (information sets below Ia)``. ``log pi`` is kept from the
+    softmax (OpenSpiel takes ``log(x_Ia / x_parent)``, the same number to rounding), so that a
+    probability that underflows to 0 keeps a finite gradient."""
     denom = 1.0 + eta * alpha
     for s in range(parent.shape[0]):
-        o, xp = ioff[s], x[parent[s]]
+        o = ioff[s]
         for k in range(inum[s]):
             j = o + k
-            psi = math.log(x[j] / xp) + 1.0 - below[j] if xp > 0.0 else 0.0
+            psi = logsig[j] + 1.0 - below[j]
             g[j] = (-eta * c[j] - psi - eta * alpha * logmag[j]) / denom
 
 
 @numba.njit(cache=True)
-def mmd_iterations(x, sigma, c, g, indptr, indices, data, parent, below, order, ioff, inum,
+def mmd_iterations(x, sigma, logsig, c, g, indptr, indices, data, parent, below, order, ioff, inum,
                    logmag, sched, counter, count):
     """Run ``count`` MMD iterations in place (both players at once, as OpenSpiel does).
 
@@ -134,8 +137,8 @@ def mmd_iterations(x, sigma, c, g, indptr, indices, data, parent, below, order, 
     ----------
     x : ndarray, float64, shape (a + 2,)
         Both players' sequence forms (the two empty sequences 1); rewritten.
-    sigma : ndarray, float64, shape (a,)
-        The behavioural policy, tree order; rewritten.
+    sigma, logsig : ndarray, float64, shape (a,)
+        The behavioural policy and its logarithm, tree order; rewritten.
     c, g : ndarray, float64, shape (a + 2,)
         Scratch: utilities and gradients.
     indptr, indices, data : the matrix ``M`` of :class:`SequenceForm`.
@@ -166,7 +169,7 @@ def mmd_iterations(x, sigma, c, g, indptr, indices, data, parent, below, order, 
                 total += data[e] * x[indices[e]]
             c[r] = total
             g[r] = 0.0
-        _gradient(x, c, g, parent, below, ioff, inum, logmag, eta, alpha)
+        _gradient(logsig, c, g, parent, below, ioff, inum, logmag, eta, alpha)
         for i in range(m - 1, -1, -1):
             s = order[i]
             o, n = ioff[s], inum[s]
@@ -178,10 +181,12 @@ def mmd_iterations(x, sigma, c, g, indptr, indices, data, parent, below, order, 
                 sigma[o + k] = math.exp(low - g[o + k])
                 total += sigma[o + k]
             value = 0.0
+            log_total = math.log(total)
             for k in range(n):
                 p = sigma[o + k] / total
                 sigma[o + k] = p
-                value += p * g[o + k] + (p * math.log(p) if p > 0.0 else 0.0)
+                logsig[o + k] = (low - g[o + k]) - log_total
+                value += p * g[o + k] + p * logsig[o + k]
             g[parent[s]] += value
         _to_sequences(x, sigma, order, parent, ioff, inum)
         counter[0] = t
@@ -207,6 +212,7 @@ class HistoryMMD:
         self.sf = sf = SequenceForm(tree)
         a = tree.num_actions
         self.sigma = tree.uniform_policy().astype(np.float64)
+        self.logsig = np.log(self.sigma)
         self.x = sequence_form(self.sigma, tree, sf)
         self.c, self.g = np.zeros(a + 2), np.zeros(a + 2)
         self.logmag = np.zeros(a)
@@ -232,7 +238,7 @@ class HistoryMMD:
     def iterate(self, count):
         """Run ``count`` iterations (the kernel advances the counter with the state)."""
         t, sf = self.game_tree, self.sf
-        mmd_iterations(self.x, self.sigma, self.c, self.g, sf.indptr, sf.indices, sf.data,
+        mmd_iterations(self.x, self.sigma, self.logsig, self.c, self.g, sf.indptr, sf.indices, sf.data,
                        sf.parent, sf.below, sf.order, t.infoset_offset, t.infoset_num_actions,
                        self.logmag, self.sched, self.counter, count)
 
@@ -251,14 +257,16 @@ class HistoryMMD:
         return self.sigma.copy()
 
     def get_state(self):
-        """The state is the behavioural policy (regrets and average weights are zero)."""
-        zeros = np.zeros_like(self.sigma)
-        return dict(regret=zeros, cumulative=zeros.copy(), sigma=self.sigma.copy())
+        """The state is the behavioural policy and its logarithm (kept as ``regret``: MMD has no
+        regrets; the average weights are zero)."""
+        return dict(regret=self.logsig.copy(), cumulative=np.zeros_like(self.sigma),
+                    sigma=self.sigma.copy())
 
     def set_state(self, state, iterations):
         """Restore :meth:`get_state`'s policy at iteration ``iterations``."""
         check_state(state, self.game_tree.num_actions)
         self.sigma[:] = state["sigma"]
+        self.logsig[:] = state["regret"]
         self.x[:] = sequence_form(self.sigma, self.game_tree, self.sf)
         self.counter[0] = iterations
 
