@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from coupsolve.analysis.history import CLAIMS
+from coupsolve.analysis.claims import CLAIMS
 from coupsolve.rules import CHARACTERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from coupsolve.trees.classwalk.build import count_class_tree, level_walk_bytes
+from coupsolve.trees.classwalk.build import level_walk_bytes
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.rules import Rules
 
 from coup_helpers import SMALL_RULES

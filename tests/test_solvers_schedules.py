@@ -11,8 +11,8 @@ from open_spiel.python.algorithms import discounted_cfr as os_dcfr
 
 import solvers
 from solvers import from_openspiel_policy
-from solvers.cfr._matching import schedule
-from solvers.cfr._state import Params, schedule_fields
+from solvers.cfr.matching import schedule
+from solvers.cfr.state import Params, schedule_fields
 
 
 def _params(name):

@@ -197,7 +197,6 @@ def _build_pieces(rules, plan, out):
     from solvers import PublicPieces
 
     from coupsolve.trees.pieces.build import build_class_pieces
-    from coupsolve.trees.history.tree import rules_game_id
 
     print(f"building the public tree in {len(plan.bounds) - 1} pieces by the class walk, "
           f"{plan.workers} at a time (Ctrl-C stops) ...", file=out, flush=True)
@@ -205,5 +204,5 @@ def _build_pieces(rules, plan, out):
     # the hands, keys, action ids and contexts wait on disk, written part by part, for the analysis
     built = build_class_pieces(rules, plan.depth, bounds=plan.bounds, workers=plan.workers,
                                progress=report, spill=True)
-    tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
+    tree = PublicPieces(rules.game_string(), built.trunk, built.parts, built.infoset_actions)
     return tree, built._replace(trunk=None, parts=[])  # the pieces are the tree's alone

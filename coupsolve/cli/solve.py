@@ -243,7 +243,6 @@ def _resume_check(args, rules):
     """Refuse ``--resume`` for other rules before anything is built; returns the checkpoint's iterations."""
     from solvers.cfr.checkpoint import load_checkpoint
 
-    from coupsolve.trees.history.tree import rules_game_id
 
     if args.resume is None:
         return 0
@@ -251,7 +250,7 @@ def _resume_check(args, rules):
         saved = load_checkpoint(args.resume)
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of this solver ({e})") from None
-    if saved["game_id"] != rules_game_id(rules):
+    if saved["game_id"] != rules.game_string():
         raise CliError(f"--resume {args.resume}: a checkpoint of {saved['game_id']}, not of these "
                        "rules; give the rules it was solved with")
     return saved["iterations"]

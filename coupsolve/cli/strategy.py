@@ -34,7 +34,8 @@ def public_functions(name):
     """``(count, build)``: the functions of the public builder ``name`` (a key of
     :data:`PUBLIC_BUILDERS`)."""
     if name == "classbuild":
-        from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+        from coupsolve.trees.classwalk.build import build_class_tree
+        from coupsolve.trees.classwalk.count import count_class_tree
 
         return count_class_tree, build_class_tree
     from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree
@@ -49,7 +50,7 @@ def load_strategy(path):
     from solvers.npz import library_version
     from solvers.policy import check_policy
 
-    from coupsolve.trees.history.tree import build_coup_tree, rules_game_id
+    from coupsolve.trees.history.tree import build_coup_tree
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
@@ -67,9 +68,9 @@ def load_strategy(path):
         rules = load_game(result.game_id).rules
     except ValueError as e:
         raise CliError(f"{path}: its game string does not give rules this version takes ({e})") from None
-    if rules_game_id(rules) != result.game_id:
+    if rules.game_string() != result.game_id:
         raise CliError(f"{path} records the game {result.game_id}, which this version writes as "
-                       f"{rules_game_id(rules)}; solve it again")
+                       f"{rules.game_string()}; solve it again")
     if result.tree_type == "PublicPieces":  # solved in pieces: its keys are in the file, no tree
         return rules, None, _pieces_result(path, result)
     if result.tree_type == "PublicTree":  # solved on the public tree: no history is built

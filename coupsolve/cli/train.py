@@ -148,7 +148,6 @@ def load_trained(path):
     from solvers.npz import library_version
     from solvers.mccfr.solver import MCCFRSolver
 
-    from coupsolve.trees.history.tree import rules_game_id
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
@@ -167,7 +166,7 @@ def load_trained(path):
         rules = load_game(meta["game_id"]).rules
     except (ValueError, KeyError) as e:
         raise CliError(f"{path}: its game string does not give rules this version takes ({e})") from None
-    if rules_game_id(rules) != meta["game_id"] or rules.to_dict() != meta.get("rules"):
+    if rules.game_string() != meta["game_id"] or rules.to_dict() != meta.get("rules"):
         raise CliError(f"{path} records the game {meta['game_id']}, which this version reads as other "
                        "rules; train it again")
     _check_key(path, meta)

@@ -51,7 +51,7 @@ of :data:`ALGORITHMS`:
     DCFR, by ``((t - 1) / t) ** gamma_(t - 1)`` before iteration ``t`` is
     added, which the kernels apply as the equivalent weight ``exp(sum_(s=2..t)
     gamma_(s-1) log(s / (s - 1)))`` of iteration ``t`` (closed form in
-    :func:`solvers.cfr._matching.schedule`).
+    :func:`solvers.cfr.matching.schedule`).
 
 Magnetic Mirror Descent (``mmd``, ``mmd-qre``) is another family, with its own
 representation: :mod:`solvers.cfr.mmd`.
