@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import time
 
-from coupsolve.cli.public import COUNT_PARTS
+from coupsolve.plan import COUNT_PARTS
 
 from .common import (bench_parser, fmt_ratio, fmt_seconds, load_average, machine_info, print_table,
                      write_csv)

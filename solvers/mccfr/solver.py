@@ -58,7 +58,8 @@ SAMPLINGS = ("external", "outcome", "probe")
 #: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
               "probe": (4, "probing"), "batches": (5, "batched external-sampling")}
-_KIND = "coupsolve.solvers.MCCFRCheckpoint"
+#: The kind a checkpoint file records (:mod:`solvers.npz`), so no other file is read as one.
+CHECKPOINT_KIND = "coupsolve.solvers.MCCFRCheckpoint"
 #: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
 _OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
              "iterations", "seconds", "max_infosets", "max_actions", "num_players", "threads", "batch")
@@ -358,7 +359,7 @@ class MCCFRSolver:
         meta.update(self.notes)
         arrays = self.table()
         arrays["rng"] = self._rng
-        _npz.save(path, _KIND, meta, arrays)
+        _npz.save(path, CHECKPOINT_KIND, meta, arrays)
 
     @classmethod
     def load(cls, path, game, max_infosets=None, max_actions=None, sampling=None):
@@ -368,7 +369,7 @@ class MCCFRSolver:
 
         Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
         game's information sets, or another sampling than ``sampling``."""
-        meta, a = _npz.load(path, _KIND)
+        meta, a = _npz.load(path, CHECKPOINT_KIND)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")

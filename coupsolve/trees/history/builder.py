@@ -38,6 +38,7 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 
 from __future__ import annotations
 
+import os
 import time
 from typing import NamedTuple
 
@@ -252,6 +253,15 @@ def _empty_nodes(level_count):
 def _empty_infosets():
     return InfosetArrays(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(0, np.int32),
                          np.zeros(0, np.int64), np.zeros(0, np.int32))
+
+
+def compiled() -> bool:
+    """Whether the walk's kernel is compiled, in this process or in numba's disk cache (else the first
+    count or build compiles it, for about a minute)."""
+    if _walk.signatures:
+        return True
+    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
+    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
 
 
 def _run_walk(args, counts, control, progress):

@@ -86,6 +86,11 @@ class PiecesPlan(NamedTuple):
     bounds: np.ndarray
     workers: int = 1
 
+    @property
+    def rules(self):
+        """The rules of the tree (the count's)."""
+        return self.size.rules
+
     @classmethod
     def of(cls, size, workers=1):
         """The plan of the count ``size``; ``ValueError`` for a count that was not by parts."""
