@@ -104,3 +104,13 @@ def test_bad_parameters_are_refused():
         MMDSpec("t", alpha=1.0, magnet="normal")
     with pytest.raises(ValueError, match="horizon"):
         MMDSpec("t", alpha=1.0, horizon=10)
+
+
+def test_a_public_tree_is_refused_naming_mmd(kuhn):
+    from solvers import PublicTree
+    from solvers.trees.derive import openspiel_labels
+
+    game, tree = kuhn
+    public = PublicTree.from_game_tree(tree, openspiel_labels(game))
+    with pytest.raises(TypeError, match="for mmd: GameTree"):
+        solvers.Solver(public, "mmd")
