@@ -114,3 +114,16 @@ def test_a_public_tree_is_refused_naming_mmd(kuhn):
     public = PublicTree.from_game_tree(tree, openspiel_labels(game))
     with pytest.raises(TypeError, match="for mmd: GameTree"):
         solvers.Solver(public, "mmd")
+
+
+@pytest.mark.parametrize("player, value", [(0, 3.0), (1, -2.0)])
+def test_one_decision_leans_to_the_best_action(player, value):
+    """One decision among payoffs 1, 3, -2: the QRE at a small temperature all but picks the best."""
+    from test_solvers_cfr import _arrays
+
+    tree = _arrays([0, 2, 2, 2], [player, -1, -1, -1], [0, -1, -1, -1], [1, 0, 0, 0],
+                   [3, 0, 0, 0], [1.0] * 4, [0, 1.0, 3.0, -2.0], [0, 1, 4], [player], [3])
+    result = solvers.solve(tree, "mmd", iterations=6000, progress=False)
+    best = 1 if player == 0 else 2
+    assert result.average_policy[best] > 0.999
+    assert abs(result.game_value[0] - value) <= 2 * result.exploitability + 1e-12

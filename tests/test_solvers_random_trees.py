@@ -130,7 +130,7 @@ def test_best_response_matches_brute_force(root, policy_seed):
 @given(root=games)
 def test_every_algorithm_converges(root):
     tree = GameTree.from_nested(root, "random")
-    for algorithm in solvers.ALGORITHMS:
+    for algorithm in (a for a, spec in solvers.ALGORITHMS.items() if spec.family == "cfr"):
         result = solvers.solve(tree, algorithm, iterations=100_000, target_exploitability=1e-3,
                                check_every=50, progress=False)
         assert result.exploitability <= 1e-3, (algorithm, result.iterations)
