@@ -38,7 +38,6 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 
 from __future__ import annotations
 
-import os
 import time
 from typing import NamedTuple
 
@@ -255,15 +254,6 @@ def _empty_infosets():
                          np.zeros(0, np.int64), np.zeros(0, np.int32))
 
 
-def compiled() -> bool:
-    """Whether the walk's kernel is compiled, in this process or in numba's disk cache (else the first
-    count or build compiles it, for about a minute)."""
-    if _walk.signatures:
-        return True
-    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
-    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
-
-
 def _run_walk(args, counts, control, progress):
     """Run :func:`_walk` on ``args`` so that Ctrl-C stops it; ``progress(histories so far)`` each second."""
     report = None if progress is None else (lambda: progress(int(counts[0])))
@@ -379,3 +369,11 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     info = {"histories": size.nodes, "infosets": int(counts[3]), "levels": len(size.levels),
             "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0}
     return out, iset, counts, info
+
+
+def walk_compiled() -> bool:
+    """Whether the walk's kernel is compiled (in this process or in numba's disk cache): a count or a
+    build then starts at once."""
+    from coupsolve.engine.jit import kernel_ready
+
+    return kernel_ready(_walk)
