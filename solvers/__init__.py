@@ -15,8 +15,10 @@ Solver(tree, algorithm="cfr+", precision=..., updates=..., threads=..., seed=...
     ``average_policy()``, ``current_policy()``, ``save(path)`` /
     ``Solver.load(path, tree)``, ``result()``.
 solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None, ...)
-    Run ``"cfr"``, ``"cfr+"`` (the default), ``"lcfr"``, ``"dcfr"`` or
-    ``"pcfr+"`` to a number of iterations or a target; returns a
+    Run ``"cfr"``, ``"cfr+"`` (the default), ``"lcfr"``, ``"dcfr"``, ``"pcfr+"``,
+    ``"hs-dcfr"``, ``"hs-pcfr+"`` or Magnetic Mirror Descent (``"mmd"``,
+    ``"mmd-qre"``, or an :class:`~solvers.cfr.mmd.MMDSpec`; history trees
+    only) to a number of iterations or a target; returns a
     :class:`SolveResult`. A driver over :class:`Solver` with a progress bar,
     Ctrl-C, checkpoints (``checkpoint=``, ``checkpoint_every=``) and
     ``resume=``.

@@ -47,7 +47,7 @@ def test_nash_conv_and_values_equal_openspiel_python(kuhn):
     reference = expected_game_score.policy_value(game.new_initial_state(), [tabular, tabular])
     assert np.allclose(values, reference, atol=1e-12, rtol=0)
     for player in (0, 1):
-        br = solvers.history.best_response(tree, policy, player)
+        br = solvers.best_response(tree, policy, player)
         gain = br.value - br.on_policy_value
         assert abs(gain - expected.player_improvements[player]) <= 1e-9
 
@@ -73,7 +73,7 @@ def test_best_response_policy_achieves_its_value(leduc):
     _, tree = leduc
     policy = random_policy(tree, 5)
     for player in (0, 1):
-        br = solvers.history.best_response(tree, policy, player)
+        br = solvers.best_response(tree, policy, player)
         mine = tree.infoset_player == player
         offsets, counts = tree.infoset_offset[mine], tree.infoset_num_actions[mine]
         for o, n in zip(offsets, counts):
@@ -116,4 +116,4 @@ def test_policy_not_summing_to_one_names_the_infoset(kuhn):
 def test_best_response_player_must_be_zero_or_one(kuhn):
     _, tree = kuhn
     with pytest.raises(ValueError, match="player must be 0 or 1"):
-        solvers.history.best_response(tree, tree.uniform_policy(), 2)
+        solvers.best_response(tree, tree.uniform_policy(), 2)

@@ -24,7 +24,7 @@ from solvers import GameTree, PublicTree, Solver
 from solvers.trees.matrices import dense_matrix, sparse_matrices
 from solvers.trees.derive import hidden_chance_labels, openspiel_labels
 
-ALGORITHMS = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+"]
+ALGORITHMS = ["cfr", "cfr+", "lcfr", "dcfr", "pcfr+", "hs-dcfr", "hs-pcfr+"]
 UPDATES = ["alternating", "simultaneous"]
 TIE = 1e-12  # regrets this small are rounding noise
 

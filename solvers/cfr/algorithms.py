@@ -40,12 +40,29 @@ of :data:`ALGORITHMS`:
     (``gamma = 2``). Some implementations instead predict the last
     instantaneous regret unchanged; that is cheaper but converged more slowly
     on Leduc poker in our runs.
+``hs-dcfr``, ``hs-pcfr+``
+    Zhang, McAleer and Sandholm (2024), "Faster Game Solving via
+    Hyperparameter Schedules", arXiv:2404.09097 (AAAI 2026): DCFR and PCFR+
+    whose exponents move linearly with the progress ``p = min(t / H, 1)``
+    through a horizon of ``H`` iterations (here 1,000, the paper's usual
+    budget), the paper's schedules: HS-DCFR ``alpha_t = 1 + 3p``, ``beta_t =
+    -1 - 2p``, ``gamma_t = 15 - 5p``; HS-PCFR+(30) ``gamma_t = 30 - 5p``
+    (PCFR+'s discounts are unchanged). The average is discounted as in
+    DCFR, by ``((t - 1) / t) ** gamma_(t - 1)`` before iteration ``t`` is
+    added, which the kernels apply as the equivalent weight ``exp(sum_(s=2..t)
+    gamma_(s-1) log(s / (s - 1)))`` of iteration ``t`` (closed form in
+    :func:`solvers.cfr.matching.schedule`).
+
+Magnetic Mirror Descent (``mmd``, ``mmd-qre``) is another family, with its own
+representation: :mod:`solvers.cfr.mmd`.
 """
 
 from __future__ import annotations
 
 import types
 from dataclasses import dataclass
+
+from solvers.cfr.mmd import MMD_SPECS, MMDSpec
 
 __all__ = ["AlgorithmSpec", "ALGORITHMS", "get_algorithm"]
 
@@ -71,6 +88,12 @@ class AlgorithmSpec:
         Predictive regret matching+ (PCFR+); implies the ``plus`` clamp.
     citation : str
         Short reference.
+    horizon : int
+        Hyperparameter schedules: the iterations over which ``alpha``, ``beta``
+        and ``gamma`` move linearly to ``alpha_end``, ``beta_end``,
+        ``gamma_end`` (then stay); 0 keeps them fixed.
+    alpha_end, beta_end, gamma_end : float, optional
+        The exponents at the horizon (default: unchanged).
     """
 
     name: str
@@ -81,6 +104,17 @@ class AlgorithmSpec:
     gamma: float
     predictive: bool
     citation: str
+    horizon: int = 0
+    alpha_end: float = None
+    beta_end: float = None
+    gamma_end: float = None
+    #: The representation family (:func:`solvers.cfr.representation.representation_for`).
+    family: str = "cfr"
+
+    def __post_init__(self):
+        for name in ("alpha", "beta", "gamma"):
+            if getattr(self, name + "_end") is None:
+                object.__setattr__(self, name + "_end", getattr(self, name))
 
 
 _SPECS = (
@@ -94,14 +128,23 @@ _SPECS = (
                   "Brown and Sandholm 2019, AAAI"),
     AlgorithmSpec("pcfr+", True, False, 0.0, 0.0, 2.0, True,
                   "Farina, Kroer and Sandholm 2021, AAAI"),
-)
+    AlgorithmSpec("hs-dcfr", False, True, 1.0, -1.0, 15.0, False,
+                  "Zhang, McAleer and Sandholm 2024, arXiv:2404.09097", horizon=1000,
+                  alpha_end=4.0, beta_end=-3.0, gamma_end=10.0),
+    AlgorithmSpec("hs-pcfr+", True, False, 0.0, 0.0, 30.0, True,
+                  "Zhang, McAleer and Sandholm 2024, arXiv:2404.09097", horizon=1000,
+                  gamma_end=25.0),
+) + MMD_SPECS
 
 #: Read-only mapping from algorithm name to :class:`AlgorithmSpec`.
 ALGORITHMS = types.MappingProxyType({spec.name: spec for spec in _SPECS})
 
 
 def get_algorithm(name):
-    """The :class:`AlgorithmSpec` called ``name``; ``ValueError`` if unknown."""
+    """The spec called ``name`` (an :class:`AlgorithmSpec` or :class:`~solvers.cfr.mmd.MMDSpec`;
+    a spec passed in is returned as is); ``ValueError`` if unknown."""
+    if isinstance(name, (AlgorithmSpec, MMDSpec)):
+        return name
     if not isinstance(name, str):
         raise TypeError(f"algorithm must be a str, got {type(name).__name__}")
     try:

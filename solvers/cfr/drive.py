@@ -67,7 +67,9 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
         (:mod:`solvers.cfr.representation`).
     algorithm : str, optional
         One of :data:`solvers.ALGORITHMS` (``"cfr"``, ``"cfr+"``, ``"lcfr"``,
-        ``"dcfr"``, ``"pcfr+"``). Defaults to ``"cfr+"``, or to the
+        ``"dcfr"``, ``"pcfr+"``, ``"hs-dcfr"``, ``"hs-pcfr+"``, ``"mmd"``,
+        ``"mmd-qre"``), or a spec (:class:`~solvers.AlgorithmSpec`,
+        :class:`~solvers.cfr.mmd.MMDSpec`). Defaults to ``"cfr+"``, or to the
         checkpoint's algorithm when resuming.
     iterations : int, optional
         Total number of iterations to reach (counting resumed ones).

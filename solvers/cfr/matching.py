@@ -4,6 +4,8 @@ regret discounts (:func:`schedule`): shared by both CFR kernels and the pieces o
 Farina, Kroer and Sandholm (2021), "Faster game solving via predictive Blackwell approachability".
 """
 
+import math
+
 import numba
 
 __all__ = ["predictive_match", "schedule"]
@@ -42,19 +44,41 @@ def predictive_match(sigma, regret, pred, o, m):
 
 
 @numba.njit(cache=True)
+def _scheduled_log_weight(tf, P):
+    """``sum_(s=2..t) gamma_(s-1) log(s / (s-1))`` for ``gamma_u = gamma + (gamma_end - gamma)
+    min(u / H, 1)``: with ``sum_(s=2..t) s log(s/(s-1)) = t log t - lgamma(t)``, in closed form."""
+    slope = (P.gamma_end - P.gamma) / P.horizon
+    tp = min(tf, math.floor(P.horizon) + 1.0)
+    lt = math.log(tp)
+    head = P.gamma * lt + slope * ((tp - 1.0) * lt - math.lgamma(tp))
+    return head + P.gamma_end * (math.log(tf) - lt)
+
+
+@numba.njit(cache=True)
 def schedule(t, P):
     """Averaging weight and regret discounts of iteration ``t`` (int) under ``P`` (:class:`Params`).
 
     Returns ``(weight, fpos, fneg)`` (floats): ``t**gamma`` and the discount factors of positive
-    and negative regrets.
+    and negative regrets. Under a hyperparameter schedule (``P.horizon > 0``; Zhang, McAleer and
+    Sandholm 2024) the exponents at ``t`` move linearly with ``min(t / horizon, 1)`` and the weight
+    is that of DCFR's average discounted by ``((s-1)/s) ** gamma_(s-1)`` before each iteration
+    ``s`` (:func:`_scheduled_log_weight`; ``t**gamma`` when the exponents are fixed). It overflows
+    only past ``exp(709 / gamma_end)`` iterations (10**12 for ``gamma_end`` 25).
     """
     tf = float(t)
-    weight = tf ** P.gamma
+    alpha, beta = P.alpha, P.beta
+    if P.horizon > 0.0:
+        progress = min(tf / P.horizon, 1.0)
+        alpha += (P.alpha_end - P.alpha) * progress
+        beta += (P.beta_end - P.beta) * progress
+        weight = math.exp(_scheduled_log_weight(tf, P))
+    else:
+        weight = tf ** P.gamma
     fpos = 1.0
     fneg = 1.0
     if P.discount:
-        ta = tf ** P.alpha
+        ta = tf ** alpha
         fpos = ta / (ta + 1.0)
-        tb = tf ** P.beta
+        tb = tf ** beta
         fneg = tb / (tb + 1.0)
     return weight, fpos, fneg

@@ -95,10 +95,10 @@ def check_state(state, num_actions):
                              f"expected {(num_actions,)}")
 
 
-_REGISTRY: list = []  # (tree type, representation class), most recently registered first
+_REGISTRY: list = []  # (tree type, family, representation class), most recently registered first
 
 
-def register(tree_type, representation):
+def register(tree_type, representation, family="cfr"):
     """Make :func:`representation_for` choose ``representation`` for trees of ``tree_type``.
 
     Parameters
@@ -107,23 +107,29 @@ def register(tree_type, representation):
         The class of trees this representation iterates (subclasses included).
     representation : type
         A class implementing :class:`Representation`.
+    family : str
+        The algorithms it runs: ``"cfr"`` (an :class:`~solvers.AlgorithmSpec`) or the ``family``
+        of another spec (``"mmd"``: :class:`~solvers.cfr.mmd.MMDSpec`).
     """
     if not isinstance(tree_type, type) or not isinstance(representation, type):
         raise TypeError("register(tree_type, representation) takes two classes")
-    _REGISTRY.insert(0, (tree_type, representation))
+    _REGISTRY.insert(0, (tree_type, family, representation))
 
 
-def representation_for(tree):
-    """The representation class registered for ``tree``'s type (the latest registration wins).
+def representation_for(tree, spec=None):
+    """The representation class registered for ``tree``'s type and ``spec``'s family (the CFR
+    family when ``spec`` is None or has none; the latest registration wins).
 
     Raises
     ------
     TypeError
-        If no representation takes trees of this type.
+        If no representation takes trees of this type (for this family).
     """
-    for tree_type, representation in _REGISTRY:
-        if isinstance(tree, tree_type):
+    family = getattr(spec, "family", "cfr")
+    for tree_type, fam, representation in _REGISTRY:
+        if isinstance(tree, tree_type) and fam == family:
             return representation
-    known = ", ".join(t.__name__ for t, _ in reversed(_REGISTRY)) or "none"
-    raise TypeError(f"tree must be a GameTree (or a type with a registered representation: "
+    known = ", ".join(t.__name__ for t, f, _ in reversed(_REGISTRY) if f == family) or "none"
+    what = "" if family == "cfr" else f" for {spec.name}"
+    raise TypeError(f"tree must be a GameTree (or a type with a registered representation{what}: "
                     f"{known}), got {type(tree).__name__}")

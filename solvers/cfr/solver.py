@@ -30,6 +30,7 @@ from solvers.cfr.algorithms import get_algorithm
 from solvers.history.best_response import exploitability_of
 from solvers.cfr.checkpoint import CheckpointState, check_checkpoint, load_checkpoint, save_checkpoint
 from solvers.history.rep import HistoryTree  # noqa: F401  (registers the GameTree representation)
+from solvers.history.mmd import HistoryMMD  # noqa: F401  (registers MMD's GameTree representation)
 from solvers.cfr.representation import representation_for
 from solvers.cfr.result import SolveResult
 
@@ -121,9 +122,10 @@ class Solver:
 
     def __init__(self, tree, algorithm="cfr+", *, precision="float64", updates="alternating",
                  threads=1, seed=0, backend=None):
-        representation = representation_for(tree) if backend is None else backend.representation
-        threads = check_options(precision, updates, threads)
         self.spec = get_algorithm(algorithm)
+        representation = (representation_for(tree, self.spec) if backend is None
+                          else backend.representation)
+        threads = check_options(precision, updates, threads)
         self.seed = int_arg("seed", seed)
         self._rep = representation(tree, self.spec, precision, updates, threads)
         #: The speed options it runs with (``threads``: the threads it uses, perhaps fewer than asked).

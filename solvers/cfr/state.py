@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["SolverState", "Params"]
+__all__ = ["SolverState", "Params", "schedule_fields"]
 
 
 class SolverState(NamedTuple):
@@ -70,7 +70,8 @@ class Params(NamedTuple):
     The flags first, then the exponents. ``plus``, ``discount``,
     ``predictive`` (bool), ``alpha``, ``beta``, ``gamma`` (float): as in
     :class:`~solvers.cfr.algorithms.AlgorithmSpec`. ``simultaneous`` (bool):
-    both players from one pass.
+    both players from one pass. ``horizon`` (float), ``alpha_end``, ``beta_end``,
+    ``gamma_end``: a hyperparameter schedule (``horizon`` 0: none).
     """
 
     plus: bool
@@ -80,3 +81,13 @@ class Params(NamedTuple):
     alpha: float
     beta: float
     gamma: float
+    horizon: float = 0.0
+    alpha_end: float = 0.0
+    beta_end: float = 0.0
+    gamma_end: float = 0.0
+
+
+def schedule_fields(spec):
+    """The hyperparameter-schedule fields of :class:`Params` for an algorithm spec (a dict)."""
+    return dict(horizon=float(spec.horizon), alpha_end=float(spec.alpha_end),
+                beta_end=float(spec.beta_end), gamma_end=float(spec.gamma_end))

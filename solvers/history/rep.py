@@ -32,7 +32,7 @@ from solvers.history.passes import init_values, normalize_average
 from solvers.history.best_response import _values, _Workspace
 from solvers.kinds import CHANCE, TERMINAL
 from solvers.memory import check_fits, estimate_solve_bytes, real_dtype
-from solvers.cfr.state import Params, SolverState
+from solvers.cfr.state import Params, SolverState, schedule_fields
 from solvers.cfr.representation import check_state, register
 from solvers.trees.gametree import GameTree
 
@@ -86,7 +86,7 @@ class HistoryTree:
         self.threads = threads
         self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                              simultaneous=updates == "simultaneous", alpha=spec.alpha,
-                             beta=spec.beta, gamma=spec.gamma)
+                             beta=spec.beta, gamma=spec.gamma, **schedule_fields(spec))
         dtype = real_dtype(precision)
         num_nt = lay.node.shape[0]
         # The strategy (internal order), the chance probabilities and a 1: the

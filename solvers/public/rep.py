@@ -27,7 +27,7 @@ import numpy as np
 from solvers.history.passes import normalize_average
 from solvers.public._forward import no_live
 from solvers.public._kernel import evaluate, forward, run_iterations, scratch, values
-from solvers.cfr.state import Params
+from solvers.cfr.state import Params, schedule_fields
 from solvers.kinds import BOTH_PLAYERS
 from solvers.memory import check_fits, real_dtype
 from solvers.trees.publictree import PublicTree
@@ -51,7 +51,7 @@ def params_of(spec, updates):
     """The kernels' :class:`~solvers.cfr.state.Params` of an algorithm and update scheme."""
     return Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                   simultaneous=updates == "simultaneous", alpha=spec.alpha, beta=spec.beta,
-                  gamma=spec.gamma)
+                  gamma=spec.gamma, **schedule_fields(spec))
 
 
 def new_state(flat, precision, predictive, threads, shared=None, held=None):
