@@ -36,9 +36,10 @@ The magnet ``"uniform"`` (the default) is the uniform behavioural strategy: the 
 ``"dilated"`` (OpenSpiel's, the only one it has) drops the ``log rho`` term: the regulariser is the
 dilated entropy itself, minimised by the uniform distribution over reduced normal-form plans, and the
 fixed point is the logit QRE of the reduced normal form (Ling, Fang and Kolter 2018). That prior
-favours, by ``exp(alpha * log(plans below))``, the actions with the most plans below them: on Coup
-(turn limit 1) its QRE at any temperature reached in 10,000 iterations picks the exchange at the
-card choice whatever it is worth (exploitability 0.15), where the uniform magnet's reaches 1e-5.
+favours, by ``exp(alpha * log(plans below))``, the actions with the most plans below them, whatever
+they are worth: a game with one deep action among shallow ones can be far from equilibrium at every
+temperature under it, where the uniform magnet converges (figures in the documentation's
+``selection`` notes).
 
 Annealing: with ``horizon > 0`` the temperature falls geometrically from ``alpha`` to ``alpha_end``
 over the first ``horizon`` iterations and stays there, ``alpha_t = alpha * (alpha_end /
@@ -49,9 +50,9 @@ whatever the game's scale, the contraction per iteration being ``1 / (1 + alpha*
 
 At a temperature the iterates can reach in thousands of iterations the QRE is far from a Nash
 equilibrium wherever reach probabilities are small (its regulariser is not weighted by reach):
-``mmd`` ends at ``alpha = 0.02 max|A|``; after 10,000 iterations its exploitability is 0.0039 on
-Kuhn poker, 0.11 on Leduc poker, 0.099 on Liar's Dice (one die) and 1e-5 on Coup at turn limit 1. It is a selection (the QRE at that temperature), to be read with its
-exploitability, not a faster Nash solver.
+``mmd`` ends at ``alpha = 0.02 max|A|``. Its last iterate is a selection (the QRE at that
+temperature), to be read with its exploitability, not a faster Nash solver (the measured
+exploitabilities are in the documentation's ``selection`` notes).
 """
 
 from __future__ import annotations
