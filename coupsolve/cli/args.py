@@ -73,6 +73,28 @@ def rules_of(args):
     return Rules.standard(players=players, **kw)
 
 
+def rules_difference(game_id, rules) -> str:
+    """What differs between the rules of the game string ``game_id`` (a checkpoint's) and ``rules``,
+    as the options that would give the former: ``"--turn-limit 2 (not 1), --rule copies=2 (not 3)"``,
+    or a short description when the game string is not one of this version's rules."""
+    from coupsolve.openspiel.game import load_game
+
+    flags = dict(_OWN_FLAGS, players="--players")
+    try:
+        saved = load_game(game_id).rules.to_dict()
+    except Exception:  # noqa: BLE001 (any game string: pyspiel's errors are not ValueErrors)
+        return "rules this version does not read"
+    mine = rules.to_dict()
+    words = []
+    for name in sorted(set(saved) | set(mine)):
+        if saved.get(name) != mine.get(name):
+            value = saved.get(name)
+            shown = str(value).lower() if isinstance(value, bool) else value
+            option = (f"{flags[name]} {shown}" if name in flags else f"--rule {name}={shown}")
+            words.append(f"{option} (not {mine.get(name)})")
+    return ", ".join(words) or "the same rules"
+
+
 # ---- argument types ---------------------------------------------------------------------------------
 def _whole_number(minimum, maximum=None):
     """An argparse type: a whole number from ``minimum`` (to ``maximum``), with a one-line error."""

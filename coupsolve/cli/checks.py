@@ -68,7 +68,8 @@ def check_outputs(args):
         raise CliError(f"--out {out} is also the checkpoint; the strategy and the checkpoint need "
                        "files of their own")
     if getattr(args, "resume", None) is not None and not os.path.isfile(args.resume):
-        raise CliError(f"--resume {args.resume}: no such file")
+        raise CliError(f"--resume {args.resume}: "
+                       f"{'not a regular file' if os.path.exists(args.resume) else 'no such file'}")
     check_plot_target(args.plot)
     check_json_target(args.json)
 

@@ -36,7 +36,7 @@ import sys
 import time
 import warnings
 
-from coupsolve.cli.args import AUTO_PRECISION, CliError, rules_of, solve_precision
+from coupsolve.cli.args import AUTO_PRECISION, CliError, rules_difference, rules_of, solve_precision
 from coupsolve.cli.checks import check_outputs, stopping_rule
 from coupsolve.cli.public import (AUTO_CLASS_MAX_HISTORIES, AUTO_PUBLIC_MAX_HISTORIES, _budget,
                          _build_pieces, _every, _fmt, _plan_pieces, _public_hint, builder_of,
@@ -252,8 +252,8 @@ def _resume_check(args, rules):
     except (ValueError, KeyError, OSError) as e:
         raise CliError(f"--resume {args.resume}: not a checkpoint of this solver ({e})") from None
     if saved["game_id"] != rules_game_id(rules):
-        raise CliError(f"--resume {args.resume}: a checkpoint of {saved['game_id']}, not of these "
-                       "rules; give the rules it was solved with")
+        raise CliError(f"--resume {args.resume}: a checkpoint of other rules; give the rules it was "
+                       f"solved with: {rules_difference(saved['game_id'], rules)}")
     return saved["iterations"]
 
 

@@ -53,7 +53,7 @@ def load_strategy(path):
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
-        raise CliError(f"{path}: no such file")
+        raise CliError(f"{path}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
     try:
         result = solvers.SolveResult.load(path)
     except (ValueError, KeyError, OSError) as e:

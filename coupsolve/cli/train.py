@@ -79,8 +79,11 @@ def table_room(game, args):
 
 def _solver(game, args):
     """A new solver, or the one ``--resume`` continues (same game and options, else one line)."""
-    from solvers import npz as _npz
     from solvers.mccfr.solver import MCCFRSolver
+    from solvers.mccfr.tablefile import read_table
+    from solvers.npz import library_version
+
+    from coupsolve.cli.args import rules_difference
 
     room, actions = table_room(game, args)
     if args.resume is None:
@@ -88,7 +91,18 @@ def _solver(game, args):
                            average=args.average, seed=args.seed, threads=args.threads,
                            **_options(args.sampling))
     try:
-        meta, _ = _npz.load(args.resume, _kind())
+        meta, _ = read_table(args.resume)
+    except (ValueError, OSError) as e:
+        raise CliError(f"--resume {args.resume}: not a checkpoint ({e})") from None
+    if meta["game_id"] != game.game_id:
+        raise CliError(f"--resume {args.resume}: a run of other rules; give the rules it was trained "
+                       f"with: {rules_difference(meta['game_id'], rules_of(args))}")
+    if meta["version"] != library_version():
+        raise CliError(f"--resume {args.resume}: written by coupsolve {meta['version']}, not by this "
+                       f"version ({library_version()})")
+    if meta.get("players", args.players) != args.players:
+        raise CliError(f"--resume {args.resume}: records {meta['players']} players, not {args.players}")
+    try:
         solver = MCCFRSolver.load(args.resume, game,
                                   max_infosets=args.max_infosets and room,
                                   max_actions=args.max_infosets and actions)
@@ -144,17 +158,17 @@ def is_trained(path) -> bool:
 
 def load_trained(path):
     """``(rules, solver, metadata)`` of a ``train --out`` file, or a one-line ``CliError`` saying why not."""
-    from solvers import npz as _npz
     from solvers.npz import library_version
     from solvers.mccfr.solver import MCCFRSolver
+    from solvers.mccfr.tablefile import read_table
 
     from coupsolve.trees.history.tree import rules_game_id
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
-        raise CliError(f"{path}: no such file")
+        raise CliError(f"{path}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
     try:
-        meta, arrays = _npz.load(path, _kind())
+        meta, arrays = read_table(path)
     except ValueError as e:
         raise CliError(f"{path} is not a coupsolve strategy file ({e})") from None
     if not meta.get(TRAINED):
@@ -167,6 +181,8 @@ def load_trained(path):
         rules = load_game(meta["game_id"]).rules
     except (ValueError, KeyError) as e:
         raise CliError(f"{path}: its game string does not give rules this version takes ({e})") from None
+    if meta.get("players", rules.players) != rules.players:
+        raise CliError(f"{path} records {meta['players']} players, but its game has {rules.players}")
     if rules_game_id(rules) != meta["game_id"] or rules.to_dict() != meta.get("rules"):
         raise CliError(f"{path} records the game {meta['game_id']}, which this version reads as other "
                        "rules; train it again")

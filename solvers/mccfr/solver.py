@@ -45,6 +45,7 @@ from solvers.mccfr import _kernel as K
 from solvers.mccfr import _outcome as O
 from solvers.mccfr import _probe as R
 from solvers import npz as _npz
+from solvers.mccfr.tablefile import check_table
 from solvers.mccfr import batch as B
 from solvers.memory import check_fits, format_bytes
 from solvers.cfr.solver import int_arg
@@ -369,6 +370,7 @@ class MCCFRSolver:
         Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
         game's information sets, or another sampling than ``sampling``."""
         meta, a = _npz.load(path, _KIND)
+        check_table(meta, a, game, path)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")
@@ -389,6 +391,8 @@ class MCCFRSolver:
             raise ValueError(f"{path}: the table does not match its own layout")
         self._regret[:na] = a["regret"]
         self._avg[:na] = a["average"]
+        if a["rng"].shape != self._rng.shape:
+            raise ValueError(f"{path}: its generator state has shape {a['rng'].shape}, not {self._rng.shape}")
         self._rng[:] = a["rng"]
         self._stats[2] = meta["iterations"]
         self.seconds = float(meta["seconds"])
