@@ -20,7 +20,7 @@ import sys
 import numpy as np
 from open_spiel.python import policy as os_policy
 
-from coupsolve.cli.args import CliError
+from coupsolve.cli.args import CliError, given
 from coupsolve.cli.checks import check_outputs
 
 
@@ -248,12 +248,19 @@ def cmd_analyse(args) -> int:
     from coupsolve.cli.train import describe, is_trained, load_trained, present_sampled
 
     if is_trained(args.strategy):
+        if args.sampled:
+            raise CliError(f"--sampled: {args.strategy} is a trained strategy, always analysed from "
+                           "--games sampled games")
         rules, solver, meta = load_trained(args.strategy)
         human = sys.stderr if args.json == "-" else sys.stdout
         print(f"rules: {rules}\n{describe(meta)}, coupsolve {meta['version']}\n", file=human)
         present_sampled(rules, solver, meta, args, human)
         return 0
     rules, coup_tree, result = load_strategy(args.strategy)
+    exact = coup_tree is not None or (not args.sampled and stored_analysis(args.strategy, result) is not None)
+    if exact and (args.sampled or given(args, "games", "seed")):
+        raise CliError(f"{'--sampled' if args.sampled else '--games and --seed'}: {args.strategy} is "
+                       "analysed exactly (--sampled and --games are for a strategy solved in pieces)")
     if coup_tree is None:  # solved in pieces: the exact analysis kept with it, or rebuilt for it
         result.current_policy = None  # not analysed: let go before a rebuild
         analysis = None if args.sampled else stored_analysis(args.strategy, result)
