@@ -344,6 +344,19 @@ class MCCFRSolver:
             raise RuntimeError(_ERRORS[status])
         return out
 
+    def average_policy(self, game=None, prior=None):
+        """The average strategy as an OpenSpiel policy, as OpenSpiel's solvers' ``average_policy()``
+        (:class:`solvers.mccfr.policy.SampledPolicy`; information sets never visited play uniformly,
+        or as ``prior`` does). ``game``: the pyspiel game, by default ``pyspiel.load_game`` of the
+        solver's game id."""
+        from solvers.mccfr.policy import SampledPolicy
+
+        if game is None:
+            import pyspiel
+
+            game = pyspiel.load_game(self.game.game_id)
+        return SampledPolicy(self, game, prior=prior)
+
     def save(self, path):
         """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options and
         :attr:`notes` (which :meth:`load` gives back)."""
