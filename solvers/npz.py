@@ -7,6 +7,8 @@ import math
 import os
 import shutil
 import stat
+import sys
+import tempfile
 import zipfile
 import zlib
 
@@ -279,3 +281,22 @@ def check_vector(arrays, name, path, kinds, length=None, finite=False):
     if finite and not bool(np.isfinite(a).all()):
         raise ValueError(f"{path}: its array {name} holds NaN or infinite values")
     return a
+
+
+def save_or_warn(save, path, what="checkpoint"):
+    """``save(path)`` (a solver's checkpoint), or, when the file cannot be written (a full disk, a
+    folder gone), one warning line on standard error and False: a long run goes on, its state in
+    memory, instead of losing its finished work to a write error."""
+    try:
+        return save(path)
+    except OSError as e:
+        print(f"warning: {what} {path} not written ({e.strerror or e}); the run goes on without it",
+              file=sys.stderr, flush=True)
+        return False
+
+
+def rescue_path(path) -> str:
+    """Where a file that could not be written at ``path`` is written instead: the same name, with this
+    process's id, in the system's temporary folder."""
+    stem, ext = os.path.splitext(os.path.basename(os.fspath(path)))
+    return os.path.join(tempfile.gettempdir(), f"{stem}-rescued-{os.getpid()}{ext}")

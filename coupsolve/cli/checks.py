@@ -102,3 +102,22 @@ def payoff_range(rules) -> float:
     """The width of the payoffs: 2 (a win is +1, a loss -1)."""
     del rules  # every Coup payoff (win, loss, draw, the influence payoff) lies in [-1, 1]
     return 2.0
+
+
+def save_output(option, path, save, what="strategy"):
+    """``save(path)`` for the output ``option``; when it cannot be written (a full disk), the work is
+    saved where :func:`solvers.npz.rescue_path` says instead and a one-line ``CliError`` names both."""
+    from solvers.npz import rescue_path
+
+    try:
+        save(path)
+        return
+    except OSError as e:
+        problem, rescue = e.strerror or str(e), rescue_path(path)
+    try:
+        save(rescue)
+    except OSError as e:
+        raise CliError(f"{option} {path}: not written ({problem}), nor in {rescue} ({e.strerror or e}); "
+                       f"the {what} is lost") from None
+    raise CliError(f"{option} {path}: not written ({problem}); the {what} was saved to {rescue} "
+                   "instead") from None

@@ -51,6 +51,11 @@ def write_json(report, target, human) -> None:
     if target == "-":
         print(text)
     else:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        try:
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        except OSError as e:
+            from coupsolve.cli.args import CliError
+
+            raise CliError(f"--json {target}: not written ({e.strerror or e})") from None
         print(f"JSON report written to {target}", file=human)

@@ -37,7 +37,7 @@ import time
 import warnings
 
 from coupsolve.cli.args import AUTO_PRECISION, CliError, rules_difference, rules_of, solve_precision
-from coupsolve.cli.checks import check_outputs, stopping_rule
+from coupsolve.cli.checks import check_outputs, save_output, stopping_rule
 from coupsolve.cli.public import (AUTO_CLASS_MAX_HISTORIES, AUTO_PUBLIC_MAX_HISTORIES, _budget,
                          _build_pieces, _every, _fmt, _plan_pieces, _public_hint, builder_of,
                          measure_public, public_builder)
@@ -327,7 +327,7 @@ def cmd_solve(args) -> int:
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)
     if args.out:
-        result.save(args.out)
+        save_output("--out", args.out, result.save)
         print(f"strategy saved to {args.out}", file=human)
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)

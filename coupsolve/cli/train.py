@@ -19,7 +19,7 @@ import os
 import sys
 
 from coupsolve.cli.args import ABSTRACTIONS, SAMPLINGS, CliError, rules_of
-from coupsolve.cli.checks import check_outputs
+from coupsolve.cli.checks import check_outputs, save_output
 
 #: The metadata key that tells a train strategy from a plain checkpoint.
 TRAINED = "trained"
@@ -305,7 +305,8 @@ def cmd_train(args) -> int:
     print(f"{solver.iterations:,} iterations in {solver.seconds:.1f} s{status}; "
           f"{solver.num_infosets:,} information sets", file=human)
     if args.out:
-        save_trained(solver, args.out, rules, args.abstraction, args.sampling, interrupted, args.field)
+        save_output("--out", args.out, lambda path: save_trained(solver, path, rules, args.abstraction,
+                                                                   args.sampling, interrupted, args.field))
         print(f"strategy saved to {args.out}", file=human)
         meta = _npz.load(args.out, _kind())[0]
     else:

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 
+from solvers.npz import save_or_warn
 from solvers.cfr.algorithms import get_algorithm
 from solvers.history.rep import PARALLEL_MIN_HISTORIES
 from solvers.cfr.representation import representation_for
@@ -181,7 +182,7 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     except KeyboardInterrupt:  # a second Ctrl-C soon after the first: still save
         interrupted = True
     if checkpoint is not None:
-        interrupted = solver.save(checkpoint) or interrupted  # Ctrl-C is held while it writes
+        interrupted = save_or_warn(solver.save, checkpoint) or interrupted  # Ctrl-C held while it writes
     try:
         return solver.result(interrupted, last=True)  # the solver goes with this call
     finally:
@@ -230,7 +231,7 @@ def _drive(solver, iterations, target, check_every, progress, checkpoint, checkp
                 reached = target is not None and value <= target
                 next_check += check_every
             if next_save is not None and done >= next_save:
-                if solver.save(checkpoint):  # Ctrl-C came while it wrote
+                if save_or_warn(solver.save, checkpoint):  # Ctrl-C came while it wrote
                     return True
                 next_save += checkpoint_every
     except KeyboardInterrupt:

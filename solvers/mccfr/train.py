@@ -7,6 +7,7 @@ import sys
 import time
 
 from solvers.cfr.solver import int_arg
+from solvers.npz import save_or_warn
 
 CHUNK_SECONDS = 0.1
 
@@ -46,12 +47,12 @@ def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
             chunk = max(1, min(1_000_000, int(CHUNK_SECONDS * done / max(elapsed, 1e-9))))
             bar.update(done)
             if checkpoint_seconds is not None and time.perf_counter() - last_save >= checkpoint_seconds:
-                solver.save(checkpoint)
+                save_or_warn(solver.save, checkpoint)
                 last_save = time.perf_counter()
     except KeyboardInterrupt:
         interrupted = True
     finally:
         bar.close()
     if checkpoint is not None:
-        solver.save(checkpoint)
+        save_or_warn(solver.save, checkpoint)
     return interrupted
