@@ -101,6 +101,7 @@ BAD += [
     (["analyse", "missing.npz", "--games", str(2**63)], "--games: must be at most"),
     (["match", "missing.npz", "--games", str(2**63)], "--games: must be at most"),
     (["info", "--max-memory", "99999999TB"], "--max-memory: must be at most 1PiB"),
+    (["solve", "--max-memory", "1KB"], "--max-memory: must be at least 1MiB"),
     (["info", "--max-memory", "1" + "0" * 400 + "GB"], "--max-memory"),
     (["train", "--minutes", "1e308"], "--minutes: must be at most"),
     (["train", "--checkpoint-minutes", "1e308"], "--checkpoint-minutes: must be at most"),

@@ -88,7 +88,7 @@ def test_resume_is_the_uninterrupted_run(capsys, tmp_path):
     (TINY + ["--minutes", "-1"], "positive"),
     (TINY, "--iterations N, --minutes M"),
     (TINY + ["--iterations", "5", "--players", "3", "--preset", "two-player-selection"], "--preset standard"),
-    (TINY + ["--iterations", "5", "--max-memory", "1KB"], "more than --max-memory"),
+    (TINY + ["--iterations", "5", "--max-memory", "1MiB", "--max-infosets", "1000000"], "more than --max-memory"),
     (TINY + ["--iterations", "5", "--out", "x.txt"], ".npz"),
 ])
 def test_bad_train_inputs_are_one_line(capsys, args, words):

@@ -156,3 +156,16 @@ def test_the_check_covers_key_entry_and_stamp():
     assert base != sizecache._check("k2", entry, {"s": 1}) != sizecache._check("k", {"nodes": 2}, {"s": 1})
     assert base != sizecache._check("k", entry, {"s": 2})
     assert len(base) == 32 and int(base, 16) >= 0  # a hex digest
+
+
+@pytest.mark.parametrize("limit", ["5", "10000"])
+def test_a_limit_longer_than_a_known_too_large_one_is_refused_at_once(limit, capsys, monkeypatch):
+    """``info --turn-limit 5`` counted for 5 minutes before saying no, 10000 for longer: a game
+    contains its shorter-limit tree, so turn limit 4's packaged size refuses it at once."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("counted")
+
+    monkeypatch.setattr(builder, "count_tree", refuse)
+    assert main(["info", "--turn-limit", limit, "--max-memory", "16GiB"]) == 2
+    err = capsys.readouterr().err
+    assert "known size of turn limit 4" in err and len(err.strip().splitlines()) == 1

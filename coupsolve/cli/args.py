@@ -113,6 +113,7 @@ MAX_WORKERS = 4096  # threads, Ray actors
 MAX_PIECES = 10**6
 MAX_MINUTES = 60 * 24 * 366  # a year
 MAX_MEMORY = 2**50  # a pebibyte
+MIN_MEMORY = 2**20  # a mebibyte: a budget below it would only refuse, after minutes of counting
 MAX_REGRET = 1e9
 
 
@@ -185,6 +186,8 @@ def memory_size(text):
     unit = match and _UNITS.get(match.group(2).lower())
     if not unit or float(match.group(1)) * unit < 1:
         raise argparse.ArgumentTypeError(f"expected a size such as 4GiB or 500MB, got {_short(text)}")
+    if float(match.group(1)) * unit < MIN_MEMORY:
+        raise argparse.ArgumentTypeError(f"must be at least 1MiB (no tree is built in less), got {_short(text)}")
     if float(match.group(1)) * unit > MAX_MEMORY:
         raise argparse.ArgumentTypeError(f"must be at most 1PiB, got {_short(text)}")
     return int(float(match.group(1)) * unit)
