@@ -226,7 +226,7 @@ def trained_policy(solver, game, meta):
 def present_sampled(rules, solver, meta, args, human=None):
     """Estimate the bluff table of the strategy from ``args.games`` games (seed ``args.seed``), print it,
     draw ``args.plot`` and write ``args.json`` (the provenance and the table)."""
-    from coupsolve.cli.report import write_json
+    from coupsolve.cli.report import rules_title, write_json
     from coupsolve.openspiel.game import load_game
     from coupsolve.analysis.sampled import sampled_analysis
 
@@ -235,7 +235,7 @@ def present_sampled(rules, solver, meta, args, human=None):
     print(f"estimating the bluff table from {args.games:,} self-play games (seed {args.seed}) ...",
           file=human, flush=True)
     analysis = sampled_analysis(game, trained_policy(solver, game, meta), games=args.games, seed=args.seed,
-                                meta={"title": f"{rules} - {describe(meta)}"})
+                                meta={"title": f"{rules_title(rules)} - {describe(meta)}"})
     print(analysis.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)
