@@ -17,7 +17,6 @@ import os
 import time
 
 from coupsolve import Rules, count_tree
-from coupsolve.trees.history.tree import rules_game_id
 from coupsolve.trees.sizecache import COUNT_LAYOUT, FORMAT, entry_of
 from coupsolve.trees.history.size import TreeTooLarge
 
@@ -52,7 +51,7 @@ def main(argv=None):
             for payoff in args.payoffs:
                 rules = make(turn_limit=turn_limit, limit_payoff=payoff)
                 t0 = time.perf_counter()
-                entry = sizes[rules_game_id(rules)] = count(rules, args.max_nodes)
+                entry = sizes[rules.game_string()] = count(rules, args.max_nodes)
                 histories = f"{entry['nodes']:,}" if "nodes" in entry else f"> {entry['at_least'] - 1:,}"
                 print(f"{name:<22}{turn_limit:>11}{payoff:>10}{histories:>18}{entry.get('decision_nodes', 0):>16,}"
                       f"{time.perf_counter() - t0:>9.1f}", flush=True)

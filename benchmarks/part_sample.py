@@ -41,7 +41,7 @@ def estimate(sample, number_of_parts):
 def main(argv=None):
     from coupsolve import Rules
     from coupsolve.trees.classwalk.count import count_some_parts
-    from coupsolve.cli.public import progress_lines
+    from coupsolve.plan import progress_lines
 
     parser = argparse.ArgumentParser(prog="python -m benchmarks.part_sample",
                                      description=__doc__.split("\n")[0])
@@ -75,7 +75,7 @@ def main(argv=None):
         write()
 
     bounds, cut_entries, _ = count_some_parts(rules, args.depth, args.parts, which, args.workers,
-                                              progress_lines(), keep)
+                                              progress_lines(print), keep)
     record.update(cut_nodes=int(bounds[-1]), cut_entries=cut_entries,
                   seconds=time.perf_counter() - began)
     write()

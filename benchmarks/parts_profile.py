@@ -31,14 +31,13 @@ from .common import load_average, machine_info
 def _build(rules, depth, parts, workers):
     """``(PublicPieces, seconds)``: the pieces as the command line builds them."""
     from coupsolve.trees.pieces.build import build_class_pieces
-    from coupsolve.cli.public import progress_lines
-    from coupsolve.trees.history.tree import rules_game_id
+    from coupsolve.plan import progress_lines
     from solvers import PublicPieces
 
     began = time.perf_counter()
-    built = build_class_pieces(rules, depth, parts, workers=workers, progress=progress_lines(),
+    built = build_class_pieces(rules, depth, parts, workers=workers, progress=progress_lines(print),
                                spill=True)
-    tree = PublicPieces(rules_game_id(rules), built.trunk, built.parts, built.infoset_actions)
+    tree = PublicPieces(rules.game_string(), built.trunk, built.parts, built.infoset_actions)
     return tree, time.perf_counter() - began
 
 

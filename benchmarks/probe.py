@@ -69,7 +69,7 @@ def task_compile(_args):
     import pyspiel
 
     import solvers
-    from solvers.history._layout import layout_for
+    from solvers.history.layout import layout_for
 
     out = {"import": time.perf_counter() - began}
     tree = solvers.GameTree.from_openspiel(pyspiel.load_game("kuhn_poker"))
@@ -125,7 +125,7 @@ def task_build(args):
 def _bytes_per_pass(tree, layout, precision, updates, live_fraction):
     """Bytes each phase of one pass moves (model), counting each array element once.
 
-    Forward (:func:`solvers.history._passes.pull`), every non-terminal: parent
+    Forward (:func:`solvers.history.passes.pull`), every non-terminal: parent
     slot and edge (index size each), the parent's reach, the edge's
     probability (float64), its own reach and its entry in the list of reached
     histories. Backward, each reached non-terminal (``live_fraction`` of
@@ -157,7 +157,7 @@ def task_solve(args):
     import numba
 
     import solvers
-    from solvers.history._layout import layout_for
+    from solvers.history.layout import layout_for
     from solvers.memory import estimate_solve_bytes
 
     game = _game(args.game)
@@ -250,8 +250,8 @@ def task_phases(args):
 
     The phases are the kernels :func:`solvers.history._kernel.run_iterations`
     calls, called here one at a time on copies of a warm solver's buffers:
-    ``forward`` (:func:`~solvers.history._passes.pull`, every non-terminal),
-    ``backward`` (:func:`~solvers.history._passes.backward`, the reached
+    ``forward`` (:func:`~solvers.history.passes.pull`, every non-terminal),
+    ``backward`` (:func:`~solvers.history.passes.backward`, the reached
     non-terminals only) and ``infosets``
     (:func:`~solvers.history._kernel._infosets`, the updated player's
     information sets). ``stream`` reads the forward pass's bytes in order
@@ -263,8 +263,8 @@ def task_phases(args):
 
     import solvers
     from solvers.history import _kernel as K
-    from solvers.history import _passes
-    from solvers.history._layout import layout_for
+    from solvers.history import passes
+    from solvers.history.layout import layout_for
 
     game = _game(args.game)
     tree = game.tree()

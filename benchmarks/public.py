@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import time
 
-from coupsolve.cli.public import COUNT_PARTS
+from coupsolve.plan import COUNT_PARTS
 
 from .common import (bench_parser, fmt_ratio, fmt_seconds, load_average, machine_info, print_table,
                      write_csv)
@@ -49,7 +49,8 @@ def _public(rules):
 def _class(rules):
     """The same for the public tree of the class walk (:mod:`coupsolve.trees.classwalk.build`: counted, then
     built; the build time is both)."""
-    from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+    from coupsolve.trees.classwalk.build import build_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
 
     began = time.perf_counter()
     coup = build_class_tree(rules, size=count_class_tree(rules))
@@ -63,7 +64,7 @@ def _pieces(rules, parts):
     the build time is both, or the build alone from a cached count); the bytes are the pieces' and
     their keys'."""
     from coupsolve.trees import sizecache
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
     from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
     from solvers import PublicPieces
 

@@ -107,7 +107,7 @@ def _placement(parts, machines=(4, 8, 16)):
 
 
 def main(argv=None):
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
     from coupsolve.rules import Rules
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

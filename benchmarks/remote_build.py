@@ -24,12 +24,11 @@ from .iteration import time_blocks
 
 def _driver_built(plan, workers):
     from coupsolve.trees.pieces.build import build_class_pieces
-    from coupsolve.trees.history.tree import rules_game_id
     from solvers import PublicPieces, Solver
     from solvers.pieces.ray import RayBackend
 
     built = build_class_pieces(plan.size.rules, plan.depth, bounds=plan.bounds, workers=1)
-    tree = PublicPieces(rules_game_id(plan.size.rules), built.trunk, built.parts,
+    tree = PublicPieces(plan.size.rules.game_string(), built.trunk, built.parts,
                         built.infoset_actions)
     held = tree.nbytes + built.infoset_hash.nbytes + built.infoset_context.nbytes
     return Solver(tree, "cfr+", backend=RayBackend(workers=workers)), held
@@ -49,7 +48,7 @@ def run(turn_limit, options, info):
     import ray
 
     from coupsolve import Rules
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
     from coupsolve.trees.pieces.build import PiecesPlan
 
     rules = Rules.two_player_selection(turn_limit=turn_limit, limit_payoff="influence")

@@ -9,10 +9,10 @@ analysis needs.
 import os as _os
 
 import solvers as _solvers
-from solvers._cache_guard import guard as _guard
+from solvers.cache_guard import guard as _guard
 
 # the phase modules inline each other and the tree builder inlines the engine and reads solvers'
-# constants: any change under coupsolve/ or solvers/ clears coupsolve's numba cache (solvers/_cache_guard.py)
+# constants: any change under coupsolve/ or solvers/ clears coupsolve's numba cache (solvers/cache_guard.py)
 _guard(_os.path.dirname(__file__), _os.path.dirname(_solvers.__file__))
 
 from coupsolve.rules import CHARACTERS, Rules

@@ -34,10 +34,6 @@ MAX_COPIES = 100
 MAX_COINS = 1_000
 assert MAX_PLAYERS * MAX_COINS + MAX_TURN_LIMIT * (4 * MAX_COINS + 10) < 2**31 // 16
 
-# Options of the rules reference that are fields already but not yet implemented by the engine.
-# Setting one to a non-default value raises a ValueError that says so.
-_PENDING_VARIANTS: dict = {}
-
 
 @dataclasses.dataclass(frozen=True)
 class FieldRange:
@@ -163,6 +159,21 @@ def _parse_coins(value) -> tuple[int, ...]:
     return tuple(_whole("starting_coins", v) for v in vals)
 
 
+def _spelled(name, v):
+    """A rule's value as a game string spells it: the characters joined by '+'; the starting coins by
+    ';' (a comma would end the parameter, and a bare number would be typed int, so one value is
+    written '2;'; empty: the printed rule, two players 1;2, else 2); the starting seat 'p1' or 'random'
+    (a bare '1' would be typed int)."""
+    if name == "characters":
+        return "+".join(v)
+    if name == "starting_coins":
+        v = v or ()
+        return ";".join(map(str, v)) + (";" if len(v) == 1 else "")
+    if name == "starting_seat":
+        return v if v == "random" else f"p{v}"
+    return v
+
+
 @dataclasses.dataclass(frozen=True)
 class Rules:
     """A complete, validated rules configuration.
@@ -280,9 +291,6 @@ class Rules:
                 raise ValueError(
                     f"event_mat with characters/copies: a deck of {deck} cards cannot deal 2 cards to each "
                     f"of {n} players and {k} to the event mat")
-        for name, default in _PENDING_VARIANTS.items():
-            if getattr(self, name) != default:
-                raise ValueError(f"{name}: this variant is not implemented yet")
 
     # ----------------------------------------------------------------------------------------------
     @classmethod
@@ -355,17 +363,16 @@ class Rules:
         out = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if v == getattr(default, f.name):
-                continue
-            if f.name == "characters":
-                v = "+".join(v)
-            elif f.name == "starting_coins":
-                # a comma would end the parameter in a game string, and a bare number would be typed int
-                v = ";".join(map(str, v)) + (";" if len(v) == 1 else "")
-            elif f.name == "starting_seat":
-                v = v if v == "random" else f"p{v}"
-            out[f.name] = v
+            if v != getattr(default, f.name):
+                out[f.name] = _spelled(f.name, v)
         return out
+
+    def game_string(self) -> str:
+        """The OpenSpiel game string of these rules, as ``str(load_game(rules))`` prints it (every
+        parameter, sorted by name), made without loading the game: the game id of every tree, strategy
+        file and cache entry of these rules."""
+        full = {**GAME_PARAMETERS, **self.game_params()}
+        return f"{GAME_NAME}(" + ",".join(f"{k}={full[k]}" for k in sorted(full)) + ")"
 
     def params(self) -> np.ndarray:
         """The integer parameter vector read by the compiled engine (``int32[P_SIZE]``, layout in
@@ -403,3 +410,11 @@ class Rules:
 
 Rules.__doc__ += "\n    Ranges (``RANGES``)\n    -------------------\n" + "".join(
     f"    {name}: {r.describe()}\n" for name, r in RANGES.items())
+
+
+#: The OpenSpiel name of the game (:mod:`coupsolve.openspiel.game` registers it).
+GAME_NAME = "python_coup"
+
+
+#: The OpenSpiel game's parameters with their defaults (those of ``Rules()``), spelled as game strings do.
+GAME_PARAMETERS = {f.name: _spelled(f.name, getattr(Rules(), f.name)) for f in dataclasses.fields(Rules)}

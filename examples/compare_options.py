@@ -22,7 +22,8 @@ import time
 import solvers
 import coupsolve
 from coupsolve import Rules
-from coupsolve.analysis.history import CLAIMS, analyse
+from coupsolve.analysis.history import analyse
+from coupsolve.analysis.claims import CLAIMS
 
 OPTIONS = [
     ("base", {}),

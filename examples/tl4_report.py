@@ -26,7 +26,7 @@ import argparse
 import json
 import os
 
-from coupsolve.analysis.history import CLAIMS
+from coupsolve.analysis.claims import CLAIMS
 from coupsolve.rules import CHARACTERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,14 +48,12 @@ def choice(game, policy):
 
 
 def report_one(path, games, seed):
-    from coupsolve.cli.strategy import load_strategy
+    from coupsolve.analysis.sampled import sampled_analysis
     from coupsolve.openspiel.game import load_game
     from coupsolve.openspiel.policy import PublicTreePolicy
-    from coupsolve.analysis.sampled import sampled_analysis
+    from coupsolve.strategy import load_solved, stored_analysis
 
-    from coupsolve.cli.strategy import stored_analysis
-
-    rules, _, result = load_strategy(path)
+    rules, _, result = load_solved(path, print)
     kept = stored_analysis(path, result)  # solve keeps the exact analysis with the strategy
     if kept is not None:
         return from_solve_report({

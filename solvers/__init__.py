@@ -66,7 +66,7 @@ aligned with ``tree.infoset_offset``.
 
 import os as _os
 
-from solvers._cache_guard import guard as _guard
+from solvers.cache_guard import guard as _guard
 
 _guard(_os.path.dirname(__file__))  # before any kernel loads from the cache
 

@@ -1,7 +1,7 @@
 """Named node kinds, defined once for every module and kernel of :mod:`solvers`.
 
 A :class:`~solvers.trees.gametree.GameTree` stores one ``node_kind`` per history (int8): :data:`DECISION`,
-:data:`CHANCE` or :data:`TERMINAL`. The solver layout (:mod:`solvers.history._layout`) instead labels each
+:data:`CHANCE` or :data:`TERMINAL`. The solver layout (:mod:`solvers.history.layout`) instead labels each
 segment of non-terminals by who acts there, ``seg_kind``: the player (0 or 1) at a decision, or
 :data:`SEG_CHANCE`; the same code tags the edge into a history (``edge & 3``), with :data:`EDGE_ROOT`
 for the root's. Kernels that update one player ``p`` take ``p`` in ``{0, 1}`` or :data:`BOTH_PLAYERS`

@@ -18,6 +18,8 @@ import functools
 import gc
 import os
 
+import numpy as np
+
 __all__ = [
     "available_bytes",
     "check_fits",
@@ -81,7 +83,7 @@ SOLVE_BYTES_PER_NODE = 3 * 8
 
 #: Per non-terminal history: the solver layout (five uint32 indices: node,
 #: first child, strategy or chance offset, parent slot, edge; see
-#: :mod:`solvers.history._layout`), the counterfactual reach (float64) and the forward
+#: :mod:`solvers.history.layout`), the counterfactual reach (float64) and the forward
 #: pass's list of reached histories (uint32).
 SOLVE_BYTES_PER_NONTERMINAL = 5 * 4 + 8 + 4
 
@@ -101,6 +103,12 @@ SOLVE_BYTES_PER_ACTION = 6 * 8 + 8 + 4
 #: Bytes per chance edge (the layout's chance probabilities and their copy in
 #: the solver's edge table).
 SOLVE_BYTES_PER_CHANCE_EDGE = 16
+
+
+def real_dtype(precision):
+    """The NumPy type of a solve's reals (reach, values, regrets) in ``precision`` ('float64' or
+    'float32'): the one place the bytes per real are decided."""
+    return np.float32 if precision == "float32" else np.float64
 
 
 def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False, *,
@@ -142,7 +150,7 @@ def estimate_solve_bytes(num_nodes, num_infosets, num_actions, predictive=False,
         raise ValueError(f"precision must be 'float64' or 'float32', got {precision!r}")
     if updates not in ("alternating", "simultaneous"):
         raise ValueError(f"updates must be 'alternating' or 'simultaneous', got {updates!r}")
-    real = 8 if precision == "float64" else 4
+    real = np.dtype(real_dtype(precision)).itemsize
     per_node = SOLVE_BYTES_PER_NODE + (real if precision == "float32" else 0)
     per_nonterminal = 4 + real * (2 if updates == "simultaneous" else 1)
     per_action = 6 * 8 + 8 * ((2 if predictive else 0) + (threads if threads > 1 else 0))

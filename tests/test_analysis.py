@@ -8,7 +8,8 @@ import pytest
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
-from coupsolve.analysis.history import CLAIMS, analyse
+from coupsolve.analysis.history import analyse
+from coupsolve.analysis.claims import CLAIMS
 from coup_helpers import histories
 
 # Under pytest-xdist (`make test`) the module runs in one worker: its solved fixtures are made once.

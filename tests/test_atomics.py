@@ -1,4 +1,4 @@
-"""The compiled atomics and barrier of solvers._atomics, in real threads: no increment is lost, and
+"""The compiled atomics and barrier of solvers.atomics, in real threads: no increment is lost, and
 no thread passes a barrier before every thread has arrived (also with more threads than cores, where
 the waiting threads yield)."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from solvers._atomics import BAR_SIZE, atomic_add, atomic_load, barrier
+from solvers.atomics import BAR_SIZE, atomic_add, atomic_load, barrier
 
 
 @njit(nogil=True)

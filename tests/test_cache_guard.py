@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-from solvers._cache_guard import STAMP, guard
+from solvers.cache_guard import STAMP, guard
 
 
 def test_guard_clears_the_cache_only_when_sources_change(tmp_path):
@@ -56,7 +56,7 @@ def run():
 INIT = """
 import os
 if not os.environ.get("NO_GUARD"):
-    from solvers._cache_guard import guard
+    from solvers.cache_guard import guard
     here = os.path.dirname(__file__)
     guard(here, os.path.join(os.path.dirname(here), "other"))
 """
@@ -96,3 +96,25 @@ def test_a_changed_inlined_module_is_recompiled(tmp_path):
     assert _run(tmp_path) == 111
     files["far"].write_text(_helper(1000, "far"))
     assert _run(tmp_path) == 1110
+
+
+def test_an_edit_in_another_subpackage_is_picked_up(tmp_path):
+    """The layout of coupsolve: a tree builder's kernel (``pkg.trees.walk``) inlines the engine
+    (``pkg.engine.rule``), a sibling subpackage; an edit of the engine recompiles the builder."""
+    pkg = tmp_path / "pkg"
+    for sub in ("trees", "engine"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text(textwrap.dedent(INIT))
+    (pkg / "kernel.py").write_text("from pkg.trees.walk import run\n")
+    (pkg / "trees" / "walk.py").write_text(
+        "from numba import njit\nfrom pkg.engine.rule import rule\n\n"
+        "@njit(cache=True)\ndef run():\n    return rule()\n")
+    rule = pkg / "engine" / "rule.py"
+    rule.write_text(_helper(1, "rule"))
+    assert _run(tmp_path) == 1
+    rule.write_text(_helper(7, "rule"))
+    assert _run(tmp_path, guarded=False) == 1  # numba alone keys the kernel on walk.py
+    assert _run(tmp_path) == 7

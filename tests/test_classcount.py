@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from coupsolve.trees.classwalk.build import count_class_tree, level_walk_bytes
+from coupsolve.trees.classwalk.build import level_walk_bytes
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.rules import Rules
 
 from coup_helpers import SMALL_RULES
@@ -116,12 +117,12 @@ def test_the_command_line_counts_by_parts_on_its_threads(monkeypatch, capsys):
     """``coupsolve info --representation public`` counts the class walk's tree by parts (the same
     figures as the level-by-level count)."""
     import coupsolve.trees.classwalk.count as classcount
-    from coupsolve.cli import public as cli_public
+    from coupsolve.plan import public as plan_public
     from coupsolve.cli import main
 
     seen = []
     real = classcount.count_by_parts
-    monkeypatch.setattr(cli_public, "COUNT_PARTS", 2)
+    monkeypatch.setattr(plan_public, "COUNT_PARTS", 2)
     monkeypatch.setattr(classcount, "count_by_parts",
                         lambda *a, **k: seen.append((a, k, real(*a, **k))) or seen[-1][2])
     assert main(["info", "--turn-limit", "1", "--representation", "public"]) == 0

@@ -11,7 +11,8 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+from coupsolve.trees.classwalk.build import build_class_tree
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
 from solvers import PublicPieces
 from solvers.trees.publictree import PublicFlat

@@ -99,10 +99,10 @@ def test_turn_limit_4_is_refused_without_counting(preset, capsys, monkeypatch):
     about 25 minutes: here that count is capped below turn limit 4's size, so the refusal is immediate.)"""
     import solvers.memory
 
-    from coupsolve.cli import solve as cli_solve
+    from coupsolve.plan import public as plan_public
 
     monkeypatch.setattr(solvers.memory, "available_bytes", lambda: 24 * 2**30)
-    monkeypatch.setattr(cli_solve, "AUTO_CLASS_MAX_HISTORIES", 1_000_000_000)
+    monkeypatch.setattr(plan_public, "AUTO_CLASS_MAX_HISTORIES", 1_000_000_000)
     monkeypatch.setattr(builder, "count_tree", _refuse)
     assert main(["solve", "--preset", preset, "--turn-limit", "4"]) == 2
     captured = capsys.readouterr()

@@ -126,7 +126,7 @@ def test_solve_and_analyse_give_the_exact_analysis_of_pieces(files, tmp_path, ca
 
 
 def test_a_kept_analysis_of_another_policy_is_not_read(files):
-    from coupsolve.cli.strategy import stored_analysis
+    from coupsolve.strategy import stored_analysis
 
     result, path = files["pieces"]
     assert stored_analysis(path, result).to_dict() == \
@@ -213,7 +213,7 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
     arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     meta.pop("tree_type")
-    meta["game_id"] = coupsolve.trees.history.tree.rules_game_id(rules)
+    meta["game_id"] = coupsolve.trees.history.tree.rules.game_string()
     arrays["__metadata__"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "h.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "h.npz")], capsys)
@@ -224,14 +224,18 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
                                            (["--precision", "float32"], "float32")])
 def test_auto_precision_is_float32_only_in_pieces(how, precision):
     """``--precision auto`` (the default) solves a tree held in pieces in float32, for its memory, and
-    every other tree in float64; a precision given is kept. :func:`choose_tree` decides it with the
-    tree, before anything is built."""
+    every other tree in float64; a precision given is kept. The plan (:func:`coupsolve.plan.choose`)
+    decides it once, with the tree, before anything is built, and leaves the parsed options as they
+    were."""
     from coupsolve.cli import build_parser
-    from coupsolve.cli.solve import choose_tree
+    from coupsolve.cli.solve import plan_options
+    from coupsolve.plan import choose
 
     args = build_parser().parse_args(["solve", *TL, *how])
-    printed = io.StringIO()
-    choose_tree(coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence"), args,
-                printed)
-    assert args.precision == precision
-    assert ("precision: float32 (--precision auto" in printed.getvalue()) == (how == SPLIT)
+    given = vars(args).copy()
+    said = []
+    plan = choose(coupsolve.Rules.two_player_selection(turn_limit=1, limit_payoff="influence"),
+                  plan_options(args), said.append)
+    assert plan.precision == precision and vars(args) == given
+    assert (plan.tree == "pieces") == (how in (SPLIT, PIECES))
+    assert ("precision: float32 (--precision auto" in "\n".join(said)) == (how == SPLIT)

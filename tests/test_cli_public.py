@@ -61,15 +61,16 @@ def _rewrite_meta(src, dst, change):
 
 def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, monkeypatch):
     """The history tree's size as counted, its peak made larger than the budget."""
-    from coupsolve.cli import solve as cli_solve
+    import coupsolve.plan as planner
+    from coupsolve.plan import public as plan_public
 
-    measure = cli_solve.measure
+    measure = planner.measure_history
 
-    def too_big(rules, args, out, build=False):
-        size, need, budget = measure(rules, args, out, build)
+    def too_big(rules, options, say, build=False):
+        size, need, budget = measure(rules, options, say, build)
         return size, (need[0], need[1], 2**40), 2**34
 
-    monkeypatch.setattr(cli_solve, "measure", too_big)
+    monkeypatch.setattr(planner, "measure_history", too_big)
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--no-progress"], capsys)
     assert code == 0, err
     assert "trying the public tree" in out and "built the public tree (classbuild)" in out
@@ -77,7 +78,7 @@ def test_auto_takes_the_public_tree_when_the_history_tree_does_not_fit(capsys, m
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5", "--representation",
                            "history"], capsys)
     assert code == 2 and "more than the 16.00 GiB" in err and "--representation public" in err
-    monkeypatch.setattr(cli_solve, "AUTO_CLASS_MAX_HISTORIES", 1000)  # too large to count here
+    monkeypatch.setattr(plan_public, "AUTO_CLASS_MAX_HISTORIES", 1000)  # too large to count here
     code, out, err = _run(["solve", "--turn-limit", "1", "--iterations", "5"], capsys)
     assert code == 2 and "minutes here" in err and "built" not in out
     assert "by the class walk" in err and "stepping every history" not in err
@@ -178,14 +179,14 @@ def test_a_file_without_its_builder_is_read_on_publicbuilds_tree(public_file, tm
 def test_solve_on_publicbuilds_tree_when_the_class_walk_refuses(tmp_path, capsys, monkeypatch):
     """Marked cards: counted, built and recorded by ``publicbuild``, and loaded back on its tree (the
     analysis of the public tree does not cover marked cards, so only the load is checked)."""
-    from coupsolve.cli.strategy import load_strategy
+    from coupsolve.strategy import load_solved
 
     path = tmp_path / "marked.npz"
     _no_build(monkeypatch, "classbuild")
     _, out, _ = _run(["solve", "--turn-limit", "1", "--rule", "marked_cards=true", "--representation",
                       "public", "--iterations", "20", "--no-progress", "--out", str(path)], capsys)
     assert "built the public tree (publicbuild)" in out and "bytes per information set" in out
-    rules, coup_tree, result = load_strategy(path)
+    rules, coup_tree, result = load_solved(path, print)
     assert rules.marked_cards and result.options["tree_builder"] == "publicbuild"
     assert "by stepping every history" in capsys.readouterr().out
     assert coup_tree.tree.num_infosets == 3_299 == result.infoset_num_actions.shape[0]

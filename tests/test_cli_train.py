@@ -8,7 +8,7 @@ import pytest
 
 from coupsolve.cli import main
 from solvers import npz as _npz
-from solvers.mccfr.solver import _KIND
+from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
 TINY = ["train", "--no-progress", "--turn-limit", "1"]
 
@@ -156,7 +156,7 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
     from coupsolve.evaluation.arena import play
     from coupsolve.openspiel.bots import RandomBot
-    from coupsolve.cli.strategy import _play_setup
+    from coupsolve.strategy import load
 
     path, other = tmp_path / "s.npz", tmp_path / "other.npz"
     _train(capsys, path, "--iterations", 200)
@@ -167,7 +167,9 @@ def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
     assert [r["against"] for r in rows] == ["RandomBot", str(path)]
     assert all(r["games"] == 40 for r in rows)  # a multiple of the seats, so every seat equally often
     # the figures are the arena's, the strategy in one seat: the same games played directly agree
-    _, game, policy, _ = _play_setup(path)
+    loaded = load(path)
+    game = loaded.game()
+    policy = loaded.policy(game)
     direct = play(game, [policy, RandomBot(game)], 40, 3, names=["strategy", "opponent"])
     assert rows[0]["mean"] == pytest.approx(direct.mean[0]) and rows[0]["win_rate"] == direct.win_rate[0]
     for r in rows:

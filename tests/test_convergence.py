@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 import solvers
-from coupsolve.trees.history.builder import HASH_SEED
+from coupsolve.engine.hashing import seed_hashes
 from solvers.cfr.convergence import cfr_curve, format_rows, mccfr_curve, strength
 from solvers.mccfr.solver import SamplingGame, bind
 from test_mccfr import _see  # every player sees a private or a public token
@@ -22,9 +22,7 @@ N = 3
 def kuhn_init(P, s, h, W):
     s[:] = -1
     s[P[0]] = 0
-    for p in range(P[0]):
-        h[p, 0] = HASH_SEED[0] + np.uint64(p)
-        h[p, 1] = HASH_SEED[1] + np.uint64(p)
+    seed_hashes(h)
 
 
 @njit(cache=True)

@@ -16,7 +16,7 @@ from coupsolve.cli import main
 from coupsolve.trees import sizecache
 from coupsolve.trees.history import builder
 from coupsolve.trees.history.size import SizeMismatch
-from coupsolve.trees.history.tree import rules_game_id
+
 
 RULES = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)  # not in the packaged table
 RULE = ["--turn-limit", "1", "--rule", "challenge_bounty=1"]
@@ -73,7 +73,7 @@ def _prime():
 
 
 def _edit_entry(data, change, resign):
-    key = rules_game_id(RULES)
+    key = RULES.game_string()
     change(data["sizes"][key])
     if resign:  # a forgery that knows the check
         data["checks"][key] = sizecache._check(key, data["sizes"][key], data["stamp"])

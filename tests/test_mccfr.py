@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import external_sampling_mccfr as os_es
 
 import coupsolve
 import solvers
-from coupsolve.trees.history.builder import HASH_MUL, HASH_SEED, _mix
+from coupsolve.engine.hashing import HASH_MUL, mix, seed_hashes
 from coupsolve.sampling.game import sampling_game
 from solvers.mccfr.solver import MCCFRSolver, SamplingGame, TableFull, bind, train
 from solvers.mccfr.policy import SampledPolicy, tree_policy
@@ -22,17 +22,15 @@ from solvers.mccfr.policy import SampledPolicy, tree_policy
 def _see(h, owner, private, public):
     for p in range(h.shape[0]):
         tok = private if p == owner or owner < 0 else public
-        h[p, 0] = _mix(h[p, 0], tok, HASH_MUL[0])
-        h[p, 1] = _mix(h[p, 1], tok, HASH_MUL[1])
+        h[p, 0] = mix(h[p, 0], tok, HASH_MUL[0])
+        h[p, 1] = mix(h[p, 1], tok, HASH_MUL[1])
 
 
 @njit(cache=True)
 def kuhn_init(P, s, h, W):
     s[:] = -1
     s[2] = 0
-    for p in range(2):
-        h[p, 0] = HASH_SEED[0] + np.uint64(p)
-        h[p, 1] = HASH_SEED[1] + np.uint64(p)
+    seed_hashes(h)
 
 
 @njit(cache=True)
@@ -226,7 +224,8 @@ def test_checkpoint_resume_is_bit_identical(tmp_path):
 
 def test_checkpoint_gives_back_its_notes(tmp_path):
     from solvers import npz as _npz
-    from solvers.mccfr.solver import _KIND, _OWN_META
+    from solvers.mccfr.solver import _OWN_META
+    from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
     game = sampling_game(coupsolve.Rules(turn_limit=1))
     solver = MCCFRSolver(game, max_infosets=20_000, seed=3)
@@ -284,7 +283,7 @@ def test_full_table_stops_cleanly():
 def test_table_grows_in_place_and_keeps_every_information_set():
     """The slots in use double from FIRST_SLOTS as information sets come (up to the room asked for),
     and every one inserted is found again at its offset, in the order it came."""
-    from solvers.mccfr import _kernel as K
+    from solvers.mccfr import kernel as K
     from solvers.mccfr.solver import _capacity, new_table, slots_in_use
 
     n, room = 50_000, 200_000

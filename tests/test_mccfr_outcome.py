@@ -1,4 +1,4 @@
-"""Outcome-sampling MCCFR (solvers.mccfr._outcome) and the 'features' keys (coupsolve.sampling.keys)."""
+"""Outcome-sampling MCCFR (solvers.mccfr.outcome) and the 'features' keys (coupsolve.sampling.keys)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The MCCFR table's growth in place (solvers.mccfr._kernel._grow) on adversarial keys: runs of full
+"""The MCCFR table's growth in place (solvers.mccfr.kernel._grow) on adversarial keys: runs of full
 slots that wrap past the last slot, keys whose homes crowd the top of the table, duplicates. Every
 information set inserted is found again at its offset, under every mask the table grows through."""
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solvers.mccfr import _kernel as K
+from solvers.mccfr import kernel as K
 from solvers.mccfr.solver import new_table, slots_in_use
 
 

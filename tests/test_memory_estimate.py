@@ -14,7 +14,8 @@ SCRIPT = r"""
 import json, os, resource
 import solvers
 from coupsolve import Rules, build_coup_tree, count_tree
-from coupsolve.trees.classwalk.build import build_class_tree, count_class_tree
+from coupsolve.trees.classwalk.build import build_class_tree
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree
 from coupsolve.trees.history.size import estimate_peak_bytes
 
@@ -102,7 +103,7 @@ def test_public_tree_estimate_bounds_the_measured_peak(builder):
 COMMAND = r"""
 import contextlib, io, json
 from coupsolve import Rules
-from coupsolve.trees.classwalk.build import count_class_tree
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.trees.pieces.build import PiecesPlan
 from coupsolve.cli import main
 

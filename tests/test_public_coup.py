@@ -240,7 +240,7 @@ def test_turn_limit_3_matches_the_history_tree():
 
 
 def test_class_walk_counts_what_it_builds_and_refuses_hidden_cards():
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
 
     size = count_class_tree(TL1)
     built = build_class_tree(TL1)

@@ -18,10 +18,9 @@ import pytest
 
 import coupsolve
 import solvers
-from coupsolve.trees.classwalk.build import count_class_tree
+from coupsolve.trees.classwalk.count import count_class_tree
 from coupsolve.trees.pieces.build import PiecesPlan, build_class_pieces
 from coupsolve.trees.pieces.remote import ClassRecipe, count_on_ray
-from coupsolve.trees.history.tree import rules_game_id
 from solvers import PublicPieces, Solver
 from solvers.pieces.split import piece_bytes
 from solvers.pieces.remote import RemotePieces, load_shares
@@ -45,7 +44,7 @@ def built(plan):
 
 
 def _reference(built):
-    return PublicPieces(rules_game_id(built.rules), built.trunk, built.parts, built.infoset_actions)
+    return PublicPieces(built.rules.game_string(), built.trunk, built.parts, built.infoset_actions)
 
 
 def test_the_workers_build_the_pieces_of_one_process(cluster, plan, built, tmp_path):

@@ -11,7 +11,7 @@ import coupsolve
 import solvers
 from coupsolve import Rules, load_game
 from coupsolve.analysis.history import analyse
-from coupsolve.cli.strategy import HistoryTreePolicy
+from coupsolve.openspiel.policy import HistoryTreePolicy
 from coupsolve.analysis.sampled import MIN_EVENTS, sampled_analysis, wilson
 
 

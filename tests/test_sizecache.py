@@ -3,13 +3,14 @@ the cache of counts keyed by the exact rules and this very code, written atomica
 with one line."""
 
 import json
+import os
+import pathlib
 from importlib import resources
 
 import pytest
 
 from coupsolve import Rules, count_tree, load_game
 from coupsolve.trees import sizecache
-from coupsolve.trees.history.tree import rules_game_id
 from coupsolve.trees.history.size import TreeTooLarge
 
 TABLE = json.loads((resources.files("coupsolve.trees") / "known_sizes.json").read_text(encoding="utf-8"))
@@ -27,7 +28,7 @@ def _entries():
 @pytest.mark.parametrize("game_id,entry", list(_entries()))
 def test_each_known_size_is_recounted(game_id, entry):
     rules = load_game(game_id).rules
-    assert rules_game_id(rules) == game_id  # the key is these rules' game id as this version writes it
+    assert rules.game_string() == game_id  # the key is these rules' game id as this version writes it
     if "at_least" in entry:  # a lower bound: a count on a budget just below it stops
         with pytest.raises(TreeTooLarge):
             count_tree(rules, max_nodes=entry["at_least"] - 1)
@@ -59,8 +60,8 @@ def test_a_count_is_cached_for_its_exact_rules_only(tmp_path):
     assert sizecache.entry_of(again.size) == sizecache.entry_of(size)
     assert sizecache.lookup(rules.replace(limit_payoff="influence")) is None  # other rules, same shape
     text = open(sizecache.cache_path(), encoding="utf-8").read()
-    assert list(json.loads(text)["sizes"]) == [rules_game_id(rules)]
-    assert str(tmp_path) not in text and "/" not in text.replace(rules_game_id(rules), "")  # no paths
+    assert list(json.loads(text)["sizes"]) == [rules.game_string()]
+    assert str(tmp_path) not in text and "/" not in text.replace(rules.game_string(), "")  # no paths
 
 
 def test_bounds_grow_and_never_replace_a_count():
@@ -101,7 +102,7 @@ def test_a_malformed_entry_or_another_stamp_is_not_used(capsys):
     sizecache.remember(rules, count_tree(rules))
     path = sizecache.cache_path()
     data = json.load(open(path, encoding="utf-8"))
-    data["sizes"][rules_game_id(rules)]["levels"][0] += 1  # the levels no longer add up
+    data["sizes"][rules.game_string()]["levels"][0] += 1  # the levels no longer add up
     _dump_signed(data, path)
     assert sizecache.lookup(rules) is None
     assert "ignoring the entry" in capsys.readouterr().err
@@ -120,7 +121,7 @@ def test_the_cache_folder_follows_the_environment(monkeypatch, tmp_path):
 
 
 def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
-    from coupsolve.trees.classwalk.build import count_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
 
     rules = Rules.two_player_selection(turn_limit=2)
     size = count_class_tree(rules, split_depth="auto", parts=8)
@@ -143,3 +144,29 @@ def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
     del data["sizes"][key]["parts"]
     _dump_signed(data, path)
     assert sizecache.lookup_public(rules, 8) is None and "malformed" in capsys.readouterr().err
+
+
+def test_a_count_is_kept_across_edits_it_does_not_read(tmp_path):
+    """The cache's stamp digests what a count reads (the engine, the tree builders, the rules): an edit
+    of the command line keeps the counts, an edit of the engine drops them."""
+    import shutil
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for pkg in ("coupsolve", "solvers"):
+        shutil.copytree(root / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def stamp():
+        out = subprocess.run([sys.executable, "-c", "from coupsolve.trees import sizecache; "
+                              "print(sizecache._stamp()['sources'])"], capture_output=True, text=True,
+                             check=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+        return out.stdout.strip()
+
+    first = stamp()
+    with open(tmp_path / "coupsolve" / "cli" / "args.py", "a") as f:
+        f.write("# an edit of the help text\n")
+    assert stamp() == first
+    with open(tmp_path / "coupsolve" / "engine" / "core.py", "a") as f:
+        f.write("# an edit of the engine\n")
+    assert stamp() != first

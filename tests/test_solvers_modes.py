@@ -9,7 +9,7 @@ from open_spiel.python.algorithms import cfr as os_cfr
 
 import solvers
 from solvers import from_openspiel_policy
-from solvers.history._layout import PARTS, layout_for
+from solvers.history.layout import PARTS, layout_for
 from solvers.kinds import CHANCE, SEG_CHANCE, TERMINAL
 from solvers.cfr.checkpoint import load_checkpoint
 

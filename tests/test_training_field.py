@@ -1,5 +1,5 @@
 """The training field of the features game (coupsolve.sampling.keys): seats played by baseline bots as
-chance moves, drawn per game; and MCCFR with probing (solvers.mccfr._probe)."""
+chance moves, drawn per game; and MCCFR with probing (solvers.mccfr.probe)."""
 
 import numpy as np
 import pytest

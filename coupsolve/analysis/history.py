@@ -50,15 +50,9 @@ from solvers.history.evaluate import reach_and_values
 
 from coupsolve import engine as E
 from coupsolve.engine.context import context_field
-from coupsolve.names import card_name
+from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIM_CHARACTER, CLAIMS, MADE, REACH_THRESHOLD, SUCCESS
 from coupsolve.rules import CHARACTERS
 
-CLAIMS = E.CLAIM_NAMES
-CLAIM_CHARACTER = tuple(card_name(int(E.CLAIM_CHAR[c]), E.CLAIM_MARK[c] >= 0) for c in range(E.NUM_CLAIMS))
-TREATY_CLAIM = E.CLAIM_TREATY
-MADE, BLUFF, CHALLENGED, SUCCESS = 0, 1, 2, 3
-#: Claims made less often than this (times a game) have their rates marked as not converged.
-REACH_THRESHOLD = 0.01
 
 
 @numba.njit(cache=True)

@@ -31,13 +31,13 @@ import numba
 import numpy as np
 
 from solvers import TERMINAL
-from solvers.public._forward import no_live
-from solvers.public._kernel import forward_levels, scratch, values_levels
+from solvers.public import forward_levels, no_live, scratch, values_levels
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public.rep import PRANGE_MIN_ENTRIES
 
 from coupsolve import engine as E
-from coupsolve.analysis.history import CLAIMS, Analysis
+from coupsolve.analysis.history import Analysis
+from coupsolve.analysis.claims import CLAIMS
 from coupsolve.engine.context import context_field
 from coupsolve.analysis.public import _accumulate_public, _choices, _hand_sums, _hand_table, analysis_of
 

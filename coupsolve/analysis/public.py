@@ -32,13 +32,13 @@ import numba
 import numpy as np
 
 from solvers import DECISION, TERMINAL
-from solvers.public._forward import no_live
-from solvers.public._kernel import _side, forward, scratch, values
+from solvers.public import entries_of, forward, no_live, scratch, values
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public.rep import PRANGE_MIN_ENTRIES
 
 from coupsolve import engine as E
-from coupsolve.analysis.history import CLAIMS, MADE, BLUFF, CHALLENGED, SUCCESS, Analysis, _rows
+from coupsolve.analysis.history import Analysis, _rows
+from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIMS, MADE, SUCCESS
 from coupsolve.engine.context import context_field
 from coupsolve.rules import CHARACTERS
 
@@ -59,7 +59,7 @@ def _accumulate_public(T, acts, hand, ctx, sigma, reach, cf, acc):
         if T.node_kind[s] != DECISION:
             continue
         q = T.node_player[s]
-        b, n = _side(T, s, q)
+        b, n = entries_of(T, s, q)
         ph, turn, c, one = -1, 0, -1, 0
         for x in range(b, b + n):
             I = T.entry_ref[x]
@@ -95,10 +95,10 @@ def _accumulate_public(T, acts, hand, ctx, sigma, reach, cf, acc):
 def _successes(T, acts, hand, s, q, turn, one, c, reach, cf, acc):
     """Challenges of claim ``c`` at node ``s`` (challenger ``q``) the claimant could not prove: summed
     over the claimant's entries at the children a challenge leads to."""
-    qb, _ = _side(T, s, q)  # the challenger's entries at s
-    cb, _ = _side(T, s, 1 - q)  # the claimant's
+    qb, _ = entries_of(T, s, q)  # the challenger's entries at s
+    cb, _ = entries_of(T, s, 1 - q)  # the claimant's
     for ch in range(T.child_start[s], T.child_start[s] + T.num_children[s]):
-        lo, n = _side(T, ch, q)
+        lo, n = entries_of(T, ch, q)
         challenged = False
         for e in range(lo, lo + n):  # the challenger's entries say which action led here
             k = T.entry_slot[e]
@@ -109,7 +109,7 @@ def _successes(T, acts, hand, s, q, turn, one, c, reach, cf, acc):
             break
         if not challenged:
             continue
-        lo, n = _side(T, ch, 1 - q)
+        lo, n = entries_of(T, ch, 1 - q)
         for j in range(lo, lo + n):
             if _held(hand[cb + T.entry_parent[j]], E.CLAIM_CHAR[c]) == 0:
                 acc[turn, one, c, SUCCESS] += reach[j] * cf[j]
@@ -141,7 +141,7 @@ def _passes(coup_public, sigma):
 
 def _entries(tree, s, p):
     """Player ``p``'s entries at node ``s`` (a range)."""
-    b, n = _side(tree.flat, s, p)
+    b, n = entries_of(tree.flat, s, p)
     return range(b, b + n)
 
 

@@ -39,7 +39,8 @@ import numpy as np
 
 from solvers import DECISION
 
-from coupsolve.analysis.history import BLUFF, CHALLENGED, CLAIM_CHARACTER, CLAIMS, MADE, SUCCESS, Analysis, ClaimStats
+from coupsolve.analysis.history import Analysis, ClaimStats
+from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIMS, CLAIM_CHARACTER, MADE, SUCCESS
 from coupsolve.analysis.history import _accumulate  # the exact analysis's counting, reused on sampled decisions
 from coupsolve.engine.context import node_context
 

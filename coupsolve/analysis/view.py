@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from coupsolve.analysis.history import CLAIMS, REACH_THRESHOLD
+from coupsolve.analysis.claims import CLAIMS, REACH_THRESHOLD
 
 
 def rate(x, made, width=7, reach=None) -> str:

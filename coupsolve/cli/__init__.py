@@ -1,10 +1,19 @@
 """The ``coupsolve`` command line: solve a preset, analyse a strategy, size a tree, play the bot.
 
+It parses, calls the library and prints: the plan of a solve (which tree, builder and precision) is
+:mod:`coupsolve.plan`'s, strategy files are :mod:`coupsolve.strategy`'s, the analysis is
+:func:`coupsolve.analysis.analyse` (``tests/test_cli_layers.py`` checks that no library module imports
+this package and that its functions only parse, check, call and print).
+
 Every error (a bad option, a missing or foreign strategy file, an output that cannot be written, a
 tree too big for memory) prints one line ``coupsolve: error: ...`` and exits with status 2, before any
-long step where it can be known then; an interrupted solve saves and reports what it finished and exits
-with 130. The commands live in ``cli_solve`` (info, solve), ``cli_train`` (train),
-``cli_strategy`` (analyse, play), ``cli_match`` (match) and ``coupsolve.openspiel.narrate`` (random); the parser in ``cli_args``; the checks made before any work in ``cli_checks``.
+long step where it can be known then: the command line's own :class:`CliError` and the library's
+one-line ``ValueError`` subclasses (:class:`coupsolve.plan.PlanError`,
+:class:`coupsolve.strategy.StrategyError`) alike. An interrupted solve saves and reports what it
+finished and exits with 130. The commands live in :mod:`~coupsolve.cli.solve` (info, solve),
+:mod:`~coupsolve.cli.train` (train), :mod:`~coupsolve.cli.strategy` (analyse, play),
+:mod:`~coupsolve.cli.match` (match) and here (random, from :mod:`coupsolve.openspiel.narrate`); the
+parser in :mod:`~coupsolve.cli.args`; the checks made before any work in :mod:`~coupsolve.cli.checks`.
 """
 
 from __future__ import annotations
@@ -46,7 +55,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (CliError, ValueError, MemoryError) as e:
+    except (CliError, ValueError, MemoryError) as e:  # ValueError: PlanError, StrategyError, ...
         print(f"coupsolve: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,6 +10,11 @@ import argparse
 import dataclasses
 import re
 
+# ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
+# train's --sampling and --abstraction choices (the first is the default)
+from coupsolve.plan.options import AUTO as AUTO_PRECISION
+from coupsolve.strategy.trained import ABSTRACTIONS, SAMPLINGS
+
 PRESETS = ("two-player-selection", "two-player-standard")
 DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
 DEFAULT_TARGET = 1e-3
@@ -18,9 +23,6 @@ DEFAULT_MAX_ITERATIONS = 20_000
 DEFAULT_CHECKPOINT_EVERY = 500
 #: Self-play games behind the bluff table of a sampled strategy (train, analyse).
 DEFAULT_GAMES = 1000
-#: The choices of train's --sampling and --abstraction (the first is the default).
-SAMPLINGS = ("external", "outcome", "probe")
-ABSTRACTIONS = ("exact", "features")
 
 
 class CliError(Exception):
@@ -78,28 +80,6 @@ def rules_of(args):
     except ValueError as e:  # a value of --rule: name the option
         named = [item for item in args.rule or () if str(e).startswith(item.partition("=")[0].strip())]
         raise CliError(f"--rule {named[0]}: {e}" if named else str(e)) from None
-
-
-def rules_difference(game_id, rules) -> str:
-    """What differs between the rules of the game string ``game_id`` (a checkpoint's) and ``rules``,
-    as the options that would give the former: ``"--turn-limit 2 (not 1), --rule copies=2 (not 3)"``,
-    or a short description when the game string is not one of this version's rules."""
-    from coupsolve.openspiel.game import load_game
-
-    flags = dict(_OWN_FLAGS, players="--players")
-    try:
-        saved = load_game(game_id).rules.to_dict()
-    except Exception:  # noqa: BLE001 (any game string: pyspiel's errors are not ValueErrors)
-        return "rules this version does not read"
-    mine = rules.to_dict()
-    words = []
-    for name in sorted(set(saved) | set(mine)):
-        if saved.get(name) != mine.get(name):
-            value = saved.get(name)
-            shown = str(value).lower() if isinstance(value, bool) else value
-            option = (f"{flags[name]} {shown}" if name in flags else f"--rule {name}={shown}")
-            words.append(f"{option} (not {mine.get(name)})")
-    return ", ".join(words) or "the same rules"
 
 
 # ---- argument types ---------------------------------------------------------------------------------
@@ -276,20 +256,6 @@ class _Help(argparse.HelpFormatter):
 
 #: The trees ``solve`` and ``info`` take (``--representation``).
 REPRESENTATIONS = ("auto", "history", "public", "pieces")
-#: ``--precision auto``: float64 (OpenSpiel-exact), but float32 for a public tree held in pieces.
-AUTO_PRECISION = "auto"
-
-
-def solve_precision(args, pieces: bool) -> str:
-    """The precision a solve of ``args`` runs in: ``--precision`` as given, or under ``auto`` float64,
-    and float32 when the public tree is held in pieces (``pieces``): that representation is the one
-    memory decides, and float32 keeps every solve buffer in 4 bytes (turn limit 4 of Coup: a build
-    and solve planned at 17.4 GiB in float64, about 15.7 GiB measured at the peak in float32, against
-    issue 11's 16 GiB), still reaching exploitabilities far below 1e-3."""
-    chosen = getattr(args, "precision", AUTO_PRECISION)
-    if chosen != AUTO_PRECISION:
-        return chosen
-    return "float32" if pieces else "float64"
 
 
 def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_TURN_LIMIT,

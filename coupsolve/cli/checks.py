@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from coupsolve.cli.args import CliError, solve_precision
+from coupsolve.cli.args import CliError
 
 
 def _folder(option, path):
@@ -74,8 +74,9 @@ def check_outputs(args):
     check_json_target(args.json)
 
 
-def stopping_rule(args, rules, out=sys.stderr):
-    """``(iterations, target)`` of a solve, with a warning when the target is out of the precision's reach.
+def stopping_rule(args, rules, precision, out=sys.stderr):
+    """``(iterations, target)`` of a solve, with a warning when the target is out of the reach of the
+    ``precision`` it runs in (the plan's).
 
     With neither ``--iterations`` nor ``--target-exploitability`` the defaults apply; a target alone is
     capped at ``--max-iterations``.
@@ -87,7 +88,6 @@ def stopping_rule(args, rules, out=sys.stderr):
     if args.iterations is not None:
         return args.iterations, None
     target = DEFAULT_TARGET if args.target_exploitability is None else args.target_exploitability
-    precision = solve_precision(args, False)  # auto's float32 in pieces is known only later
     floor = PRECISION_FLOOR[precision] * payoff_range(rules)
     print(f"target exploitability {target:g}, at most {args.max_iterations:,} iterations "
           "(--max-iterations)", file=out)
@@ -110,8 +110,7 @@ def save_output(option, path, save, what="strategy"):
     from solvers.npz import rescue_path
 
     try:
-        save(path)
-        return
+        return save(path)
     except OSError as e:
         problem, rescue = e.strerror or str(e), rescue_path(path)
     try:

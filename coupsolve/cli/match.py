@@ -13,6 +13,7 @@ import os
 import sys
 
 from coupsolve.cli.args import CliError
+from coupsolve.cli.solve import printer
 
 __all__ = ["cmd_match", "OPPONENTS"]
 
@@ -25,17 +26,17 @@ def _opponent(word, rules, game, own):
     """``(name, policy)`` of ``--against word``: a bot, the strategy itself, or a strategy file of the
     same rules."""
     from coupsolve.openspiel import bots
-    from coupsolve.cli.strategy import _play_setup
+    from coupsolve.strategy import load
 
     if word in OPPONENTS:
         return OPPONENTS[word], getattr(bots, OPPONENTS[word])(game)
     if word == SELF:
         return "itself", own
-    theirs, _, policy, _ = _play_setup(word)
-    if theirs != rules:
-        raise CliError(f"--against {word}: a strategy for other rules ({theirs}) than the matched one "
-                       f"({rules})")
-    return word, policy
+    theirs = load(word, printer(sys.stdout))
+    if theirs.rules != rules:
+        raise CliError(f"--against {word}: a strategy for other rules ({theirs.rules}) than the matched "
+                       f"one ({rules})")
+    return word, theirs.policy()
 
 
 def cmd_match(args) -> int:
@@ -43,14 +44,16 @@ def cmd_match(args) -> int:
     from coupsolve.evaluation.arena import play
     from coupsolve.cli.checks import check_json_target
     from coupsolve.cli.report import write_json
-    from coupsolve.cli.strategy import _play_setup
+    from coupsolve.strategy import load
 
     for word in args.against or ():  # every input and output checked before any game is loaded
         if word not in OPPONENTS and word != SELF and not os.path.isfile(word):
             raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, {SELF}) nor a "
                            f"strategy file")
     check_json_target(args.json)
-    rules, game, policy, what = _play_setup(args.strategy)
+    loaded = load(args.strategy, printer(sys.stdout))
+    rules, game = loaded.rules, loaded.game()
+    policy, what = loaded.policy(game), loaded.what
     n = rules.players
     games = args.games - args.games % n  # a multiple of the seats: every seat equally often
     if games < max(n, 2):

@@ -48,7 +48,7 @@ announces a public decision (``PUBLIC_DECISION``) before the phase's step adds w
 
 import numpy as np
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.chance import draw_outcomes  # noqa: F401 (re-exported)
 from coupsolve.engine.claims import (block_actions, block_challenge_actions, block_challenge_step, block_step,
                      challenge_actions, challenge_step, prove_actions, prove_step)
@@ -59,7 +59,7 @@ from coupsolve.engine.deal import (choose_actions, choose_step, deal_outcomes, d
                    event_deal_step, reset, start_outcomes, start_step)
 from coupsolve.engine.eventmat import flip_outcomes, flip_step
 from coupsolve.engine.exchange import exchange_draw_outcomes, exchange_draw_step, keep_actions, keep_step
-from coupsolve.engine.influence import lose_actions, lose_step, replace_outcomes, replace_step, returns  # noqa: F401
+from coupsolve.engine.loss import lose_actions, lose_step, replace_outcomes, replace_step, returns  # noqa: F401
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants, tables and bounds, re-exported)
 from coupsolve.engine.turn import turn_actions, turn_step, vengeance_actions, vengeance_step
 from coupsolve.engine.variants import faction_actions, faction_step

@@ -2,13 +2,13 @@
 
 Every deal, replacement draw and Exchange draw goes through these two functions, with or without the
 marked cards (which tell a marked copy from the plain ones: see :mod:`coupsolve.engine.tables`). The phases'
-own chance steps are beside their decisions (:mod:`coupsolve.engine.deal`, :mod:`coupsolve.engine.influence`,
+own chance steps are beside their decisions (:mod:`coupsolve.engine.deal`, :mod:`coupsolve.engine.loss`,
 :mod:`coupsolve.engine.exchange`, :mod:`coupsolve.engine.eventmat`); :mod:`coupsolve.engine` dispatches on the phase.
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MOVES]`` outcome ids,
 ``prob`` ``float64[MAX_MOVES]`` their probabilities, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import deck_size, emit_private, marks_at, move_cards, pair_code, plain_count
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 

@@ -10,7 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import emit_public, enter_loss, holds_claim, next_living, two_choices
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 from coupsolve.engine.turn import block_stands, can_block, open_block_round, resolve

@@ -5,7 +5,9 @@ All functions are numba kernels (``njit(cache=True)``) over the engine's arrays,
 ``int32[S_SIZE]`` (mutated in place), ``ev`` the event buffer ``int32[k, 3]`` with ``ne`` rows used.
 """
 
-from coupsolve.engine._njit import njit
+import numpy as np
+
+from coupsolve.engine.jit import njit
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 
 
@@ -215,3 +217,14 @@ def begin_turn(s):
     s[S_CHALLENGER] = -1
     s[S_BLOCKER] = -1
     s[S_BLOCK_CHAR] = -1
+
+
+@njit(cache=True, inline="always")
+def pack_hand(cards, start):
+    """Face-down cards as one code: ``cards[start + c]`` copies of character ``c`` in 3 bits at bit
+    ``3 c`` (at most 4 copies of one character: two held and two drawn in an Exchange). The entry
+    hands of every public-tree builder, from a state (``S_HAND + NCH * seat``) or a class."""
+    code = 0
+    for c in range(NCH):  # noqa: F405
+        code |= np.int64(cards[start + c]) << (3 * c)
+    return code

@@ -9,7 +9,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.chance import draw_cards, draw_outcomes
 from coupsolve.engine.core import deck_size, emit_private, emit_public, in_game, marks_at, plain_count
 from coupsolve.engine.flow import deal_done

@@ -9,7 +9,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out``/``prob`` ``int
 ``ev`` ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import emit_public, marks_at, plain_count
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 

@@ -6,7 +6,7 @@ and ``turn_over`` (a Vengeance's actor restored, a Treaty or a Selective Coup's 
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]`` (mutated in place).
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import begin_turn, influence, next_living
 from coupsolve.engine.eventmat import event_turn
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)

@@ -5,12 +5,12 @@ The phases call these hooks when ``P[P_MARKED]`` is on: a loss to a Coup or an A
 (:func:`killed_marked`: the Inheritance's coins, the Vengeance's free Assassination, which
 :mod:`coupsolve.engine.turn` then plays), a proof (:func:`proof_mark`), an Exchange's keep (:func:`keeps_marked`,
 :func:`keep_marks`). Telling the marked copies apart in draws, losses and flips is part of those phases'
-own lists (:mod:`coupsolve.engine.chance`, :mod:`coupsolve.engine.influence`, :mod:`coupsolve.engine.eventmat`); the Treaty is
+own lists (:mod:`coupsolve.engine.chance`, :mod:`coupsolve.engine.loss`, :mod:`coupsolve.engine.eventmat`); the Treaty is
 a claim (:mod:`coupsolve.engine.claims`).
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]`` (mutated in place), ``out`` ``int32[MAX_MOVES]``.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import influence, plain_count
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)
 

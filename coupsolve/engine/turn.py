@@ -3,14 +3,14 @@
 Every rule of an action is here: Income, Foreign Aid, Tax, Exchange, Coup, Assassinate, Steal and the
 marked cards' Vengeance (a free Assassination). The character an action claims is
 ``CLAIM_CHAR[ACTION_CLAIM[kind]]`` (:mod:`coupsolve.engine.tables`); the challenge and block rounds in between
-are :mod:`coupsolve.engine.claims`, the loss of influence :mod:`coupsolve.engine.influence`, the Exchange's draw and
+are :mod:`coupsolve.engine.claims`, the loss of influence :mod:`coupsolve.engine.loss`, the Exchange's draw and
 keep :mod:`coupsolve.engine.exchange`. A turn goes: :func:`turn_step` (declare) -> challenge round ->
 :func:`open_block_round` -> block round -> :func:`resolve` or :func:`block_stands` -> ``flow.end_turn``.
 Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MOVES]``, ``ev``
 ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import enter_loss, in_game, influence, next_living
 from coupsolve.engine.flow import end_turn
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)

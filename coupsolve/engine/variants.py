@@ -8,7 +8,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``int32[k, 3]`` events with ``ne`` used.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.core import emit, enter_loss, in_game, influence, marks_at, next_living, pair_code, two_choices
 from coupsolve.engine.flow import end_turn, next_turn
 from coupsolve.engine.tables import *  # noqa: F403 (the layout constants and tables)

@@ -18,37 +18,11 @@ import pyspiel
 from coupsolve import engine as E
 from coupsolve.names import action_name, all_action_names, canonical_name, card_name, chance_name, declared_name
 from coupsolve.openspiel.observer import CoupObserver
-from coupsolve.rules import CHARACTERS, Rules
+from coupsolve.rules import CHARACTERS, GAME_NAME, GAME_PARAMETERS, Rules
 
-SHORT_NAME = "python_coup"
+SHORT_NAME = GAME_NAME
 
-_DEFAULTS = Rules()
-_PARAMETERS = {
-    "players": _DEFAULTS.players,
-    "setup": _DEFAULTS.setup,
-    "turn_limit": _DEFAULTS.turn_limit,
-    "limit_payoff": _DEFAULTS.limit_payoff,
-    # a string parameter: 'p1' or 'random' (OpenSpiel would type a bare '1' in a game string as int)
-    "starting_seat": f"p{_DEFAULTS.starting_seat}",
-    # a list such as '1;2' (commas separate parameters in a game string, so the list uses ';', and a
-    # single value is written '2;2': a bare number would be typed int); empty: the printed rule
-    # (two players: 1;2, else 2)
-    "starting_coins": "",
-    "characters": "+".join(CHARACTERS),
-    "copies": _DEFAULTS.copies,
-    "coup_cost": _DEFAULTS.coup_cost,
-    "assassinate_cost": _DEFAULTS.assassinate_cost,
-    "forced_coup": _DEFAULTS.forced_coup,
-    "selective_coup": False,
-    "contessa_blocks_tax": False,
-    "factions": False,
-    "ambassador_halves_steal": False,
-    "challenge_bounty": 0,
-    "challenge_buyout": 0,
-    "marked_cards": False,
-    "event_mat": False,
-    "decline_proof": False,
-}
+_PARAMETERS = GAME_PARAMETERS
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,

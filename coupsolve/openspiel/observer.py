@@ -59,17 +59,12 @@ Public pieces without perfect recall (``public_info`` True):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pyspiel
 
 from coupsolve import engine as E
 from coupsolve.names import declared_name, token_name
 from coupsolve.rules import CHARACTERS
-
-if TYPE_CHECKING:
-    from coupsolve.openspiel.game import CoupGame, CoupState
 
 NUM_CODES = E.CODE_HIDDEN_MARKS + 1  # the observation codes, 0 to CODE_HIDDEN_MARKS
 _SINGLE = pyspiel.PrivateInfoType.SINGLE_PLAYER
@@ -101,7 +96,7 @@ def observed_tokens(events, player: int, public: bool, private) -> list[int]:
     return out
 
 
-def _pieces(game: CoupGame, perfect_recall: bool, public: bool, private) -> list[tuple[str, tuple]]:
+def _pieces(game: pyspiel.Game, perfect_recall: bool, public: bool, private) -> list[tuple[str, tuple]]:
     """The named tensor pieces (name, shape) of an observation type, in the module docstring's order."""
     n, r = game.rules.players, game.rules
     pieces = []
@@ -150,7 +145,7 @@ class CoupObserver:
         The game; its rules decide the seats and the variants' pieces.
     """
 
-    def __init__(self, iig_obs_type, game: CoupGame):
+    def __init__(self, iig_obs_type, game: pyspiel.Game):
         self.n = game.rules.players
         self.rules = game.rules
         self.perfect_recall = iig_obs_type.perfect_recall
@@ -165,7 +160,7 @@ class CoupObserver:
             self.dict[name] = self.tensor[i:i + k].reshape(shape)
             i += k
 
-    def tokens(self, state: CoupState, player: int) -> list[int]:
+    def tokens(self, state: pyspiel.State, player: int) -> list[int]:
         """The observation tokens ``player`` has seen, in order (their perfect-recall sequence).
 
         Parameters
@@ -177,7 +172,7 @@ class CoupObserver:
         """
         return observed_tokens(state.events, player, self.public, self.private)
 
-    def set_from(self, state: CoupState, player: int):
+    def set_from(self, state: pyspiel.State, player: int):
         """Fill ``self.tensor`` (float32, the pieces named in ``self.dict``) with what ``player`` sees.
 
         Parameters
@@ -224,7 +219,7 @@ class CoupObserver:
                 elif seat >= 0 and seat == player:
                     d["marked"][k] = 1
 
-    def _set_public(self, state: CoupState):
+    def _set_public(self, state: pyspiel.State):
         """The current public pieces, the variants' state included."""
         s, d, n = state._s, self.dict, self.n
         d["phase"][s[E.S_PHASE]] = 1
@@ -255,7 +250,7 @@ class CoupObserver:
                 elif loc == E.LOC_EVENT_UP:
                     d["marked_face_up"][k, n] = 1
 
-    def string_from(self, state: CoupState, player: int) -> str:
+    def string_from(self, state: pyspiel.State, player: int) -> str:
         """What ``player`` sees as a string: their token sequence (perfect recall) or the current state.
 
         With perfect recall, ``'p0: '`` (``SINGLE_PLAYER`` only) and the observed events joined by
@@ -284,7 +279,7 @@ class CoupObserver:
         return " | ".join(parts)
 
 
-def _private_parts(state: CoupState, seat: int) -> list[str]:
+def _private_parts(state: pyspiel.State, seat: int) -> list[str]:
     """The private parts of the observation string of ``seat``: hand, Exchange draw, marked cards."""
     s = state._s
     keeping = _drawer(s) == seat
@@ -297,7 +292,7 @@ def _private_parts(state: CoupState, seat: int) -> list[str]:
     return parts
 
 
-def _public_parts(state: CoupState, n: int) -> list[str]:
+def _public_parts(state: pyspiel.State, n: int) -> list[str]:
     """The public parts of an observation string: the turn, the round, coins, face-up cards, variants."""
     s = state._s
     parts = [f"turn {s[E.S_TURN]}", E.PHASE_NAMES[s[E.S_PHASE]]]

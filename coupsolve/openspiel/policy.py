@@ -1,4 +1,7 @@
-"""A strategy over Coup's public tree as an OpenSpiel policy, and a sampled check of its best response.
+"""Strategies over Coup's trees as OpenSpiel policies, and a sampled check of a best response.
+
+:class:`HistoryTreePolicy` reads a flat policy of a history tree by walking a state's history down the
+tree.
 
 A turn-limit-4 strategy has about 10**8 information sets: too many for OpenSpiel's ``TabularPolicy``
 (one Python string and row each). :class:`PublicTreePolicy` instead looks a state's information set up
@@ -22,7 +25,7 @@ from open_spiel.python import policy as os_policy
 
 from coupsolve.trees.stepwalk.build import sequence_hashes
 
-__all__ = ["PublicTreePolicy", "sampled_value"]
+__all__ = ["HistoryTreePolicy", "PublicTreePolicy", "sampled_value"]
 
 Z99 = 2.5758293035489004  # two-sided 99% normal quantile
 
@@ -105,6 +108,45 @@ class PublicTreePolicy(os_policy.Policy):
         m = int(self._tree.infoset_num_actions[i])
         return {int(a): float(p) for a, p in zip(self._tree.infoset_actions[o:o + m],
                                                   self._flat[o:o + m])}
+
+
+class HistoryTreePolicy(os_policy.Policy):
+    """A flat policy over a history tree (:class:`coupsolve.CoupTree`) as an OpenSpiel policy: a state's
+    node is found by walking its history down the tree (each move's position in its node's list of
+    moves is its child), continuing from the last state asked about when the new one extends it.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        The tree's game.
+    coup_tree : CoupTree
+    sigma : float64 array
+        The flat policy (``tree.num_actions``).
+    """
+
+    def __init__(self, game, coup_tree, sigma):
+        super().__init__(game, list(range(game.num_players())))
+        self._tree, self._sigma = coup_tree.tree, np.asarray(sigma, np.float64)
+        self._node, self._probe = 0, game.new_initial_state()
+
+    def _walk(self, history):
+        seen = self._probe.history()
+        if history[:len(seen)] != seen:  # another game: start again from the root
+            self._node, self._probe = 0, self.game.new_initial_state()
+            seen = []
+        probe, tree = self._probe, self._tree
+        for a in history[len(seen):]:
+            legal = [o for o, _ in probe.chance_outcomes()] if probe.is_chance_node() else probe.legal_actions()
+            self._node = int(tree.child_start[self._node]) + legal.index(a)
+            probe.apply_action(a)
+        return self._node
+
+    def action_probabilities(self, state, player_id=None):
+        """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface)."""
+        node = self._walk(state.history())
+        o = int(self._tree.infoset_offset[int(self._tree.node_infoset[node])])
+        legal = state.legal_actions()
+        return {int(a): float(p) for a, p in zip(legal, self._sigma[o:o + len(legal)])}
 
 
 def sampled_value(game, policies, games, seed):

@@ -1,7 +1,7 @@
 """Coup as a sampling game for :mod:`solvers.mccfr.solver`: the engine's compiled step functions, any seats.
 
-:func:`sampling_game` binds the engine (:mod:`coupsolve.engine`) to the game-agnostic interface of
-:mod:`solvers.mccfr._kernel`: a state is the engine's ``int32[S_SIZE]``, a step is ``engine.apply``
+:func:`sampling_game` binds the engine's step functions (:mod:`coupsolve.sampling.steps`) to the game-agnostic interface of
+:mod:`solvers.mccfr.kernel`: a state is the engine's ``int32[S_SIZE]``, a step is ``engine.apply``
 (forced steps included, as in the OpenSpiel game and the tree builder), and every player's observation
 is hashed exactly as the tree builder keys information sets (:mod:`coupsolve.trees.history.builder`: the same
 tokens, the same two hashes, the same seeds), for any number of players. With two players a key is
@@ -18,77 +18,35 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.mccfr import _external as EXT
-from solvers.mccfr import _kernel as K
-from solvers.mccfr import _outcome as O
+from solvers.mccfr import external as EXT
+from solvers.mccfr import kernel as K
+from solvers.mccfr import outcome as O
 from solvers.mccfr.solver import SamplingGame
 
-from coupsolve.engine import _njit
 from coupsolve import engine as E
-from coupsolve.trees.history.builder import HASH_SEED, absorb_events
-from coupsolve.trees.history.tree import rules_game_id
+from coupsolve.engine.jit import njit as _njit_nrt
 from coupsolve.rules import Rules
+from coupsolve.sampling import keys as sampling_keys
+from coupsolve.sampling.steps import FUNCTIONS
 
 __all__ = ["sampling_game", "ABSTRACTIONS"]
 
 ABSTRACTIONS = ("exact", "features")
 
 
-@_njit.njit(cache=True)
-def coup_init(P, s, h, W):
-    """The initial state (after its forced steps) and every player's hashes."""
-    ev, buf, prob = W
-    for p in range(h.shape[0]):
-        h[p, 0] = HASH_SEED[0] + np.uint64(p)
-        h[p, 1] = HASH_SEED[1] + np.uint64(p)
-    absorb_events(h, h, ev, E.initial_state(P, s, ev, buf, prob))
-
-
-@_njit.njit(cache=True)
-def coup_player(P, s):
-    """The seat to act, -1 at chance, -4 at the end (``engine.current_player``)."""
-    return E.current_player(s)
-
-
-@_njit.njit(cache=True)
-def coup_moves(P, s, out, prob):
-    """Legal actions, or chance outcomes with their probabilities."""
-    if E.is_chance(s):
-        return E.chance_outcomes(P, s, out, prob)
-    return E.legal_actions(P, s, out)
-
-
-@_njit.njit(cache=True)
-def coup_step(P, s, h, a, W):
-    """Apply ``a`` and its forced steps; mix the events into the hashes."""
-    ev, buf, prob = W
-    absorb_events(h, h, ev, E.apply(P, s, a, ev, 0, buf, prob))
-
-
-@_njit.njit(cache=True)
-def coup_returns(P, s, ret):
-    """The payoffs of a terminal state."""
-    E.returns(P, s, ret)
-
-
-# Compiled without reference counting, as the engine is (coupsolve.engine._njit): they allocate nothing, and
-# the kernels below own the arrays they are passed.
-FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)
-
-
-# The kernels of solvers.mccfr._kernel bound to Coup, cached here (see that module on why).
+# The kernels of solvers.mccfr.kernel bound to Coup, cached here (see that module on why).
 @njit(cache=True)
 def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
                    max_moves):
-    """``solvers.mccfr._external.run_iterations`` for Coup."""
+    """``solvers.mccfr.external.run_iterations`` for Coup."""
     return EXT.run_iterations(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear,
                             max_depth, state_size, max_moves)
 
 
-@_njit.njit(cache=True, nogil=True)
+@_njit_nrt(cache=True, nogil=True)
 def run_worker(P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear, stack,
                cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
-    """``solvers.mccfr._external.run_worker`` for Coup (one worker of threaded external sampling),
+    """``solvers.mccfr.external.run_worker`` for Coup (one worker of threaded external sampling),
     compiled without reference counting as that module says a binding should be."""
     return EXT.run_worker(FUNCTIONS, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch,
                           plus, linear, stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar)
@@ -96,14 +54,14 @@ def run_worker(P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, 
 
 @njit(cache=True)
 def replay_keys(P, W, moves_taken, n, state_size, max_moves, out):
-    """``solvers.mccfr._kernel.replay_keys`` for Coup."""
+    """``solvers.mccfr.kernel.replay_keys`` for Coup."""
     return K.replay_keys(FUNCTIONS, P, W, moves_taken, n, state_size, max_moves, out)
 
 
 @njit(cache=True)
 def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, node_player,
                       child_start, num_children, keys, checks):
-    """``solvers.mccfr._kernel.tree_infoset_keys`` for Coup."""
+    """``solvers.mccfr.kernel.tree_infoset_keys`` for Coup."""
     return K.tree_infoset_keys(FUNCTIONS, P, W, n, state_size, max_moves, max_depth, node_infoset,
                                node_player, child_start, num_children, keys, checks)
 
@@ -111,7 +69,7 @@ def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, n
 @njit(cache=True)
 def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, max_depth,
                 state_size, max_moves):
-    """``solvers.mccfr._outcome.run_outcome`` for Coup."""
+    """``solvers.mccfr.outcome.run_outcome`` for Coup."""
     return O.run_outcome(FUNCTIONS, P, W, table, regret, avg, rng, stats, count, plus, linear, eps,
                          max_depth, state_size, max_moves)
 
@@ -120,7 +78,7 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
                   warm_start: float = 0.0) -> SamplingGame:
     """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.solver.MCCFRSolver`.
 
-    The game id is the OpenSpiel game string (:func:`coupsolve.trees.history.tree.rules_game_id`), so a
+    The game id is the OpenSpiel game string (:meth:`coupsolve.Rules.game_string`), so a
     checkpoint names its rules and a policy maps to that ``python_coup`` game.
 
     Parameters
@@ -139,7 +97,7 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
         below 1); the keys are those of the plain "features" game, which replays OpenSpiel histories.
     warm_start : float
         "features" and ``sampling="probe"`` only: a new information set starts at HonestBot's move
-        with this much regret (Brown and Sandholm's warm start, :mod:`solvers.mccfr._probe`); the
+        with this much regret (Brown and Sandholm's warm start, :mod:`solvers.mccfr.probe`); the
         sampled regrets take over where they outweigh it. 0 (the default): no warm start.
 
     Raises
@@ -166,8 +124,6 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
                           run_worker), E.S_SIZE
     max_depth, extra = E.game_bounds(P)[0], ()
     if abstraction == "features":
-        from coupsolve.sampling import keys as sampling_keys
-
         variants = [k for k in _VARIANTS if getattr(rules, k)]
         if variants:
             raise ValueError(f"the 'features' abstraction keys the base game only; these rules have "
@@ -179,7 +135,7 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
                np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)) + extra
     return SamplingGame(kernels=kernels, params=P, scratch=scratch, num_players=rules.players,
                         state_size=state_size, max_depth=max_depth, max_moves=E.MAX_MOVES,
-                        game_id=rules_game_id(rules), abstraction=abstraction,
+                        game_id=rules.game_string(), abstraction=abstraction,
                         warm_start=float(warm_start))
 
 

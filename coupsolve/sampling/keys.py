@@ -30,7 +30,7 @@ RandomBot. At the start of each game one chance move per seat draws who plays it
 decisions are then chance moves (HonestBot's with probability 1), so any MCCFR kernel trains the
 strategy against a field of itself and the bots, unchanged. The draws change no key: with no bots (the
 default) there are no draws, and the game replays OpenSpiel histories as before. The same array
-carries the warm start of probing (:mod:`solvers.mccfr._probe`): with one, the trained strategy's
+carries the warm start of probing (:mod:`solvers.mccfr.probe`): with one, the trained strategy's
 decisions give HonestBot's move as their prior, so a new information set starts at the honest move.
 
 The turn number, the order of past events, the opponents' coins outside the start of a turn and
@@ -50,15 +50,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.mccfr import _external as EXT
-from solvers.mccfr import _kernel as K
-from solvers.mccfr import _outcome as O
-from solvers.mccfr import _probe as R
+from solvers.mccfr import external as EXT
+from solvers.mccfr import kernel as K
+from solvers.mccfr import outcome as O
+from solvers.mccfr import probe as R
 
 from coupsolve import engine as E
 from coupsolve.engine.honest import claimed_character, face_up_copies, honest_choice, seen_copies
-from coupsolve.trees.history.builder import HASH_MUL, HASH_SEED, _mix
-from coupsolve.sampling.game import coup_moves, coup_returns
+from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix
+from coupsolve.sampling.steps import coup_moves, coup_returns
 from coupsolve.engine.tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
 __all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
@@ -85,8 +85,8 @@ TURN_COINS = np.array([0, 0, 0, 1, 1, 1, 1, 2], dtype=np.int32)
 
 @njit(cache=True, inline="always")
 def _mix2(a, tok):
-    a[0] = _mix(a[0], tok, HASH_MUL[0])
-    a[1] = _mix(a[1], tok, HASH_MUL[1])
+    a[0] = mix(a[0], tok, HASH_MUL[0])
+    a[1] = mix(a[1], tok, HASH_MUL[1])
 
 
 @njit(cache=True)
@@ -265,25 +265,25 @@ def field_scratch(honest=0.0, random=0.0, warm_start=0.0):
     return np.array([1.0 - honest - random, honest, random, warm_start], np.float64)
 
 
-# The kernels bound to the features (cached here; see solvers.mccfr._kernel on why).
+# The kernels bound to the features (cached here; see solvers.mccfr.kernel on why).
 @njit(cache=True)
 def run_iterations(P, W, table, regret, avg, rng, stats, count, plus, linear, max_depth, state_size,
                    max_moves):
-    """``solvers.mccfr._external.run_iterations`` for Coup's features."""
+    """``solvers.mccfr.external.run_iterations`` for Coup's features."""
     return EXT.run_iterations(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear,
                             max_depth, state_size, max_moves)
 
 
 @njit(cache=True)
 def replay_keys(P, W, moves_taken, n, state_size, max_moves, out):
-    """``solvers.mccfr._kernel.replay_keys`` for Coup's features."""
+    """``solvers.mccfr.kernel.replay_keys`` for Coup's features."""
     return K.replay_keys(FEATURES, P, W, moves_taken, n, state_size, max_moves, out)
 
 
 @njit(cache=True)
 def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, node_player,
                       child_start, num_children, keys, checks):
-    """``solvers.mccfr._kernel.tree_infoset_keys`` for Coup's features."""
+    """``solvers.mccfr.kernel.tree_infoset_keys`` for Coup's features."""
     return K.tree_infoset_keys(FEATURES, P, W, n, state_size, max_moves, max_depth, node_infoset,
                                node_player, child_start, num_children, keys, checks)
 
@@ -291,7 +291,7 @@ def tree_infoset_keys(P, W, n, state_size, max_moves, max_depth, node_infoset, n
 @njit(cache=True)
 def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, max_depth,
                 state_size, max_moves):
-    """``solvers.mccfr._outcome.run_outcome`` for Coup's features."""
+    """``solvers.mccfr.outcome.run_outcome`` for Coup's features."""
     return O.run_outcome(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, eps,
                          max_depth, state_size, max_moves)
 
@@ -299,7 +299,7 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
 @njit(cache=True)
 def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, prior, max_depth,
               state_size, max_moves):
-    """``solvers.mccfr._probe.run_probe`` for Coup's features."""
+    """``solvers.mccfr.probe.run_probe`` for Coup's features."""
     return R.run_probe(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, prior,
                        max_depth, state_size, max_moves)
 

@@ -5,7 +5,7 @@ line asks here first (:func:`lookup`) and records each count it finishes, or the
 a count its budget stopped (:func:`remember`): a tree known not to fit is refused at once, and a tree
 is counted once.
 
-An entry is keyed by the game id (:func:`coupsolve.trees.history.tree.rules_game_id`, the exact rules) and is
+An entry is keyed by the game id (:meth:`coupsolve.Rules.game_string`, the exact rules) and is
 either exact (every field of a :class:`TreeSize` but its rules) or a lower bound ``{"at_least": N}``
 (the tree has at least N histories), which answers a budget below N. Two sources:
 
@@ -15,7 +15,8 @@ either exact (every field of a :class:`TreeSize` but its rules) or a lower bound
   ``benchmarks/known_sizes.py``.
 - *cached counts*: ``tree-sizes.json`` in the user's cache folder (``$COUPSOLVE_CACHE_DIR``, else
   ``$XDG_CACHE_HOME/coupsolve``, else ``~/.cache/coupsolve``). The file holds the counts of one stamp
-  (the library version, ``COUNT_LAYOUT`` and a digest of coupsolve's and solvers' sources) and only
+  (the library version, ``COUNT_LAYOUT`` and a digest of the sources a count reads: the engine, the
+  tree builders and the rules, :data:`COUNT_SOURCES`) and only
   game ids and numbers; counts of another stamp are dropped when it is next written. Writes are atomic
   (a temporary file renamed over it); a file that cannot be read or written, or is of another format,
   is ignored with a one-line warning. Each entry is written with a check (a digest of it, its key and
@@ -78,16 +79,27 @@ def cache_path() -> str:
     return os.path.join(folder, "tree-sizes.json")
 
 
+#: What a count reads, under coupsolve/ (and solvers' node kinds): the engine, the tree builders and
+#: the rules. A count is kept across edits anywhere else (the command line, the analysis, the solvers).
+COUNT_SOURCES = ("engine", "trees", "rules.py")
+
+
+def count_sources() -> list[str]:
+    """The files and folders whose sources a cached count is stamped with (:data:`COUNT_SOURCES`)."""
+    import solvers.kinds
+
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [os.path.join(top, name) for name in COUNT_SOURCES] + [os.path.abspath(solvers.kinds.__file__)]
+
+
 @functools.lru_cache(maxsize=1)
 def _stamp() -> dict:
-    """What a cached count is valid for: this version, this count layout, these very sources."""
-    import solvers
-    from solvers._cache_guard import sources_digest
+    """What a cached count is valid for: this version, this count layout, the very sources a count
+    reads (:func:`count_sources`)."""
+    from solvers.cache_guard import sources_digest
     from solvers.npz import library_version
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    return {"version": library_version(), "layout": COUNT_LAYOUT,
-            "sources": sources_digest(here, os.path.dirname(os.path.abspath(solvers.__file__)))}
+    return {"version": library_version(), "layout": COUNT_LAYOUT, "sources": sources_digest(*count_sources())}
 
 
 def entry_of(size: TreeSize) -> dict:
@@ -214,11 +226,10 @@ def lookup(rules, cache: bool = True) -> KnownSize | None:
     cache : bool
         Ask the cached counts and the packaged table (False: neither, so everything is counted).
     """
-    from coupsolve.trees.history.tree import rules_game_id
 
     if not cache:
         return None
-    key = rules_game_id(rules)
+    key = rules.game_string()
     cached, table = _cached(), _known_table()
     found = [k for k in (_from(rules, cached, key, CACHED, "the size cache"),
                          _from(rules, table, key, KNOWN, "the known sizes")) if k is not None]
@@ -235,14 +246,12 @@ def _shorter(rules, cached, table) -> list:
     """Lower bounds from the sizes of the same rules at a shorter turn limit: the tree of turn limit
     t is the tree of t + 1 with its last turn cut, so it has no more histories. So turn limit 5 is
     refused at once from turn limit 4's packaged 3.05e9 histories, not after counting for minutes."""
-    from coupsolve.trees.history.tree import rules_game_id
-
     bounds = []
     for t in SHORTER_LIMITS:
         if t >= rules.turn_limit:
             break
         shorter = rules.replace(turn_limit=t)
-        key = rules_game_id(shorter)
+        key = shorter.game_string()
         for sizes, source in ((cached, CACHED), (table, KNOWN)):
             known = _from(shorter, sizes, key, source, "the size cache" if sizes is cached else
                           "the known sizes")
@@ -256,9 +265,8 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
     """Record a finished count ``size`` of ``rules``'s tree, or the lower bound ``at_least`` (histories)
     that a budgeted count proved, in the cache file (:func:`cache_path`). A bound never replaces an
     exact count nor a larger bound. A file that cannot be written is left as it is, with a warning."""
-    from coupsolve.trees.history.tree import rules_game_id
 
-    path, stamp, key = cache_path(), _stamp(), rules_game_id(rules)
+    path, stamp, key = cache_path(), _stamp(), rules.game_string()
     sizes = dict(_cached(warn=False))  # a bad file or entry: replaced (lookup warned)
     if size is not None:
         sizes[key] = entry_of(size)
@@ -294,9 +302,8 @@ def _bound_or_zero(entry) -> int:
 
 # ------------------------------------------------------------------ the public tree's counts by parts
 def _public_key(rules, parts) -> str:
-    from coupsolve.trees.history.tree import rules_game_id
 
-    return f"{rules_game_id(rules)} | public tree counted by {int(parts)} parts"
+    return f"{rules.game_string()} | public tree counted by {int(parts)} parts"
 
 
 def public_entry(size) -> dict:

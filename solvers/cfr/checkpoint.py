@@ -54,7 +54,7 @@ def tree_digest(tree):
 
 
 @contextlib.contextmanager
-def _interrupts_held(caught):
+def interrupts_held(caught):
     """Hold Ctrl-C (SIGINT) inside the block, appending to ``caught`` instead (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -76,7 +76,7 @@ def write_durably(path, kind, meta, arrays):
         True if Ctrl-C came during the write (the caller decides what it ends).
     """
     caught = []
-    with _interrupts_held(caught):
+    with interrupts_held(caught):
         _npz.save(path, kind, meta, arrays)
     return bool(caught)
 

@@ -27,7 +27,6 @@ large trees and idle cores.
 from __future__ import annotations
 
 import math
-import sys
 import warnings
 
 import numpy as np
@@ -36,13 +35,11 @@ from solvers.npz import save_or_warn
 from solvers.cfr.algorithms import get_algorithm
 from solvers.history.rep import PARALLEL_MIN_HISTORIES
 from solvers.cfr.representation import representation_for
+from solvers.cfr.stepping import run
 from solvers.cfr.solver import (PRECISIONS, UPDATES, Solver, check_options, check_threads, exploitability_floor,
                      int_arg)
 
 __all__ = ["solve", "check_threads", "PRECISIONS", "UPDATES", "PARALLEL_MIN_HISTORIES"]
-
-_CHUNK_SECONDS = 0.1
-_MAX_CHUNK = 1_000_000
 
 
 def _target_arg(value):
@@ -118,7 +115,7 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     threads : int
         Number of numba threads (at most ``numba.config.NUMBA_NUM_THREADS``
         and 16). The tree is cut into 16 groups of whole subtrees below a
-        shallow level (:mod:`solvers.history._layout`); each thread runs its groups
+        shallow level (:mod:`solvers.history.layout`); each thread runs its groups
         through every level, two parallel regions per pass. Worth it on trees
         of about ``10**6`` histories and more, on cores no other process is
         using (a parallel region waits for its slowest thread). Regret terms
@@ -191,51 +188,18 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
             close()  # its workers (a Ray backend's actors) end with it
 
 
-def _next_multiple(done, every):
-    return (done // every + 1) * every
-
-
 def _drive(solver, iterations, target, check_every, progress, checkpoint, checkpoint_every):
-    """Step ``solver`` until ``iterations`` or ``target``; True if Ctrl-C stopped it."""
-    from tqdm.auto import tqdm
-
-    start = solver.iterations
-    next_check = _next_multiple(start, check_every)
-    next_save = None if checkpoint_every is None else _next_multiple(start, checkpoint_every)
+    """Step ``solver`` until ``iterations`` or ``target`` (measured every ``check_every`` iterations)
+    by the shared loop (:func:`solvers.cfr.stepping.run`); True if Ctrl-C stopped it."""
     curve = solver.curve
-    reached = (target is not None and bool(curve) and curve[-1][0] == start
-               and curve[-1][2] <= target)
-    chunk = 1
-    bar = tqdm(total=iterations, initial=start, desc=solver.algorithm, unit="it",
-               disable=not (progress and sys.stderr.isatty()), dynamic_ncols=True)
-    try:
-        while not reached:
-            done = solver.iterations
-            count = min(chunk, next_check - done)
-            if iterations is not None:
-                if done >= iterations:
-                    break
-                count = min(count, iterations - done)
-            if next_save is not None:
-                count = min(count, next_save - done)
-            elapsed = solver.step(count)
-            chunk = max(1, min(_MAX_CHUNK, int(_CHUNK_SECONDS * count / max(elapsed, 1e-9))))
-            bar.update(count)
-            done = solver.iterations
-            if done >= next_check:
-                value = solver.record()
-                bar.set_postfix(exploitability=f"{value:.3g}")
-                if progress and bar.disable:  # no terminal (a log file): one line per check
-                    print(f"{solver.algorithm}: iteration {done:,}, exploitability {value:.4g}, "
-                          f"{solver.curve[-1][1]:,.0f} s", file=sys.stderr, flush=True)
-                reached = target is not None and value <= target
-                next_check += check_every
-            if next_save is not None and done >= next_save:
-                if save_or_warn(solver.save, checkpoint):  # Ctrl-C came while it wrote
-                    return True
-                next_save += checkpoint_every
-    except KeyboardInterrupt:
-        return True
-    finally:
-        bar.close()
-    return False
+    if target is not None and curve and curve[-1][0] == solver.iterations and curve[-1][2] <= target:
+        return False  # resumed at a measured point that reached the target already
+
+    def check():
+        value = solver.record()
+        return (target is not None and value <= target,
+                f"exploitability {value:.4g}, {solver.curve[-1][1]:,.0f} s")
+
+    return run(solver, iterations=iterations, check_every=check_every, check=check,
+               save=lambda: save_or_warn(solver.save, checkpoint), save_every=checkpoint_every,
+               desc=solver.algorithm, progress=progress)

@@ -25,7 +25,7 @@ import time
 import numba
 import numpy as np
 
-from solvers.history._layout import PARTS
+from solvers.history.layout import PARTS
 from solvers.cfr.algorithms import get_algorithm
 from solvers.history.best_response import exploitability_of
 from solvers.cfr.checkpoint import CheckpointState, check_checkpoint, load_checkpoint, save_checkpoint

@@ -3,24 +3,24 @@
 Zinkevich, Johanson, Bowling and Piccione (2007), "Regret Minimization in
 Games with Incomplete Information", NeurIPS 20. The variants (CFR+, LCFR,
 DCFR, PCFR+) are parameters of the same pass; see :mod:`solvers.cfr.algorithms`.
-The tree is read through :mod:`solvers.history._layout`: the non-terminal histories
+The tree is read through :mod:`solvers.history.layout`: the non-terminal histories
 level by level, in segments of one kind and one number of children, with
 payoffs kept in the value buffer at the terminals. The passes over the tree
-are in :mod:`solvers.history._passes`; this module holds the information-set updates
+are in :mod:`solvers.history.passes`; this module holds the information-set updates
 and the iteration loop. The kernel takes three named tuples: the layout
-(:class:`~solvers.history._layout.LayoutArrays`), the solver's buffers
-(:class:`~solvers.cfr._state.SolverState`) and the algorithm's scalars
-(:class:`~solvers.cfr._state.Params`).
+(:class:`~solvers.history.layout.LayoutArrays`), the solver's buffers
+(:class:`~solvers.cfr.state.SolverState`) and the algorithm's scalars
+(:class:`~solvers.cfr.state.Params`).
 
 One iteration ``t`` with alternating updates performs, for ``p = 0`` then
 ``p = 1``:
 
-1. a forward pass (:func:`~solvers.history._passes.pull`), level by level, giving each
+1. a forward pass (:func:`~solvers.history.passes.pull`), level by level, giving each
    non-terminal ``q``, the counterfactual reach of ``p`` (chance's and the
    opponent's probabilities on the path), as its parent's ``q`` times the
    probability of the edge into it, and listing the non-terminals with
    ``q > 0``;
-2. a backward pass (:func:`~solvers.history._passes.backward`), deepest level first, over the listed
+2. a backward pass (:func:`~solvers.history.passes.backward`), deepest level first, over the listed
    non-terminals only, computing player 0's value ``v`` and, at ``p``'s
    decision nodes, adding ``q * (child value - node value)`` (negated for
    player 1) to the regrets. Histories with ``q = 0`` have zero regret terms
@@ -59,9 +59,9 @@ row of ``inst``, summed in :func:`_infosets`. Kernels allocate nothing.
 import numba
 from numba import prange
 
-from solvers.cfr._matching import predictive_match
-from solvers.cfr._matching import schedule as _schedule
-from solvers.history._passes import U, backward, backward_parts, forward, pull, pull_parts
+from solvers.cfr.matching import predictive_match
+from solvers.cfr.matching import schedule as _schedule
+from solvers.history.passes import U, backward, backward_parts, forward, pull, pull_parts
 from solvers.kinds import BOTH_PLAYERS
 
 
@@ -263,9 +263,9 @@ def run_iterations(L, thread_parts, S, P, num_iterations):
     ----------
     L : LayoutArrays
     thread_parts : ndarray, int64, shape (T + 1,)
-        :meth:`solvers.history._layout.Layout.parts`.
+        :meth:`solvers.history.layout.Layout.parts`.
     S : SolverState
-        ``S.v`` must hold :func:`~solvers.history._passes.init_values`; ``S.tab``
+        ``S.v`` must hold :func:`~solvers.history.passes.init_values`; ``S.tab``
         the current strategy. Updated in place.
     P : Params
     num_iterations : int

@@ -1,10 +1,10 @@
-"""The numba passes that build the solver layout (:mod:`solvers.history._layout`).
+"""The numba passes that build the solver layout (:mod:`solvers.history.layout`).
 
 Three passes over a :class:`~solvers.trees.gametree.FlatTree`: :func:`partition` cuts
 the tree into parts of whole subtrees, :func:`fill` lays the non-terminals
 out in blocks and segments, :func:`to_internal_offsets` moves the decision
 offsets to the layout's internal action order. The arrays they fill, and
-their meaning, are described in :mod:`solvers.history._layout`.
+their meaning, are described in :mod:`solvers.history.layout`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from solvers.trees._check import own_sequences
+from solvers.trees.check import own_sequences
 from solvers.kinds import CHANCE, SEG_CHANCE, TERMINAL, EDGE_ROOT
 
 
 class FillOut(NamedTuple):
-    """Arrays :func:`fill` writes (see :mod:`solvers.history._layout` for their meaning).
+    """Arrays :func:`fill` writes (see :mod:`solvers.history.layout` for their meaning).
 
     The segments: ``seg_start`` (int64, ``max_segments + 1``), ``seg_kind``
     (int8) and ``seg_nc`` (int64, ``max_segments``), ``part_seg`` (int64,

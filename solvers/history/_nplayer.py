@@ -27,7 +27,7 @@ import weakref
 import numba
 import numpy as np
 
-from solvers.trees._check import own_sequences
+from solvers.trees.check import own_sequences
 from solvers.kinds import CHANCE, DECISION, TERMINAL
 
 __all__ = ["NPlayerLayout", "nplayer_layout", "br_values", "onpolicy_values", "pick_best"]

@@ -8,7 +8,7 @@ games: ``exploitability = NashConv / 2``.
 
 The best response of player ``b`` is computed in sequence form, which needs
 only perfect recall (the histories of an information set may lie at different
-depths). The tree is read through its layout (:mod:`solvers.history._layout`):
+depths). The tree is read through its layout (:mod:`solvers.history.layout`):
 
 1. a forward pass computes the counterfactual reach ``q`` of ``b`` (chance's
    and the opponent's probabilities) of every history;
@@ -39,8 +39,8 @@ import numba
 import numpy as np
 
 from solvers.history import _nplayer
-from solvers.history._layout import layout_for
-from solvers.history._passes import U, forward, init_values
+from solvers.history.layout import layout_for
+from solvers.history.passes import U, forward, init_values
 from solvers.kinds import SEG_CHANCE
 from solvers.memory import check_fits
 from solvers.policy import check_policy
@@ -59,7 +59,7 @@ def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
     Parameters
     ----------
     L : LayoutArrays
-        The tree's layout (:class:`~solvers.history._layout.LayoutArrays`).
+        The tree's layout (:class:`~solvers.history.layout.LayoutArrays`).
     sigma : ndarray, float64, shape (num_actions,)
         The policy, in the layout's internal order.
     b : int
@@ -70,7 +70,7 @@ def br_kernel(L, sigma, b, with_values, q, w, v, acc, br_policy, out):
         Scratch.
     v : ndarray, float64, shape (num_nodes,)
         Holds the payoffs at the terminals
-        (:func:`~solvers.history._passes.init_values`); receives the values when
+        (:func:`~solvers.history.passes.init_values`); receives the values when
         ``with_values``.
     acc : ndarray, float64, shape (num_actions,)
         Scratch.

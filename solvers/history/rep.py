@@ -2,8 +2,8 @@
 
 The :class:`~solvers.cfr.representation.Representation` that
 :class:`solvers.Solver` uses for a ``GameTree``. It builds (once per tree)
-the solver layout (:mod:`solvers.history._layout`), allocates every buffer once, as
-one :class:`~solvers.cfr._state.SolverState`, and calls the kernel
+the solver layout (:mod:`solvers.history.layout`), allocates every buffer once, as
+one :class:`~solvers.cfr.state.SolverState`, and calls the kernel
 (:func:`solvers.history._kernel.run_iterations`); the exploitability of the
 average policy is the exact best response (:mod:`solvers.history.best_response`),
 sharing the value buffer when it is float64.
@@ -26,13 +26,13 @@ import numba
 import numpy as np
 
 from solvers.history._kernel import run_iterations
-from solvers.history._layout import cached as layout_cached
-from solvers.history._layout import layout_for
-from solvers.history._passes import init_values, normalize_average
+from solvers.history.layout import cached as layout_cached
+from solvers.history.layout import layout_for
+from solvers.history.passes import init_values, normalize_average
 from solvers.history.best_response import _values, _Workspace
 from solvers.kinds import CHANCE, TERMINAL
-from solvers.memory import check_fits, estimate_solve_bytes
-from solvers.cfr._state import Params, SolverState
+from solvers.memory import check_fits, estimate_solve_bytes, real_dtype
+from solvers.cfr.state import Params, SolverState
 from solvers.cfr.representation import check_state, register
 from solvers.trees.gametree import GameTree
 
@@ -70,10 +70,10 @@ class HistoryTree:
 
     Attributes
     ----------
-    layout : solvers.history._layout.Layout
-    state : solvers.cfr._state.SolverState
+    layout : solvers.history.layout.Layout
+    state : solvers.cfr.state.SolverState
         The kernel's buffers (internal order); read by profiling tools only.
-    params : solvers.cfr._state.Params
+    params : solvers.cfr.state.Params
     """
 
     def __init__(self, tree, spec, precision, updates, threads):
@@ -88,7 +88,7 @@ class HistoryTree:
         self.params = Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                              simultaneous=updates == "simultaneous", alpha=spec.alpha,
                              beta=spec.beta, gamma=spec.gamma)
-        dtype = np.float32 if precision == "float32" else np.float64
+        dtype = real_dtype(precision)
         num_nt = lay.node.shape[0]
         # The strategy (internal order), the chance probabilities and a 1: the
         # forward pass reads every edge probability from this one table.

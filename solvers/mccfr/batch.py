@@ -1,12 +1,12 @@
 """External-sampling MCCFR on several threads: deterministic batches (the algorithm is in
-:mod:`solvers.mccfr._external`'s docstring), driven from here.
+:mod:`solvers.mccfr.external`'s docstring), driven from here.
 
 A solver made with ``threads=T`` (T >= 2) or an explicit ``batch`` runs its iterations in batches of
-``T * batch``, by the game's worker kernel (:func:`solvers.mccfr._external.run_worker`) in ``T``
+``T * batch``, by the game's worker kernel (:func:`solvers.mccfr.external.run_worker`) in ``T``
 threads at once (worker 0 in the calling thread, the others in a pool; the kernel releases the GIL):
 each phase's traversals, then the merge (the new information sets inserted in worker 0's thread
 while the others add their parts of the logs, then worker 0's part). The threads meet at a compiled
-barrier between the two (:mod:`solvers._atomics`, about 0.15 microseconds here) without coming back
+barrier between the two (:mod:`solvers.atomics`, about 0.15 microseconds here) without coming back
 to Python, which cost tens of microseconds a hand-over (the pool's, and numba's typing of the
 kernel's arguments). Ctrl-C is held until a call's batches are whole (:data:`CALL_SECONDS`).
 
@@ -23,9 +23,9 @@ import time
 
 import numpy as np
 
-from solvers import _atomics as A
-from solvers.mccfr import _external as EXT
-from solvers.cfr.checkpoint import _interrupts_held
+from solvers import atomics as A
+from solvers.mccfr import external as EXT
+from solvers.cfr.checkpoint import interrupts_held
 from solvers.memory import check_fits, format_bytes
 
 #: The iterations per worker and batch when ``threads`` is given without ``batch``. Two players, turn
@@ -136,9 +136,9 @@ class Workers:
                       batches, batch, plus, linear, self.stacks[t], *self.sinks, t, self._bar)
 
     def run(self, kernel, arrays, batches, batch, plus, linear):
-        """``batches`` whole batches; a status code of :mod:`solvers.mccfr._kernel` (never
+        """``batches`` whole batches; a status code of :mod:`solvers.mccfr.kernel` (never
         ``ERR_SINK``: a phase that fills a sink is undone and run again with grown sinks). The workers
-        run the game's worker kernel (:func:`solvers.mccfr._external.run_worker`) in calls of about
+        run the game's worker kernel (:func:`solvers.mccfr.external.run_worker`) in calls of about
         ``CALL_SECONDS`` each, Ctrl-C held until a call's batches are whole."""
         done, chunk = 0, 1
         while done < batches:
@@ -146,7 +146,7 @@ class Workers:
             self._at[:] = 0
             caught = []
             began = time.perf_counter()
-            with _interrupts_held(caught):
+            with interrupts_held(caught):
                 while True:
                     status = self._map(functools.partial(self._call, kernel, arrays, todo, batch, plus,
                                                          linear))[0]

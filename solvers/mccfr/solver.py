@@ -5,19 +5,19 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 * ``"external"`` (the default): one iteration is one traversal per player, every action of the
   updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
-  (:mod:`solvers.mccfr._external`). Its traversal grows with the game's length: a full-length Coup
+  (:mod:`solvers.mccfr.external`). Its traversal grows with the game's length: a full-length Coup
   walks millions of information sets in one iteration. With ``threads`` it runs on several workers
   in deterministic batches (:mod:`solvers.mccfr.batch`).
 * ``"outcome"``: one iteration is one sampled episode per player, with epsilon-exploration at the
   updated player's nodes and importance-weighted regrets, as in OpenSpiel's
-  ``OutcomeSamplingSolver`` (:mod:`solvers.mccfr._outcome`). An iteration costs one path, whatever
+  ``OutcomeSamplingSolver`` (:mod:`solvers.mccfr.outcome`). An iteration costs one path, whatever
   the game's length.
 * ``"probe"``: one sampled on-policy path per player, each of the updated player's actions on it
   valued by a probe (one rollout, no importance weight after the node; Gibson et al., AAAI 2012;
-  :mod:`solvers.mccfr._probe`). For long games, where outcome sampling's weights make the regrets'
+  :mod:`solvers.mccfr.probe`). For long games, where outcome sampling's weights make the regrets'
   variance too large to learn from; a game's binding must provide the kernel (``kernels[4]``).
 
-The table's layout is in :mod:`solvers.mccfr._kernel`.
+The table's layout is in :mod:`solvers.mccfr.kernel`.
 
 A game is a :class:`SamplingGame` (Coup's is :func:`coupsolve.sampling.game.sampling_game`). The solver's
 information sets live in a preallocated hash table whose memory is checked before it is allocated
@@ -26,7 +26,7 @@ Iterations draw from a splitmix64 generator seeded by ``seed`` whose state is pa
 run is bit-identical given its seed, whatever its chunks, and a checkpoint resumes it bit for bit.
 
 The kernels take the game's functions as a first-class argument; how they are compiled and cached
-per game is in :mod:`solvers.mccfr._kernel`.
+per game is in :mod:`solvers.mccfr.kernel`.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ from typing import NamedTuple
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from solvers.mccfr import _external as EXT
-from solvers.mccfr import _kernel as K
-from solvers.mccfr import _outcome as O
-from solvers.mccfr import _probe as R
+from solvers.mccfr import external as EXT
+from solvers.mccfr import kernel as K
+from solvers.mccfr import outcome as O
+from solvers.mccfr import probe as R
 from solvers import npz as _npz
 from solvers.mccfr.tablefile import check_table
 from solvers.mccfr import batch as B
@@ -59,7 +59,8 @@ SAMPLINGS = ("external", "outcome", "probe")
 #: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
               "probe": (4, "probing"), "batches": (5, "batched external-sampling")}
-_KIND = "coupsolve.solvers.MCCFRCheckpoint"
+#: The kind a checkpoint file records (:mod:`solvers.npz`), so no other file is read as one.
+CHECKPOINT_KIND = "coupsolve.solvers.MCCFRCheckpoint"
 #: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
 _OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
              "iterations", "seconds", "max_infosets", "max_actions", "num_players", "threads", "batch")
@@ -74,7 +75,7 @@ class SamplingGame(NamedTuple):
     """A game for :class:`MCCFRSolver`: its compiled kernels and sizes.
 
     ``kernels`` is ``(run_iterations, replay_keys, tree_infoset_keys, run_outcome)``: the kernels of
-    :mod:`solvers.mccfr._kernel` and :mod:`solvers.mccfr._outcome` with the game's functions bound as
+    :mod:`solvers.mccfr.kernel` and :mod:`solvers.mccfr.outcome` with the game's functions bound as
     their first argument, either by
     :func:`bind` (compiled in every process) or by cached entry points of the game's own module.
     ``params`` (int32) and ``scratch`` (a tuple of arrays) are passed to the game's functions;
@@ -83,7 +84,7 @@ class SamplingGame(NamedTuple):
     in checkpoints; ``abstraction`` names how its information sets are keyed (``"exact"``: the
     players' whole observation sequences), checked by checkpoints too. ``warm_start`` (probing only)
     is the regret a new information set starts with on the strategy the game's ``moves`` gives at a
-    decision (:mod:`solvers.mccfr._probe`); 0, the default, starts every one at zero.
+    decision (:mod:`solvers.mccfr.probe`); 0, the default, starts every one at zero.
     """
 
     kernels: tuple
@@ -103,7 +104,7 @@ class TableFull(MemoryError):
 
 
 def call_kernel(kernel, *args):
-    """Run a kernel of :mod:`solvers.mccfr._kernel` (numba's note that first-class functions are
+    """Run a kernel of :mod:`solvers.mccfr.kernel` (numba's note that first-class functions are
     experimental silenced: they are how a game is passed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
@@ -112,7 +113,7 @@ def call_kernel(kernel, *args):
 
 def bind(functions):
     """``SamplingGame.kernels`` for the game ``functions``, ``(init, player, moves, step, returns)``
-    (numba-compiled, :mod:`solvers.mccfr._kernel`): not cached, so compiled in every process; fine for a
+    (numba-compiled, :mod:`solvers.mccfr.kernel`): not cached, so compiled in every process; fine for a
     small game, while a large one caches entry points of its own (as ``coupsolve.sampling.game`` does)."""
     return tuple(functools.partial(k, functions) for k in (EXT.run_iterations, K.replay_keys,
                                                             K.tree_infoset_keys, O.run_outcome,
@@ -124,9 +125,9 @@ def _capacity(max_infosets):
 
 
 def new_table(capacity):
-    """``capacity`` empty slots (:data:`solvers.mccfr._kernel.SLOT_DTYPE`) and the header, starting
+    """``capacity`` empty slots (:data:`solvers.mccfr.kernel.SLOT_DTYPE`) and the header, starting
     on a 64-byte boundary, so that no slot straddles two cache lines (NumPy aligns large arrays to 16
-    bytes only). The first ``FIRST_SLOTS`` are in use (the table grows: :mod:`solvers.mccfr._kernel`);
+    bytes only). The first ``FIRST_SLOTS`` are in use (the table grows: :mod:`solvers.mccfr.kernel`);
     the pages of the others are not written until the table grows into them."""
     raw = np.zeros((capacity + 1) * K.SLOT_BYTES + 64, np.uint8)
     start = -raw.ctypes.data % 64
@@ -144,7 +145,7 @@ def slots_in_use(table):
 
 
 def estimate_bytes(game, max_infosets, max_actions, threads=1):
-    """Bytes of a solver's table (:mod:`solvers.mccfr._kernel`) at its largest (it grows in place)
+    """Bytes of a solver's table (:mod:`solvers.mccfr.kernel`) at its largest (it grows in place)
     and its traversal stack; with ``threads`` workers, their stacks and their sinks' first room
     (:mod:`solvers.mccfr.batch`)."""
     state = 4 * game.state_size + 16 * game.num_players  # a state and its hashes
@@ -372,7 +373,7 @@ class MCCFRSolver:
         meta.update(self.notes)
         arrays = self.table()
         arrays["rng"] = self._rng
-        _npz.save(path, _KIND, meta, arrays)
+        _npz.save(path, CHECKPOINT_KIND, meta, arrays)
 
     @classmethod
     def load(cls, path, game, max_infosets=None, max_actions=None, sampling=None):
@@ -382,7 +383,7 @@ class MCCFRSolver:
 
         Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
         game's information sets, or another sampling than ``sampling``."""
-        meta, a = _npz.load(path, _KIND)
+        meta, a = _npz.load(path, CHECKPOINT_KIND)
         check_table(meta, a, game, path)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "

@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import re
 
-import numpy as np
-
 from solvers import npz as _npz
 
 __all__ = ["latest", "part_path", "trunk_path", "remove_older", "check_meta", "KIND"]
@@ -70,8 +68,3 @@ def check_meta(saved, expected, path):
     if differ:
         got = ", ".join(f"{k}={saved.get(k)!r} (this solve: {expected[k]!r})" for k in differ)
         raise ValueError(f"{path} is a checkpoint of another solve: {got}")
-
-
-def digest_text(digests):
-    """The pieces' digests (uint8) as hex, for a checkpoint's metadata."""
-    return np.asarray(digests, np.uint8).tobytes().hex()

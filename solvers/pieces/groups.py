@@ -20,9 +20,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.history._passes import normalize_average
+from solvers.history.passes import normalize_average
 from solvers.pieces.parts import PieceRunner
 from solvers.pieces.split import count, piece_bytes
+from solvers.memory import real_dtype
 
 __all__ = ["Group", "GroupRunner", "deal", "group_bytes", "groups", "pass_buffer_bytes"]
 
@@ -89,7 +90,7 @@ def pass_buffer_bytes(entries, actions, precision, predictive):
     """Bytes of one set of pass buffers for a piece of ``entries`` entries and ``actions`` actions:
     reach and values (and PCFR+'s predictions) per entry, action values (and PCFR+'s second) per
     action, in the solve's precision."""
-    real = 4 if precision == "float32" else 8
+    real = np.dtype(real_dtype(precision)).itemsize
     pred = 1 if predictive else 0
     return real * (2 + pred) * int(entries) + real * (1 + pred) * int(actions)
 
@@ -97,7 +98,7 @@ def pass_buffer_bytes(entries, actions, precision, predictive):
 def group_bytes(g, predictive, precision):
     """Bytes a runner of group ``g`` holds: its parts' arrays, their per-action state (three
     arrays) and one set of pass buffers as long as its largest part's."""
-    real = 4 if precision == "float32" else 8
+    real = np.dtype(real_dtype(precision)).itemsize
     return (sum(piece_bytes(q) for q in g.pieces) + len(STATE) * real * count(g.actions)
             + pass_buffer_bytes(*largest(g.pieces), precision, predictive))
 
@@ -116,7 +117,7 @@ class GroupRunner:
     """
 
     def __init__(self, g, params, precision="float64", threads=1, held=None):
-        real = np.float32 if precision == "float32" else np.float64
+        real = real_dtype(precision)
         n = count(g.actions)
         self.held = held if held is not None else {k: np.empty(n, real) for k in STATE}
         e, a = largest(g.pieces)

@@ -28,9 +28,9 @@ import hashlib
 
 import numpy as np
 
-from solvers.history._passes import normalize_average
+from solvers.history.passes import normalize_average
 from solvers.trees.infosets import InfosetTable
-from solvers.memory import check_fits
+from solvers.memory import check_fits, real_dtype
 from solvers.trees.publictree import PublicTree
 from solvers.pieces.groups import STATE, GroupRunner, group, largest, pass_buffer_bytes
 from solvers.pieces.parts import PartsRep, _Local
@@ -108,7 +108,7 @@ class PublicPieces(InfosetTable):
 
     def normalize(self, cumulative, out):
         """``out`` (per action) the average policy of the weights ``cumulative``: uniform where
-        they sum to 0 (:func:`solvers.history._passes.normalize_average`), piece by piece over each
+        they sum to 0 (:func:`solvers.history.passes.normalize_average`), piece by piece over each
         piece's own offsets; ``out`` may be ``cumulative``."""
         for q in [self.trunk] + self.parts:
             normalize_average(cumulative[q.actions], q.flat.infoset_offset,
@@ -172,7 +172,7 @@ class PiecesRep(PartsRep):
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its {len(tree.parts) + 1} pieces")
-        real = np.float32 if precision == "float32" else np.float64
+        real = real_dtype(precision)
         self.held = {name: np.empty(tree.num_actions, real) for name in STATE}
         g = group(tree.parts)  # its actions are a slice: the runner's state is views of held's
         views = {k: v[g.actions] for k, v in self.held.items()}
@@ -234,7 +234,7 @@ def estimate_pieces_solve_bytes(num_actions, trunk, largest, precision="float64"
     exploitability check keeps no best actions (:meth:`PieceRunner.values_pass` without
     ``choices``), and the policies are normalised over each piece's own offsets (the table's are
     made only when asked: :attr:`PublicPieces.infoset_offset`)."""
-    real = 4 if precision == "float32" else 8
+    real = np.dtype(real_dtype(precision)).itemsize
     return len(STATE) * real * int(num_actions) + sum(
         pass_buffer_bytes(e, a, precision, predictive) for e, a in (trunk, largest))
 

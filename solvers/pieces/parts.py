@@ -19,10 +19,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from solvers.history._passes import normalize_average
-from solvers.cfr._matching import schedule
-from solvers.public._forward import no_live
-from solvers.public._kernel import backward_levels, forward_levels, values_levels
+from solvers.history.passes import normalize_average
+from solvers.cfr.matching import schedule
+from solvers.public import backward_levels, forward_levels, no_live, values_levels
 from solvers.kinds import BOTH_PLAYERS
 from solvers.public.rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state, params_of
 from solvers.pieces.split import choose_depth, split
@@ -45,7 +44,7 @@ class PieceRunner:
     Parameters
     ----------
     piece : solvers.pieces.split.Piece
-    params : solvers.cfr._state.Params
+    params : solvers.cfr.state.Params
     precision : {"float64", "float32"}
     threads : int
         numba threads for its passes.

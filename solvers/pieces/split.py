@@ -161,7 +161,7 @@ def _piece(f, ranges, cut, roots):
     gn = f.infoset_node[owned]
     level = np.searchsorted(f.level_start, gn, side="right") - 1 - _first_level(f, ranges)
     local_node = gn - node_lo[level] + ls[level]
-    _matrices(f, a, term)
+    piece_matrices(f, a, term)
     flat = public_flat(dict(
         level_start=ls, entry_start=entry_start, infoset_player=f.infoset_player[owned],
         infoset_num_actions=m, infoset_offset=offset, infoset_count=f.infoset_count[owned],
@@ -183,7 +183,7 @@ def pack_matrices(matrix_start, used):
     return start, np.repeat(matrix_start[used] - start[:-1], length) + np.arange(int(start[-1]))
 
 
-def _matrices(f, a, term):
+def piece_matrices(f, a, term):
     """The matrices of the piece's terminals ``term`` (bool per node), copied and renumbered (into
     ``a``)."""
     used = np.unique(a["term_matrix"][term]).astype(np.int64)

@@ -43,7 +43,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from solvers.cfr._matching import predictive_match, schedule
+from solvers.cfr.matching import predictive_match, schedule
 from solvers.public._forward import LIVE, forward, forward_levels
 from solvers.public._node import _cut, _ix, _side, _terminals, _void, _zero_side, scratch
 from solvers.kinds import BOTH_PLAYERS, DECISION, TERMINAL
@@ -279,8 +279,8 @@ def backward(T, S, P, p, weight, fpos, fneg, parallel):
 
     ``S`` is a :class:`~solvers.public.rep.PublicState` (``reach`` and ``live`` from :func:`forward`
     on the same arrays: a node where the opponent has no reach is not read below), ``P`` the
-    :class:`~solvers.cfr._state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
-    and regret discounts (:func:`solvers.cfr._matching.schedule`); ``parallel`` as for :func:`forward`.
+    :class:`~solvers.cfr.state.Params`; ``weight``, ``fpos``, ``fneg`` the iteration's averaging weight
+    and regret discounts (:func:`solvers.cfr.matching.schedule`); ``parallel`` as for :func:`forward`.
     """
     first = np.int64(0)  # not a literal 0: the drivers called from Python take an int64 (_ALL)
     backward_levels(T, S, P, p, weight, fpos, fneg, first, T.level_start.shape[0] - 1, parallel)

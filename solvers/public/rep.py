@@ -24,12 +24,12 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from solvers.history._passes import normalize_average
+from solvers.history.passes import normalize_average
 from solvers.public._forward import no_live
 from solvers.public._kernel import evaluate, forward, run_iterations, scratch, values
-from solvers.cfr._state import Params
+from solvers.cfr.state import Params
 from solvers.kinds import BOTH_PLAYERS
-from solvers.memory import check_fits
+from solvers.memory import check_fits, real_dtype
 from solvers.trees.publictree import PublicTree
 from solvers.cfr.representation import check_state, register
 
@@ -40,7 +40,7 @@ def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", p
                                 num_nodes=0):
     """Working memory (bytes, int) of a solve of a public tree of these sizes, before it is allocated
     (module docstring)."""
-    real = 4 if precision == "float32" else 8
+    real = np.dtype(real_dtype(precision)).itemsize
     pred = 1 if predictive else 0
     per_entry = real * (2 + pred)
     per_action = real * (5 + pred) + 16  # the buffers, the average, the float64 copies of a result
@@ -48,7 +48,7 @@ def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", p
 
 
 def params_of(spec, updates):
-    """The kernels' :class:`~solvers.cfr._state.Params` of an algorithm and update scheme."""
+    """The kernels' :class:`~solvers.cfr.state.Params` of an algorithm and update scheme."""
     return Params(plus=spec.plus, discount=spec.discount, predictive=spec.predictive,
                   simultaneous=updates == "simultaneous", alpha=spec.alpha, beta=spec.beta,
                   gamma=spec.gamma)
@@ -61,7 +61,7 @@ def new_state(flat, precision, predictive, threads, shared=None, held=None):
     ``(reach, v, w, acc, acc2)`` at least as long as the piece's entries and actions (their first
     elements serve; ``acc`` and ``acc2`` zero, as every pass leaves them), and ``held``, the
     piece's ``(sigma, regret, cumulative)``: views of the whole numbering's arrays."""
-    real = np.float32 if precision == "float32" else np.float64
+    real = real_dtype(precision)
     n = flat.infoset_num_actions
     a, e = int(n.sum()), flat.entry_parent.shape[0]
     w, a2 = (e, a) if predictive else (0, 0)

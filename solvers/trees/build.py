@@ -124,7 +124,7 @@ def _payoff_row(value, rows, node):
     return row
 
 
-_DTYPES = dict(node_kind=np.int8, node_player=np.int8, node_infoset=np.int32,
+FLAT_DTYPES = dict(node_kind=np.int8, node_player=np.int8, node_infoset=np.int32,
                child_start=np.int64, num_children=np.int32, chance_prob=np.float64,
                payoff=np.float64, level_start=np.int64)
 
@@ -143,7 +143,7 @@ def _arrays(nodes, infoset_player, infoset_actions, keys, game_id):
     flat_actions = np.fromiter((a for acts in infoset_actions for a in acts), dtype=np.int32,
                                count=num_actions)
     return dict(
-        {name: np.array(values, dtype=_DTYPES[name]) for name, values in nodes.items()},
+        {name: np.array(values, dtype=FLAT_DTYPES[name]) for name, values in nodes.items()},
         infoset_player=np.array(infoset_player, dtype=np.int8),
         infoset_num_actions=infoset_num_actions,
         infoset_offset=offsets,

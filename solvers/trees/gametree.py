@@ -45,7 +45,7 @@ to zero) also carries ``payoffs`` (float64, shape ``(num_nodes, N)``, row
 equals ``payoff``), and ``num_players`` is ``N``. Such a tree is for the
 exact best response and NashConv (:func:`solvers.history.best_response.nash_conv`);
 the CFR solvers, whose passes assume two players and a zero sum, refuse it
-(:mod:`solvers.history._layout`).
+(:mod:`solvers.history.layout`).
 
 Memory: 34 bytes per history (1 + 1 + 4 + 8 + 4 + 8 + 8), 13 bytes per
 information set (1 + 4 + 8) and 4 bytes per infoset action, plus
@@ -70,7 +70,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.trees import _check as _tree_check, build
+from solvers.trees import check as _tree_check, build
 from solvers.kinds import TERMINAL
 from solvers.trees.infosets import InfosetTable
 from solvers.memory import BYTES_PER_ACTION, BYTES_PER_INFOSET, BYTES_PER_NODE, check_fits

@@ -139,7 +139,7 @@ class PublicFlat(NamedTuple):
     infoset_node: np.ndarray
 
 
-_DTYPES = dict(
+FLAT_DTYPES = dict(
     level_start=np.int64, node_kind=np.int8, node_player=np.int8, child_start=np.int64,
     num_children=np.int32, entry_start=np.int64, num_entries0=np.int32, term_matrix=np.int32,
     term_scale=np.float64, entry_parent=np.int32, entry_slot=np.int8, entry_ref=np.int32,
@@ -171,7 +171,7 @@ def flat_array(name, a):
     """``a`` as :class:`PublicFlat`'s field ``name`` is held (the layout's dtype, contiguous), or
     ``ValueError`` naming the field when a value does not fit that dtype (a narrowed int32 field of
     a tree too large for one set of arrays: build it in pieces, :mod:`solvers.pieces.local`)."""
-    dt = np.dtype(_DTYPES[name])
+    dt = np.dtype(FLAT_DTYPES[name])
     a = np.asarray(a)
     if a.dtype != dt and a.size and dt.kind == "i" and a.dtype.kind in "iu":
         info = np.iinfo(dt)

@@ -1,7 +1,7 @@
 """Two-player Coup's public tree by the class walk (:mod:`coupsolve.trees.classwalk.walk`): no history is
 stepped, stored or counted one by one.
 
-:func:`count_class_tree` walks the levels storing only the current and the next one (and the anchor
+:func:`~coupsolve.trees.classwalk.count.count_class_tree` walks the levels storing only the current and the next one (and the anchor
 matrices, which the walk reads); :func:`build_class_tree` walks them again writing the tree, after
 :func:`solvers.memory.check_fits` has accepted the counted size. Both take Ctrl-C between chunks of
 public nodes and report ``progress(stage, nodes_done, nodes_of_level)``. The tree is a
@@ -27,26 +27,25 @@ import numpy as np
 from numba import njit
 
 from solvers.memory import check_fits, format_bytes
-from solvers.trees.publictree import _DTYPES, PublicFlat, PublicTree
+from solvers.trees.publictree import FLAT_DTYPES, PublicFlat, PublicTree
 from solvers.trees.matrices import sparse_bytes
 from solvers.public.rep import estimate_public_solve_bytes
 
 from coupsolve.trees.classwalk import walk as W
 from coupsolve.trees.classwalk import children as CC
 from coupsolve import engine as E
-from coupsolve.trees.history.builder import HASH_SEED, _absorb
+from coupsolve.engine.hashing import absorb, seed_hashes
 from coupsolve.trees.classwalk.emit import Level, walk_level
 from coupsolve.trees.classwalk.state import NCL, TOKW, initial_classes, public_part, supported
-from coupsolve.trees.history.tree import rules_game_id
-from coupsolve.trees.stepwalk.build import _OUT_DTYPES, CoupPublicTree, coup_tree_bytes
+from coupsolve.trees.stepwalk.build import OUT_DTYPES, CoupPublicTree, coup_tree_bytes
 from coupsolve.rules import Rules
 
-__all__ = ["ClassSize", "count_class_tree", "build_class_tree"]
+__all__ = ["ClassSize", "build_class_tree"]
 
 # the walk's anchors are sparse (cells: pairs with histories, by row; matrix_start their cells,
 # matrix_rowp their row pointers): the tree's own layout (solvers.trees.publictree), so a build hands them over
-_OUT = dict(_OUT_DTYPES, matrix_cnt=np.int64,
-            **{k: _DTYPES[k] for k in ("matrix_rowp", "row_ptr", "cell_col")})
+_OUT = dict(OUT_DTYPES, matrix_cnt=np.int64,
+            **{k: FLAT_DTYPES[k] for k in ("matrix_rowp", "row_ptr", "cell_col")})
 ClassOut = NamedTuple("ClassOut", [(k, np.ndarray) for k in _OUT])
 _NODE_ARRAYS = ("node_kind", "node_player", "child_start", "num_children", "entry_start",
                 "num_entries0", "term_matrix", "term_scale")
@@ -222,11 +221,9 @@ def _root(P, L, O):
     s = np.zeros(E.S_SIZE, np.int32)
     ev = np.zeros((4 * TOKW, 3), np.int32)
     h = np.zeros((1, 2, 2), np.uint64)
-    for p in range(2):
-        h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
-        h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
+    seed_hashes(h[0])
     ne = E.initial_state(P, s, ev, np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64))
-    _absorb(h, 0, 0, ev, ne)
+    absorb(h, 0, 0, ev, ne)
     cls = np.zeros((2, NCL), np.int32)
     ok = initial_classes(s, cls)
     public_part(s, L.pub[0])
@@ -343,22 +340,6 @@ def _check_keys(h):
                          "tree")
 
 
-def count_class_tree(rules: Rules, progress=None, *, split_depth: int | str | None = None,
-                     parts: int = 64, workers: int = 1, on_part=None) -> ClassSize:
-    """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
-    its anchor matrices). With ``split_depth`` (a level, or ``"auto"``: the first level of at least
-    32 nodes per part) the levels below it are walked by parts, ``workers`` at a time
-    (:func:`coupsolve.trees.classwalk.count.count_by_parts`: the same figures in far less memory, and each
-    part's own in ``ClassSize.parts``)."""
-    if split_depth is not None:
-        from coupsolve.trees.classwalk.count import count_by_parts
-
-        return count_by_parts(rules, split_depth, parts, workers, progress, on_part)
-    O, G, ln, le, work, sec = _walk(rules, False, progress)
-    _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
-    return _size(rules, G, ln, le, work, sec)
-
-
 def _size(rules, G, ln, le, work, sec, parts=()):
     return ClassSize(rules, int(G[CC.G_NODES]), int(G[CC.G_ENTRIES]), int(G[CC.G_INFOSETS]),
                      int(G[CC.G_ACTIONS]), int(G[CC.G_MATRICES]), int(G[CC.G_DENSE]),
@@ -411,7 +392,7 @@ def build_class_tree(rules: Rules, size: ClassSize | None = None, progress=None,
     O, G, ln, le, work, sec = _walk(rules, True, progress, size, every_pair)
     _check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
     arrays = written(O, G, ln)
-    tree = PublicTree(rules_game_id(rules), infoset_actions=arrays["infoset_actions"],
+    tree = PublicTree(rules.game_string(), infoset_actions=arrays["infoset_actions"],
                       **{k: arrays[k] for k in PublicFlat._fields})
     info = dict(count_seconds=0.0, fill_seconds=sec, bytes=tree.nbytes, work_bytes=work,
                 pairs=int(G[CC.G_PAIRS]), pairs_by_kind=_pair_kinds(G),

@@ -25,7 +25,7 @@ from solvers import CHANCE
 from solvers.memory import check_fits
 from solvers.pieces.split import pack_matrices
 
-from coupsolve.trees.history.builder import HASH_MUL, _mix
+from coupsolve.engine.hashing import HASH_MUL, mix
 from coupsolve.trees.classwalk.walk import (DONE, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT, I_NEWROWS, I_NPRE,
                         I_NRES, NEED_CELL, NEED_MAT, NEED_ROWS, spread_cell,
                         spread_row)
@@ -134,16 +134,16 @@ def _group(S, G, c, q, row_key, sp):
         h1 = SEED_GROUP
         h2 = SEED_GROUP ^ np.uint64(q + 1)
         for f in range(NCL):
-            h1, h2 = _mix(h1, S.k_cls[k, f], HASH_MUL[0]), _mix(h2, S.k_cls[k, f], HASH_MUL[1])
+            h1, h2 = mix(h1, S.k_cls[k, f], HASH_MUL[0]), mix(h2, S.k_cls[k, f], HASH_MUL[1])
         if sp is None:
-            h1, h2 = _mix(h1, row_key[a], HASH_MUL[0]), _mix(h2, row_key[a], HASH_MUL[1])
+            h1, h2 = mix(h1, row_key[a], HASH_MUL[0]), mix(h2, row_key[a], HASH_MUL[1])
         else:
             ptr = sp.rows if q == 0 else sp.cols
             for x in range(ptr[a], ptr[a + 1]):
                 t = x if q == 0 else sp.by_col[x]
                 other = sp.b[t] if q == 0 else sp.a[t]
-                h1 = _mix(_mix(h1, other, HASH_MUL[0]), sp.w[t], HASH_MUL[0])
-                h2 = _mix(_mix(h2, sp.n[t], HASH_MUL[1]), sp.w[t], HASH_MUL[1])
+                h1 = mix(mix(h1, other, HASH_MUL[0]), sp.w[t], HASH_MUL[0])
+                h2 = mix(mix(h2, sp.n[t], HASH_MUL[1]), sp.w[t], HASH_MUL[1])
         sl = table_slot(S.t_k1, S.t_k2, S.t_val, S.t_stamp, stamp, h1, h2, mask)
         if S.t_val[sl] == EMPTY:
             S.t_val[sl] = nb

@@ -36,6 +36,8 @@ from solvers.memory import releases_free_memory
 
 from coupsolve.trees.classwalk import build as B
 from coupsolve.trees.classwalk import children as CC
+from coupsolve.rules import Rules
+from coupsolve.trees.classwalk.build import ClassSize
 from coupsolve.trees.classwalk.emit import Level
 
 __all__ = ["PartSize", "count_by_parts", "count_some_parts"]
@@ -64,7 +66,7 @@ class PartSize(NamedTuple):
     seconds: float
 
 
-def _bounds(cur, n, parts):
+def part_bounds(cur, n, parts):
     """Start of each part among ``n`` nodes: contiguous runs with about equal root entries."""
     parts = max(1, min(int(parts), n))
     weight = np.diff(cur.elo[:n + 1]).astype(np.float64) + 1.0
@@ -73,7 +75,7 @@ def _bounds(cur, n, parts):
     return np.unique(np.concatenate(([0], cuts, [n]))).astype(np.int64)
 
 
-def _part_level(cur, a, b):
+def part_level(cur, a, b):
     """Nodes ``a .. b - 1`` of level ``cur`` as a level of their own (copies)."""
     e0, e1, b0, b1 = int(cur.elo[a]), int(cur.elo[b]), int(cur.blo[a]), int(cur.blo[b])
     return Level(pub=cur.pub[a:b].copy(), amat=cur.amat[a:b].copy(),
@@ -85,7 +87,7 @@ def _part_level(cur, a, b):
                  b_cnt=cur.b_cnt[b0:b1].copy())
 
 
-def _part_out(O, level, fill=False):
+def part_output(O, level, fill=False):
     """A count's (``fill``: a build's) output arrays holding the anchor matrices ``level`` reads
     (renumbered in ``level.amat``), with a new walk's room to grow; returns ``(O, matrices, cells,
     row pointers)``."""
@@ -98,7 +100,7 @@ def _part_out(O, level, fill=False):
     return P, used.shape[0], packed["matrix_data"].shape[0], packed["row_ptr"].shape[0]
 
 
-class _Worker:
+class PartWorker:
     """One thread's walk of parts (its own scratch arrays, and table stamps that only grow)."""
 
     def __init__(self, P, O, cur, stop, every_pair=False):
@@ -111,8 +113,8 @@ class _Worker:
 
     def walk(self, a, b, first):
         t0 = time.perf_counter()
-        level = _part_level(self.cur, a, b)
-        O, n0, c0, r0 = _part_out(self.O, level)
+        level = part_level(self.cur, a, b)
+        O, n0, c0, r0 = part_output(self.O, level)
         dense0 = int(((np.diff(O.matrix_rowp[:n0 + 1]) - 1) * O.matrix_cols[:n0]).sum())
         G = np.zeros(CC.NG, np.int64)
         G[CC.G_MATRICES], G[CC.G_CELLS], G[CC.G_ROWS], G[CC.G_STAMP] = n0, c0, r0, self.stamp
@@ -135,8 +137,22 @@ AUTO_NODES_PER_PART = 32
 
 
 @releases_free_memory
+def count_class_tree(rules: Rules, progress=None, *, split_depth: int | str | None = None,
+                     parts: int = 64, workers: int = 1, on_part=None) -> "ClassSize":
+    """The size of ``rules``' public tree, walking two levels at a time (nothing of the tree kept but
+    its anchor matrices). With ``split_depth`` (a level, or ``"auto"``: the first level of at least
+    32 nodes per part) the levels below it are walked by parts, ``workers`` at a time
+    (:func:`count_by_parts`: the same figures in far less memory, and each
+    part's own in ``ClassSize.parts``)."""
+    if split_depth is not None:
+        return count_by_parts(rules, split_depth, parts, workers, progress, on_part)
+    O, G, ln, le, work, sec = B._walk(rules, False, progress)
+    B._check_keys(O.infoset_hash[:G[CC.G_INFOSETS]])
+    return B._size(rules, G, ln, le, work, sec)
+
+
 def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=None, walk=None):
-    """The count of :func:`coupsolve.trees.classwalk.build.count_class_tree`, walking levels ``0 .. depth - 1``
+    """The count of :func:`count_class_tree`, walking levels ``0 .. depth - 1``
     whole and then ``parts`` parts below level ``depth`` one by one (module docstring), ``workers`` at a
     time; ``depth="auto"``: the first level of :data:`AUTO_NODES_PER_PART` nodes per part or more.
     ``on_part(PartSize)`` is called as each part finishes (from the calling thread), e.g. to log it.
@@ -156,7 +172,7 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
     level_nodes, level_entries, part_work = ln, le, 0
     keys, sizes = [O.infoset_hash[:G[CC.G_INFOSETS]].copy()], []
     if n:
-        bounds = _bounds(cur, n, parts)
+        bounds = part_bounds(cur, n, parts)
 
         def take(result):
             nonlocal level_nodes, level_entries, part_work
@@ -186,13 +202,13 @@ def count_by_parts(rules, depth, parts=64, workers=1, progress=None, on_part=Non
 
 def _walk(P, O, cur, first, ranges, workers, take):
     """Walk the parts of ``cur``'s nodes ``ranges`` (``(a, b)`` pairs) below level ``first``,
-    ``workers`` at a time on threads; ``take(result of _Worker.walk)`` from the calling thread as each
+    ``workers`` at a time on threads; ``take(result of PartWorker.walk)`` from the calling thread as each
     finishes. Ctrl-C (or any error) stops the other walks at their next chunk of nodes."""
     stop, local = threading.Event(), threading.local()
 
     def run(a, b):
         if not hasattr(local, "w"):
-            local.w = _Worker(P, O, cur, stop)
+            local.w = PartWorker(P, O, cur, stop)
         return local.w.walk(a, b, first)
 
     with ThreadPoolExecutor(max_workers=int(workers)) as pool:
@@ -231,7 +247,7 @@ def count_some_parts(rules, depth, parts, which, workers=1, progress=None, on_pa
     if not (isinstance(depth, (int, np.integer)) and depth >= 1) or int(parts) < 1:
         raise ValueError(f"depth and parts must be at least 1, got {depth} and {parts}")
     P, cur, O, _, n, ln = walk_above(rules, depth, False, progress)
-    bounds = _bounds(cur, n, parts)
+    bounds = part_bounds(cur, n, parts)
     which = sorted({int(k) for k in (which(len(bounds) - 1) if callable(which) else which)})
     if which and not 0 <= which[0] <= which[-1] < len(bounds) - 1:
         raise ValueError(f"parts are numbered 0 .. {len(bounds) - 2}, not {which}")

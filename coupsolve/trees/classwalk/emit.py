@@ -17,6 +17,7 @@ from numba import njit
 from solvers import CHANCE, DECISION, TERMINAL
 
 from coupsolve import engine as E
+from coupsolve.engine.core import pack_hand
 from coupsolve.trees.classwalk.walk import (DONE, I_ACTOR, I_DECHIST, I_KIND, I_NCH, I_NEWCELL, I_NEWDENSE, I_NEWMAT,
                         I_NEWROWS, I_PAIRS, I_PHASE, I_STEPPED, NEED_LBUCK, NEED_LENT, NEED_LNODE,
                         NEED_OACT, NEED_OENT, NEED_OINF, NEED_ONODE, NEED_ORD, find_cell, step_pairs)
@@ -43,15 +44,6 @@ class Level(NamedTuple):
     b_cls: np.ndarray  # int8 (B, NCL) (a count of cards; a bucket is about one entry, so its bytes count)
     b_row: np.ndarray  # int32 (B,) row (player 0) or column (player 1) in the anchor matrix
     b_cnt: np.ndarray  # int32 (B,) entries in the bucket
-
-
-@njit(cache=True, inline="always")
-def pack_hand(cls):
-    """A class's face-down cards as :func:`coupsolve.trees.stepwalk.walk.pack_hand` packs them."""
-    code = 0
-    for c in range(E.NCH):
-        code |= np.int64(cls[C_HAND + c]) << (3 * c)
-    return code
 
 
 @njit(cache=True)
@@ -147,7 +139,7 @@ def _write_node(cur, i, O, S, G, v, ent_inf, child0, nch):
         g = eo + e - e_lo
         O.entry_parent[g], O.entry_slot[g] = cur.e_par[e], cur.e_slot[e]
         O.entry_ref[g] = cur.b_row[b] if kind == TERMINAL else ent_inf[e - e_lo]
-        O.entry_hand[g] = pack_hand(cur.b_cls[b])
+        O.entry_hand[g] = pack_hand(cur.b_cls[b], C_HAND)
 
 
 @njit(cache=True)

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from coupsolve.trees.history.builder import HASH_MUL, _mix
+from coupsolve.engine.hashing import HASH_MUL, mix
 
 EMPTY = -1
 
 
 @njit(cache=True, inline="always")
 def hash_tokens(h, toks, n, k):
-    """``h`` with tokens ``toks[:n]`` mixed in (hash ``k`` of :func:`coupsolve.trees.history.builder.absorb_events`)."""
+    """``h`` with tokens ``toks[:n]`` mixed in (hash ``k`` of :func:`coupsolve.engine.hashing.absorb_events`)."""
     for i in range(n):
-        h = _mix(h, toks[i], HASH_MUL[k])
+        h = mix(h, toks[i], HASH_MUL[k])
     return h
 
 
@@ -26,8 +26,8 @@ def mix_ints2(h, values, n):
     a = h
     b = h ^ np.uint64(0x5851F42D4C957F2D)
     for i in range(n):
-        a = _mix(a, values[i], HASH_MUL[0])
-        b = _mix(b, values[i], HASH_MUL[1])
+        a = mix(a, values[i], HASH_MUL[0])
+        b = mix(b, values[i], HASH_MUL[1])
     return a, b
 
 

@@ -38,6 +38,7 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 
 from __future__ import annotations
 
+import os
 import time
 import numba
 import numpy as np
@@ -47,6 +48,8 @@ from solvers import CHANCE, DECISION, TERMINAL
 from solvers.memory import check_fits, format_bytes
 
 from coupsolve import engine as E
+from coupsolve.engine.hashing import absorb, seed_hashes
+from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.background import run_interruptibly
 from coupsolve.trees.history.arrays import allocate, empty_infosets, empty_nodes
 from coupsolve.rules import Rules
@@ -55,8 +58,6 @@ from coupsolve.trees.history.sketch import new_sketch, sketch_add, sketch_estima
 from coupsolve.trees.history.size import (SizeMismatch, TreeSize, TreeTooLarge, check_size,
                                           estimate_build_bytes)
 
-HASH_MUL = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
-HASH_SEED = (np.uint64(0x243F6A8885A308D3), np.uint64(0x13198A2E03707344))
 
 OK = 0
 ERR_COLLISION = 1
@@ -64,35 +65,6 @@ ERR_RECALL = 2
 ERR_CAPACITY = 3
 ERR_STOPPED = 4  # control[0] set (Ctrl-C) or more histories than the budget control[1]
 POLL_MASK = 0xFFFF  # the walk polls its control every 65,536 histories
-
-
-@njit(cache=True, inline="always")
-def _mix(h, token, mul):
-    return (h ^ np.uint64(token + 1)) * mul + np.uint64(0x632BE59BD9B4E019)
-
-
-@njit(cache=True, inline="always")
-def absorb_events(src, dst, ev, ne):
-    """Every player's two hashes ``dst`` (uint64, (players, 2)): those of ``src`` (the same array, or
-    another) with ``ne`` events mixed in: each player sees the private token of the events it owns (or
-    everyone owns) and the public token of the others. ``ev`` is the engine's event buffer (int32,
-    (events, 3))."""
-    for p in range(src.shape[0]):
-        a0 = src[p, 0]
-        a1 = src[p, 1]
-        for i in range(ne):
-            tok = ev[i, 1] if (ev[i, 0] < 0 or ev[i, 0] == p) else ev[i, 2]
-            a0 = _mix(a0, tok, HASH_MUL[0])
-            a1 = _mix(a1, tok, HASH_MUL[1])
-        dst[p, 0] = a0
-        dst[p, 1] = a1
-
-
-@njit(cache=True)
-def _absorb(h, src, dst, ev, ne):
-    """The players' two hashes at depth ``dst``: those at depth ``src`` with ``ne`` events mixed in
-    (``h``: uint64, (depths, players, 2))."""
-    absorb_events(h[src], h[dst], ev, ne)
 
 
 @njit(cache=True, nogil=True)
@@ -133,10 +105,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
         for d in range(min(max_depth + 2, out.level_start.shape[0])):
             free[d] = out.level_start[d]
         free[0] = 1
-    for p in range(n_players):
-        h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
-        h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
-    _absorb(h, 0, 0, ev, E.initial_state(P, st[0], ev, buf, pbuf))
+    seed_hashes(h[0])
+    absorb(h, 0, 0, ev, E.initial_state(P, st[0], ev, buf, pbuf))
     n_infosets = 0
     n_actions = 0
     counts[:3] = 0
@@ -226,7 +196,7 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
             nxt[depth] = j + 1
             c = st[depth + 1]
             c[:] = s
-            _absorb(h, depth, depth + 1, ev, E.apply(P, c, acts[depth, j], ev, 0, buf, pbuf))
+            absorb(h, depth, depth + 1, ev, E.apply(P, c, acts[depth, j], ev, 0, buf, pbuf))
             if fill:
                 w = out.child_start[node[depth]] + j
                 node[depth + 1] = w
@@ -240,8 +210,13 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     return OK
 
 
-def _max_depth(rules: Rules) -> int:
-    return E.game_bounds(rules.params())[0]
+def compiled() -> bool:
+    """Whether the walk's kernel is compiled, in this process or in numba's disk cache (else the first
+    count or build compiles it, for about a minute)."""
+    if _walk.signatures:
+        return True
+    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
+    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
 
 
 def _run_walk(args, counts, control, progress):
@@ -280,8 +255,8 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     TreeTooLarge
         More histories than ``max_nodes``.
     """
-    _check_any_rules(rules)
-    D = _max_depth(rules) + 1
+    check_rules(rules)
+    D = max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(8, dtype=np.int64)
     sketch = new_sketch()
@@ -307,20 +282,6 @@ def _new_table():
     return numba.typed.Dict.empty(key_type=types.uint64, value_type=types.int64)
 
 
-def _check_any_rules(rules):
-    """A ``Rules`` of any number of players (the CFR solvers refuse three or more themselves)."""
-    if not isinstance(rules, Rules):
-        raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
-
-
-def _check_rules(rules):
-    """Two-player rules, for what only solves two-player zero-sum games (the public tree)."""
-    _check_any_rules(rules)
-    if rules.players != 2:
-        raise ValueError(f"players: the solvers handle two-player zero-sum games; these rules have "
-                         f"{rules.players} players")
-
-
 def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
               verbose: bool = False, progress=None):
     """The fill pass: ``(node arrays, information-set arrays, counts, sizes and seconds)``.
@@ -330,7 +291,7 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     ``progress(histories filled, histories)`` is called about once a second; Ctrl-C stops the pass
     within about a second (``KeyboardInterrupt``).
     """
-    _check_any_rules(rules)
+    check_rules(rules)
     if size is None:
         size = count_tree(rules)
     elif not isinstance(size, TreeSize) or size.rules != rules:
@@ -346,7 +307,7 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     counts = np.zeros(8, dtype=np.int64)
     control = _control(size.nodes)  # a walk past the size stops (it cannot fit the arrays)
     report = None if progress is None else (lambda done: progress(done, size.nodes))
-    status = _run_walk((rules.params(), _max_depth(rules), True, out, _new_table(), iset, counts,
+    status = _run_walk((rules.params(), max_depth(rules), True, out, _new_table(), iset, counts,
                         control, np.zeros(0, np.uint8)), counts, control, report)
     if status == ERR_STOPPED and control[0] != 0:
         raise KeyboardInterrupt

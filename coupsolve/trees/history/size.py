@@ -41,6 +41,15 @@ class TreeSize(NamedTuple):
     chance_nodes: int = -1  # -1: unknown (the memory estimates then take nodes as an upper bound)
     chance_edges: int = -1
 
+    def peak_bytes(self, precision: str = "float64", predictive: bool = False, **options) -> int:
+        """The peak of :func:`estimate_peak_bytes` (``options``: its ``updates`` and ``threads``)."""
+        return estimate_peak_bytes(self, precision=precision, predictive=predictive, **options)[2]
+
+    def describe(self) -> str:
+        """One line of the count's figures."""
+        return (f"{self.nodes:,} histories ({self.decision_nodes:,} decisions) in {len(self.levels)} "
+                f"levels, about {self.infosets:,} information sets")
+
 
 class SizeMismatch(ValueError):
     """The size a build was given is not its tree's (a damaged size cache, a size of other code):

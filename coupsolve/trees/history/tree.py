@@ -19,14 +19,7 @@ from solvers import GameTree
 from coupsolve.trees.history.builder import TreeSize, fill_tree
 from coupsolve.rules import Rules
 
-__all__ = ["CoupTree", "KeyRenderer", "build_coup_tree", "build_tree", "rules_game_id"]
-
-
-def rules_game_id(rules: Rules) -> str:
-    """The game id of a Coup tree: the OpenSpiel game string (so a policy maps to that game)."""
-    from coupsolve.openspiel.game import load_game
-
-    return str(load_game(rules))
+__all__ = ["CoupTree", "KeyRenderer", "build_coup_tree", "build_tree"]
 
 
 class KeyRenderer:
@@ -87,7 +80,7 @@ def _game_tree(rules, out, iset, counts):
                     num_children=out.num_children, chance_prob=out.chance_prob, payoff=out.payoff,
                     level_start=out.level_start, infoset_player=iset.player[:m].copy(),
                     infoset_num_actions=num_act, infoset_offset=offset,
-                    infoset_actions=iset.actions[:na].copy(), game_id=rules_game_id(rules),
+                    infoset_actions=iset.actions[:na].copy(), game_id=rules.game_string(),
                     infoset_keys=renderer, payoffs=out.payoffs if rules.players > 2 else None)
     return tree, renderer
 

@@ -36,16 +36,16 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.kinds import TERMINAL
-from solvers.memory import format_bytes, releases_free_memory
+from solvers.memory import format_bytes, real_dtype, releases_free_memory
 from solvers.trees.publictree import PublicFlat, check_num_actions, estimate_public_tree_bytes, public_flat
 from solvers.trees.matrices import sparse_bytes
 from solvers.pieces.local import estimate_pieces_solve_bytes
-from solvers.pieces.split import Piece, _matrices, check_bounds
+from solvers.pieces.split import Piece, piece_matrices, check_bounds
 
 from coupsolve.trees.classwalk import build as B
 from coupsolve.trees.classwalk import children as CC
 from coupsolve import engine as E
-from coupsolve.trees.classwalk.count import _bounds, _part_level, _part_out, walk_above
+from coupsolve.trees.classwalk.count import part_bounds, part_level, part_output, walk_above
 from coupsolve.trees.pieces.arrays import PartArrays
 from coupsolve.rules import Rules
 
@@ -75,7 +75,7 @@ class ClassPieces(NamedTuple):
 
 
 class PiecesPlan(NamedTuple):
-    """A build in pieces planned from a count by parts (:func:`coupsolve.trees.classwalk.build.count_class_tree`
+    """A build in pieces planned from a count by parts (:func:`coupsolve.trees.classwalk.count.count_class_tree`
     with ``split_depth``: its ``parts``): cut where the count cut, at its parts' bounds, with
     ``workers`` parts walked at a time; and the memory of the build and of a solve, estimated from
     the parts' figures before anything is allocated (checked at turn limit 2 in
@@ -85,6 +85,11 @@ class PiecesPlan(NamedTuple):
     depth: int
     bounds: np.ndarray
     workers: int = 1
+
+    @property
+    def rules(self):
+        """The rules of the tree (the count's)."""
+        return self.size.rules
 
     @classmethod
     def of(cls, size, workers=1):
@@ -145,7 +150,7 @@ class PiecesPlan(NamedTuple):
         the solve's average policy, three float64 arrays per entry of the largest part (five when
         the cut is above the first turn) and nine of the trunk (its own reach and four values, and
         its leaves' four values)."""
-        real = 4 if precision == "float32" else 8
+        real = np.dtype(real_dtype(precision)).itemsize
         largest = max(q.entries for q in self.size.parts)
         return real * self.size.actions + 8 * (3 * largest + 9 * self._trunk()[0])
 
@@ -199,7 +204,7 @@ def _piece(a, mats, roots, levels, infoset0, action0, cut=False):
     a["child_start"] = np.where(term, -1, a["child_start"])
     if cut:
         term[a["level_start"][-2]:] = False
-    _matrices(mats, a, term)
+    piece_matrices(mats, a, term)
     flat = public_flat(a)
     check_num_actions(flat.infoset_num_actions, "the class walk")  # the walk writes int8 slots
     ni, na = flat.infoset_player.shape[0], int(flat.infoset_num_actions.sum())
@@ -279,7 +284,7 @@ def build_class_pieces(rules: Rules, depth: int, parts: int = 64, *, bounds=None
     T = walk_trunk(rules, depth, progress)
     P, cur, O, n, e0, a = T.P, T.cur, T.O, T.n, T.e0, T.a
     leaf_entries = len(a["entry_hand"]) - int(cur.elo[n])
-    cuts = _bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
+    cuts = part_bounds(cur, n, parts) if bounds is None else check_bounds(bounds, n, depth)
     stop, local, walked = threading.Event(), threading.local(), {}
     held = PartArrays(disk=bool(spill), folder=spill if isinstance(spill, (str, os.PathLike)) else None)
 
@@ -337,7 +342,7 @@ def _assemble(rules, trunk, walked, cuts, held):
 
 class Walker:
     """One thread's walk of parts into pieces (its own scratch arrays, and table stamps that only
-    grow), as :class:`coupsolve.trees.classwalk.count._Worker` counts them."""
+    grow), as :class:`coupsolve.trees.classwalk.count.PartWorker` counts them."""
 
     def __init__(self, P, O, cur, stop, depth, e0):
         self.P, self.O, self.cur, self.stop, self.depth, self.e0 = P, O, cur, stop, depth, e0
@@ -350,8 +355,8 @@ class Walker:
     def walk(self, lo, hi):
         """The part of the cut level's nodes ``lo .. hi - 1``: ``(piece, its roots' kinds, players
         and payoffs, its keys, action ids and contexts)``; the piece's ids are numbered later."""
-        level = _part_level(self.cur, lo, hi)
-        Q, n0, c0, r0 = _part_out(self.O, level, fill=True)
+        level = part_level(self.cur, lo, hi)
+        Q, n0, c0, r0 = part_output(self.O, level, fill=True)
         H = np.zeros(CC.NG, np.int64)
         H[CC.G_MATRICES], H[CC.G_CELLS], H[CC.G_ROWS], H[CC.G_STAMP] = n0, c0, r0, self.stamp
         _, _, self.S, Q, pln, _, _, _ = B._levels(self.P, level, hi - lo, Q, self.S, H, True,

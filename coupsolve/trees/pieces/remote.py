@@ -19,9 +19,10 @@ import numpy as np
 
 from solvers.trees.publictree import estimate_public_tree_bytes
 from solvers.pieces.groups import STATE, pass_buffer_bytes
+from solvers.memory import real_dtype
 
 from coupsolve.trees.classwalk import build as B
-from coupsolve.trees.classwalk.count import _Worker, count_by_parts, walk_above
+from coupsolve.trees.classwalk.count import PartWorker, count_by_parts, walk_above
 from coupsolve.trees.pieces.build import PiecesPlan, Walker, fill_leaves, walk_trunk
 from coupsolve.rules import Rules
 
@@ -63,7 +64,7 @@ class ClassRecipe:
         """Part ``k``'s arrays (its matrices' rows taken as at most its entries), keys and action
         ids, and its share of a solve's per-action state, with a set of pass buffers as long as it."""
         q = self.sizes[k]
-        real = 4 if precision == "float32" else 8
+        real = np.dtype(real_dtype(precision)).itemsize
         return (estimate_public_tree_bytes(q.nodes, q.entries, q.pair_cells, q.matrices, q.infosets,
                                            q.actions, q.entries)
                 + _KEY_BYTES * q.infosets + _ID_BYTES * q.actions + len(STATE) * real * q.actions
@@ -86,9 +87,8 @@ class ClassRecipe:
 
 
 def _game_id(rules):
-    from coupsolve.trees.history.tree import rules_game_id
 
-    return rules_game_id(rules)
+    return rules.game_string()
 
 
 class _Trunk:
@@ -166,7 +166,7 @@ def _count_parts(rules, depth, first, ranges):
     P, cur, O, _, _, ln = walk_above(rules, depth, False)
     if len(ln) != first:
         raise ValueError(f"a task cut the tree at level {len(ln)}, the driver at {first}")
-    walker, out = _Worker(P, O, cur, threading.Event()), []
+    walker, out = PartWorker(P, O, cur, threading.Event()), []
     for a, b in ranges:
         size, g, new, pln, ple, keys = walker.walk(a, b, first)
         B._check_keys(keys)

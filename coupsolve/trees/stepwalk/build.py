@@ -49,15 +49,14 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.memory import check_fits, format_bytes
-from solvers.trees.publictree import _DTYPES as _PUBLIC_DTYPES
+from solvers.trees.publictree import FLAT_DTYPES as _PUBLIC_DTYPES
 from solvers.trees.publictree import PublicFlat, PublicTree, estimate_public_tree_bytes
 from solvers.trees.matrices import dense_bytes, sparse_bytes, sparse_matrices
 from solvers.public.rep import estimate_public_solve_bytes
 
 from coupsolve import engine as E
 from coupsolve.trees.stepwalk import node as N
-from coupsolve.trees.history.builder import _check_rules, _max_depth
-from coupsolve.trees.history.tree import rules_game_id
+from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.stepwalk.walk import init, replay, run
 from coupsolve.rules import Rules
 
@@ -137,7 +136,7 @@ class CoupPublicTree(NamedTuple):
         The packed decision context of each (``coupsolve.engine.node_context``).
     entry_hand : ndarray, uint16, shape (num_entries,)
         The face-down cards of each entry's player at its node, 3 bits per character
-        (:func:`coupsolve.trees.stepwalk.walk.pack_hand`), as the first history of the entry has them
+        (:func:`coupsolve.engine.core.pack_hand`), as the first history of the entry has them
         (all its histories hold the same cards: they are its player's private state). Only for the
         analysis, which needs the hands of players who do not decide (a claimant facing a
         challenge, both seats' hands at the first turn).
@@ -157,24 +156,24 @@ class CoupPublicTree(NamedTuple):
 # The arrays the fill writes: the ``solvers.trees.publictree`` layout (but ``level_start``, from the count) and
 # the information-set extras, as one named tuple the kernels take. The fields the tree holds narrower
 # are written in int64 (``solvers.trees.publictree.flat_array`` checks them when the tree is made).
-_OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items()
+OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items()
                if k not in ("level_start", "matrix_rowp", "row_ptr", "cell_col")}  # matrices dense
-_OUT_DTYPES.update(infoset_offset=np.int64, infoset_count=np.int64, infoset_node=np.int64,
+OUT_DTYPES.update(infoset_offset=np.int64, infoset_count=np.int64, infoset_node=np.int64,
                    infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
                    entry_hand=np.uint16)
-PublicOut = namedtuple("PublicOut", list(_OUT_DTYPES))
+PublicOut = namedtuple("PublicOut", list(OUT_DTYPES))
 
 
 def _out(size=None):
     """Empty output arrays (the count pass), or arrays for a tree of ``size``."""
     if size is None:
-        return PublicOut(**{k: np.zeros(0, dt) for k, dt in _OUT_DTYPES.items()})
-    length = dict.fromkeys(_OUT_DTYPES, size.nodes)
+        return PublicOut(**{k: np.zeros(0, dt) for k, dt in OUT_DTYPES.items()})
+    length = dict.fromkeys(OUT_DTYPES, size.nodes)
     length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_ref", "entry_hand"), size.entries))
-    length.update({k: size.infosets for k in _OUT_DTYPES if k.startswith("infoset_")})
+    length.update({k: size.infosets for k in OUT_DTYPES if k.startswith("infoset_")})
     length.update(entry_start=size.nodes + 1, matrix_start=size.matrices + 1,
                   matrix_cols=size.matrices, matrix_data=size.cells, infoset_actions=size.actions)
-    return PublicOut(**{k: np.zeros(length[k], dt) for k, dt in _OUT_DTYPES.items()})
+    return PublicOut(**{k: np.zeros(length[k], dt) for k, dt in OUT_DTYPES.items()})
 
 
 # The work pools: (fields, what grows them, first capacity); tables and capacities are powers of two.
@@ -245,7 +244,7 @@ def _walk(rules, size, out, progress):
     """Run the walk to the end (count pass without ``size``, fill pass with); return (W, G, seconds)."""
     P = rules.params()
     fill = size is not None
-    W = _new_work(_max_depth(rules) + 2)
+    W = _new_work(max_depth(rules) + 2)
     G = np.zeros(N.NG, np.int64)
     if fill:
         nl = len(size.level_nodes)
@@ -291,7 +290,7 @@ def count_public_tree(rules: Rules, progress=None) -> PublicSize:
     TypeError, ValueError
         Not a ``Rules``, not two players, or rules that do not decompose (the reason is given).
     """
-    _check_rules(rules)
+    check_rules(rules, two_players=True)
     W, G, seconds = _walk(rules, None, _out(), progress)
     lv = W.lvl_nodes
     depth = int(np.count_nonzero(lv))
@@ -324,7 +323,7 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     ValueError
         As :func:`count_public_tree`, or ``size`` of other rules.
     """
-    _check_rules(rules)
+    check_rules(rules, two_players=True)
     if size is None:
         size = count_public_tree(rules, progress)
     elif not isinstance(size, PublicSize) or size.rules != rules:
@@ -344,7 +343,7 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     level_start = np.concatenate(([0], np.cumsum(size.level_nodes)))
     arrays = {k: getattr(out, k) for k in PublicFlat._fields if k in out._fields}
     arrays.update(sparse_matrices(out.matrix_start, out.matrix_cols, out.matrix_data))
-    tree = PublicTree(rules_game_id(rules), infoset_actions=out.infoset_actions,
+    tree = PublicTree(rules.game_string(), infoset_actions=out.infoset_actions,
                       level_start=level_start, **arrays)
     info = dict(count_seconds=size.seconds, fill_seconds=seconds, bytes=tree.nbytes
                 + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes,

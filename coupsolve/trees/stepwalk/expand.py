@@ -17,7 +17,7 @@ from numba import njit
 from solvers import CHANCE
 
 from coupsolve import engine as E
-from coupsolve.trees.history.builder import HASH_MUL, HASH_SEED, _absorb, _mix
+from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix, absorb
 from coupsolve.trees.stepwalk.node import (DONE, ERR_EVENTS, ERR_SILENT, ERR_SPLIT, F_BASE, F_CPLO, F_ELO,
                                F_EN0, F_KIND, F_M, F_NCH, F_NXT, F_OHI, F_OLO, F_PLAYER, F_RTOP,
                                F_SLO, G_MAXC, G_MAXH, G_NEED, G_STAMP, NEED_CHILD, NEED_HIST,
@@ -33,7 +33,7 @@ def _child_of(W, cplo, nch, ev, ne, lastc, j):
     guess (the group action ``j`` last led to)."""
     hsh = HASH_SEED[0]
     for i in range(ne):
-        hsh = _mix(hsh, ev[i, 1] if ev[i, 0] < 0 else ev[i, 2], HASH_MUL[0])
+        hsh = mix(hsh, ev[i, 1] if ev[i, 0] < 0 else ev[i, 2], HASH_MUL[0])
     guess = lastc[j]
     for t in range(-1, nch):
         c = guess if t < 0 else t
@@ -113,7 +113,7 @@ def _step_all(P, W, G, d, sc):
                 W.h_slot[c], W.h_act[c], W.h_poff[c] = -1 if chance else j, a, -1
                 rows = ev[:ne]
             W.h_np[c] = ne
-            _absorb(W.h_h, c, c, rows, ne)
+            absorb(W.h_h, c, c, rows, ne)
             kid = _child_of(W, cplo, nch, rows, ne, lastc, j)
             if kid < 0:
                 G[G_NEED] = cplo + 2 * nch + 1
@@ -177,7 +177,7 @@ def _into_transit(P, W, G, d, c, n, rtop, sc):
         W.h_poff[c] = rtop
         rtop += ne
     po = W.h_poff[c]
-    _absorb(W.h_h, c, c, W.rows[po:po + n], n)
+    absorb(W.h_h, c, c, W.rows[po:po + n], n)
     W.h_poff[c] = po + n
     W.h_np[c] = ne - n
     return rtop

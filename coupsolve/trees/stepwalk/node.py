@@ -2,7 +2,7 @@
 
 A public node of the walk is a *frame*: the histories that share one public observation sequence, kept
 in a history pool as engine state vectors (``int32[S_SIZE]``), both players' two token hashes
-(:func:`coupsolve.trees.history.builder._absorb`), each player's entry at the node and at its parent, the slot of the
+(:func:`coupsolve.engine.hashing.absorb`), each player's entry at the node and at its parent, the slot of the
 action that led there and the chance probability. The steps here group a frame's histories into each
 player's entries (:func:`_entries`), check that they are all of one kind (:func:`_classify`), decide
 whether the node's pair weights need a matrix of their own (:func:`_weights`), read a terminal's payoff

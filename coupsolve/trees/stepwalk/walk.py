@@ -20,7 +20,8 @@ from numba import njit
 from solvers import DECISION, TERMINAL
 
 from coupsolve import engine as E
-from coupsolve.trees.history.builder import HASH_SEED, _absorb
+from coupsolve.engine.core import pack_hand
+from coupsolve.engine.hashing import absorb, seed_hashes
 from coupsolve.trees.stepwalk.expand import _expand, _split_check
 from coupsolve.trees.stepwalk.node import (DONE, F_ANCHOR, F_BASE, F_CHILD0, F_CPLO, F_ELO, F_EN0, F_EN1,
                                F_KIND, F_M, F_MTOP, F_NCH, F_NODE, F_NSTOP, F_NXT, F_OHI, F_OLO,
@@ -28,16 +29,6 @@ from coupsolve.trees.stepwalk.node import (DONE, F_ANCHOR, F_BASE, F_CHILD0, F_C
                                G_HISTORIES, G_INFOSETS, G_NODES, MORE, PHASE_ENTER,
                                PHASE_ITER, _classify, _entries, _lists, _materialize, _terminal,
                                _weights)
-
-
-@njit(cache=True, inline="always")
-def pack_hand(s, p):
-    """Seat ``p``'s face-down cards in state ``s``: 3 bits per character, character ``c`` at bit
-    ``3 c`` (at most 4 copies of one character: two held and two drawn in an Exchange)."""
-    code = 0
-    for c in range(E.NCH):
-        code |= s[E.S_HAND + E.NCH * p + c] << (3 * c)
-    return code
 
 
 @njit(cache=True)
@@ -61,7 +52,7 @@ def _commit(W, O, G, d, fill):
         O.entry_start[v] = eo
         for e in range(n0 + n1):
             srow = F[d, F_SLO] + W.e_first[elo + e] - F[d, F_OLO]
-            O.entry_hand[eo + e] = pack_hand(W.st[srow], 0 if e < n0 else 1)
+            O.entry_hand[eo + e] = pack_hand(W.st[srow], E.S_HAND + E.NCH * (0 if e < n0 else 1))
             O.entry_parent[eo + e] = W.e_par[elo + e]
             O.entry_slot[eo + e] = W.e_slot[elo + e]
             O.entry_ref[eo + e] = W.e_row[elo + e] if kind == TERMINAL else -1
@@ -196,12 +187,10 @@ def run(P, W, O, G, fill, budget):
 def init(P, W, G):
     """Put the root (the engine's initial state, after its forced steps) on an empty stack."""
     ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
-    for p in range(2):
-        W.h_h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
-        W.h_h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
+    seed_hashes(W.h_h[0])
     ne = E.initial_state(P, W.st[0], ev, np.zeros(E.MAX_MOVES, np.int32),
                          np.zeros(E.MAX_MOVES, np.float64))
-    _absorb(W.h_h, 0, 0, ev, ne)
+    absorb(W.h_h, 0, 0, ev, ne)
     W.h_prob[0] = 1.0
     W.h_par[0, 0], W.h_par[0, 1], W.h_slot[0], W.h_np[0] = -1, -1, -1, 0
     W.h_src[0], W.h_act[0] = 0, -1
@@ -238,10 +227,8 @@ def replay(P, paths, by_index, out):
     moves, mprob = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
     h = np.zeros((1, 2, 2), np.uint64)
     for r in range(paths.shape[0]):
-        for p in range(2):
-            h[0, p, 0] = HASH_SEED[0] + np.uint64(p)
-            h[0, p, 1] = HASH_SEED[1] + np.uint64(p)
-        _absorb(h, 0, 0, ev, E.initial_state(P, s, ev, buf, pbuf))
+        seed_hashes(h[0])
+        absorb(h, 0, 0, ev, E.initial_state(P, s, ev, buf, pbuf))
         for t in range(paths.shape[1]):
             a = paths[r, t]
             if a < 0:
@@ -256,7 +243,7 @@ def replay(P, paths, by_index, out):
                 a = moves[a]
             elif not np.any(moves[:k] == a):
                 return r
-            _absorb(h, 0, 0, ev, E.apply(P, s, a, ev, 0, buf, pbuf))
+            absorb(h, 0, 0, ev, E.apply(P, s, a, ev, 0, buf, pbuf))
         for p in range(2):
             out[r, p, 0], out[r, p, 1] = h[0, p, 0], h[0, p, 1]
     return -1

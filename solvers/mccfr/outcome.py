@@ -22,16 +22,16 @@ estimate ``sigma[a*] * v / sample_policy[a*]`` (the other children's estimates a
 As in OpenSpiel, the regret-matching strategy used for these updates is computed again at the climb
 (the same as going down under perfect recall; with an imperfect-recall abstraction a deeper visit of
 the same key may have changed it). Only one path is walked, so the stack holds one state and per depth
-a few scalars; the table and its layout are those of :mod:`solvers.mccfr._kernel`.
+a few scalars; the table and its layout are those of :mod:`solvers.mccfr.kernel`.
 
-The kernel takes the game as :mod:`solvers.mccfr._kernel`'s kernels do (compiled without
+The kernel takes the game as :mod:`solvers.mccfr.kernel`'s kernels do (compiled without
 ``cache=True``, inlined into a game's cached entry point).
 """
 
 import numpy as np
 from numba import njit
 
-from solvers.mccfr._kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _sample, lookup, prefetch_slot
+from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _sample, lookup, prefetch_slot
 
 
 @njit(inline="always")
@@ -122,7 +122,7 @@ def episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, eps, s,
 def run_outcome(game, P, W, table, regret, avg, rng, stats, count, plus, linear, eps, max_depth,
                 state_size, max_moves):
     """``count`` iterations of outcome sampling (one episode per player each); ``stats[2]`` counts
-    the finished ones. ``linear`` and the status are as in :func:`solvers.mccfr._kernel.run_iterations`;
+    the finished ones. ``linear`` and the status are as in :func:`solvers.mccfr.kernel.run_iterations`;
     ``eps`` is the exploration of the updated player's sampling."""
     n = int(stats[5])
     D = max_depth + 1

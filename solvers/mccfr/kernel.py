@@ -26,7 +26,7 @@ as a first-class argument (numba compiles the kernels once per game):
 moves must be the order of a :class:`solvers.GameTree`'s children for :func:`tree_infoset_keys`.
 
 The kernels that take a game (:func:`replay_keys`, :func:`tree_infoset_keys` here; external
-sampling's traversal in :mod:`solvers.mccfr._external`, outcome sampling's and probing's in their own
+sampling's traversal in :mod:`solvers.mccfr.external`, outcome sampling's and probing's in their own
 modules) are compiled without ``cache=True`` and inlined into their callers (``inline="always"``): numba keys a
 cached function on its argument types, and a function's type names its address, so a kernel
 specialised on a game would be compiled afresh in every process (about 10 s for Coup) and leave a new

@@ -19,7 +19,10 @@ STAMP = "numba-sources.sha256"
 
 
 def _sources(folder: str) -> list[str]:
-    """Every ``.py`` file under ``folder`` (recursively; caches and hidden folders left out), sorted."""
+    """Every ``.py`` file under ``folder`` (recursively; caches and hidden folders left out), sorted;
+    ``folder`` itself when it is a file."""
+    if os.path.isfile(folder):
+        return [folder]
     out = []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
@@ -28,7 +31,8 @@ def _sources(folder: str) -> list[str]:
 
 
 def sources_digest(package_dir: str, *also: str) -> str:
-    """sha256 of the names and contents of every ``.py`` file under ``package_dir`` and the ``also`` folders."""
+    """sha256 of the names and contents of every ``.py`` file under ``package_dir`` and the ``also`` folders
+    (a file among them counts as itself)."""
     h = hashlib.sha256()
     for folder in (package_dir,) + also:
         for path in _sources(folder):

@@ -10,7 +10,7 @@ Arrays: ``P`` ``int32[P_SIZE]``, ``s`` ``int32[S_SIZE]``, ``out`` ``int32[MAX_MO
 ``float64[MAX_MOVES]``, ``ev`` ``int32[k, 3]`` events with ``ne`` used, ``ret`` ``float64[>= players]``.
 """
 
-from coupsolve.engine._njit import njit
+from coupsolve.engine.jit import njit
 from coupsolve.engine.chance import draw_cards, draw_outcomes
 from coupsolve.engine.core import game_over, influence, marks_at, plain_count
 from coupsolve.engine.flow import end_turn

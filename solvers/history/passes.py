@@ -1,8 +1,8 @@
 """The tree passes shared by the CFR kernel and the best response.
 
-Each reads the tree through a :class:`~solvers.history._layout.LayoutArrays` named
+Each reads the tree through a :class:`~solvers.history.layout.LayoutArrays` named
 tuple ``L`` (the non-terminals level by level, in segments of one kind and
-one number of children; see :mod:`solvers.history._layout`), and writes into buffers
+one number of children; see :mod:`solvers.history.layout`), and writes into buffers
 the caller allocated: kernels allocate nothing. Index arithmetic is unsigned
 (numba then emits no negative-index wraparound) and every inner loop has the
 segment's constant length.
@@ -249,7 +249,7 @@ def backward(L, s_lo, s_hi, cprob, sigma, q0, q1, v, reg, p, live, live_count):
 def pull_parts(L, p_lo, p_hi, tab, q0, q1, p, live, live_count):
     """:func:`pull` over parts ``p_lo..p_hi-1`` of every level from ``L.cut`` down.
 
-    ``p_lo``, ``p_hi`` (int): a thread's parts (:meth:`solvers.history._layout.Layout.parts`); the other
+    ``p_lo``, ``p_hi`` (int): a thread's parts (:meth:`solvers.history.layout.Layout.parts`); the other
     arguments as for :func:`pull`.
     """
     part_seg = L.part_seg

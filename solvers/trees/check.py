@@ -81,7 +81,7 @@ def own_sequences(tree, p, seq, parent_seq):
     int
         The first information set whose histories disagree (perfect recall
         violated), or -1. Shared by :func:`check_tree` and the solver layout
-        (:mod:`solvers.history._layout`).
+        (:mod:`solvers.history.layout`).
     """
     kind, player, infoset = tree.node_kind, tree.node_player, tree.node_infoset
     child_start, num_children, infoset_offset = tree.child_start, tree.num_children, tree.infoset_offset

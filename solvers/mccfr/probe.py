@@ -31,14 +31,14 @@ minimization in games", AAAI 2016): at a decision the game's ``moves`` gives a s
 with the regrets ``prior * probs`` instead of zeros, so regret matching plays the prior until the
 sampled regrets outweigh it, and a probe plays the prior at an unseen one instead of the uniform
 strategy. ``prior = 0`` runs the iterates bit for bit as without it. The table and its layout are those of
-:mod:`solvers.mccfr._kernel`; the game is passed as there (compiled without ``cache=True``, inlined into
+:mod:`solvers.mccfr.kernel`; the game is passed as there (compiled without ``cache=True``, inlined into
 a game's cached entry point).
 """
 
 import numpy as np
 from numba import njit
 
-from solvers.mccfr._kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _sample, _update, lookup
+from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _match, _next, _sample, _update, lookup
 
 
 @njit(inline="always")

@@ -1,7 +1,7 @@
 """External-sampling MCCFR's traversal, serial or as one worker's part of a deterministic batch.
 
 The game, the table and the reasons the kernels taking a game are inlined, not cached, are in
-:mod:`solvers.mccfr._kernel`. :func:`run_iterations` is the serial algorithm (OpenSpiel's
+:mod:`solvers.mccfr.kernel`. :func:`run_iterations` is the serial algorithm (OpenSpiel's
 ``ExternalSamplingSolver``); :func:`run_phase` is one worker's part of a batch, and
 :func:`run_worker` runs whole batches in one of ``T`` threads, the workers meeting at a barrier
 between a phase's traversals and its merge (:mod:`solvers.mccfr.batch` starts them):
@@ -50,8 +50,8 @@ arrays took a fifth of a worker's time (``docs/sampling.md``).
 import numpy as np
 from numba import njit
 
-from solvers._atomics import barrier
-from solvers.mccfr._kernel import (_ALL, _ALL_AHEAD, _ONE, AHEAD, CHANCE, ERR_DEPTH, OK, TERMINAL, _copy,
+from solvers.atomics import barrier
+from solvers.mccfr.kernel import (_ALL, _ALL_AHEAD, _ONE, AHEAD, CHANCE, ERR_DEPTH, OK, TERMINAL, _copy,
                             _match, _prefetch, _push, _sample, _update, lookup, prefetch_slot)
 
 ERR_SINK = 5  # a worker's sink is full: the phase was undone, grow the sinks and run it again
@@ -369,7 +369,7 @@ def merge_records(table, stats, regret, avg, plus, cnt, rkey, rcheck, rmeta, rva
 def run_worker(game, P, W, table, regret, avg, rngs, rows, stats, at, batches, batch, plus, linear,
                stack, cnt, code, logv, rkey, rcheck, rmeta, rval, t, bar):
     """Worker ``t``'s part of whole batches, called at once in ``T`` threads (one per worker; ``T`` the
-    sinks' rows), which meet at a :func:`solvers._atomics.barrier` on ``bar`` twice a phase: after
+    sinks' rows), which meet at a :func:`solvers.atomics.barrier` on ``bar`` twice a phase: after
     the traversals (:func:`run_phase`, worker ``t``'s with its scratch ``W``, stack ``stack`` and
     generator ``rows[t]``) and after the merge (every thread adds its part of the logs,
     :func:`apply_logs`, thread 0 after inserting the records). Nothing returns to Python between

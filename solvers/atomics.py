@@ -1,5 +1,5 @@
 """Atomic operations on int64 arrays and a spinning barrier, for compiled workers that run in threads
-of their own (:func:`solvers.mccfr._external.run_worker`).
+of their own (:func:`solvers.mccfr.external.run_worker`).
 
 numba has no atomics on the CPU, so these are intrinsics over LLVM's (``atomicrmw``, atomic loads
 and stores, sequentially consistent). :func:`barrier` is a counter and a generation on separate
