@@ -28,9 +28,10 @@ def cmd_analyse(args) -> int:
     loaded = load(args.strategy, printer(sys.stdout))
     rules = loaded.rules
     if args.sampled and loaded.kind != "pieces":  # options that would do nothing: refused
-        raise CliError(f"--sampled: {args.strategy} is {'a trained strategy, always analysed from '
-                       'self-play' if loaded.kind == 'trained' else 'analysed exactly on its tree'}; "
-                       "--sampled is for a strategy solved in pieces")
+        what = ("a trained strategy, always analysed from self-play" if loaded.kind == "trained"
+                else "analysed exactly on its tree")
+        raise CliError(f"--sampled: {args.strategy} is {what}; --sampled is for a strategy solved in "
+                       "pieces")
     if loaded.kind not in ("trained", "pieces") and given(args, "games", "seed"):
         raise CliError(f"--games and --seed: {args.strategy} is analysed exactly on its tree; they are "
                        "for a sampled analysis")

@@ -34,17 +34,16 @@ from __future__ import annotations
 import functools
 import math
 import time
-import warnings
 from typing import NamedTuple
 
 import numpy as np
-from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from solvers.mccfr import external as EXT
 from solvers.mccfr import kernel as K
 from solvers.mccfr import outcome as O
 from solvers.mccfr import probe as R
 from solvers import npz as _npz
+from solvers.mccfr.kernel import call_kernel
 from solvers.mccfr.tablefile import check_table
 from solvers.mccfr import batch as B
 from solvers.memory import check_fits, format_bytes
@@ -101,14 +100,6 @@ class SamplingGame(NamedTuple):
 
 class TableFull(MemoryError):
     """The information-set table has no room left; the run stopped (see :meth:`MCCFRSolver.step`)."""
-
-
-def call_kernel(kernel, *args):
-    """Run a kernel of :mod:`solvers.mccfr.kernel` (numba's note that first-class functions are
-    experimental silenced: they are how a game is passed)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        return kernel(*args)
 
 
 def bind(functions):
