@@ -31,7 +31,8 @@ ROLES = {
     "values": None,  # argparse types of the options' values and their bounds (all parsing)
     "checks": {"_folder": "check", "check_npz_target": "check", "plot_formats": "check",
                "check_plot_target": "check", "check_json_target": "check", "check_outputs": "check",
-               "stopping_rule": "parsing", "payoff_range": "parsing", "save_output": "check"},
+               "stopping_rule": "parsing", "target_warning": "printing", "payoff_range": "parsing",
+               "save_output": "check"},
     "match": {"_opponent": "parsing", "cmd_match": "command"},
     "report": {"provenance": "printing", "title": "printing", "present": "printing",
                "write_json": "printing", "rules_title": "printing", "turn_limit_note": "printing"},
@@ -39,6 +40,7 @@ ROLES = {
               "_ray_backend": "parsing", "_built_line": "printing", "cmd_solve": "command"},
     "strategy": {"cmd_analyse": "command", "_public_view": "printing", "cmd_play": "command",
                  "_ask": "parsing"},
+    "serve": {"_say": "printing", "cmd_serve": "command"},
     "train": {"present_sampled": "printing", "cmd_train": "command"},
     "__main__": {},
 }

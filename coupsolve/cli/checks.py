@@ -75,27 +75,33 @@ def check_outputs(args):
 
 
 def stopping_rule(args, rules, precision, out=sys.stderr):
-    """``(iterations, target)`` of a solve, with a warning when the target is out of the reach of the
-    ``precision`` it runs in (the plan's).
+    """``(iterations, target)`` of a solve, said up front, with a warning when the target is out of
+    the reach of ``precision`` (the one of the tree asked for: :func:`coupsolve.plan.asked_precision`;
+    :func:`target_warning` warns again should the plan choose another).
 
     With neither ``--iterations`` nor ``--target-exploitability`` the defaults apply; a target alone is
     capped at ``--max-iterations``.
     """
-    from solvers.cfr.solver import PRECISION_FLOOR
-
     from coupsolve.cli.args import DEFAULT_TARGET
 
     if args.iterations is not None:
         return args.iterations, None
     target = DEFAULT_TARGET if args.target_exploitability is None else args.target_exploitability
-    floor = PRECISION_FLOOR[precision] * payoff_range(rules)
     print(f"target exploitability {target:g}, at most {args.max_iterations:,} iterations "
           "(--max-iterations)", file=out)
-    if target < floor:
+    target_warning(args, rules, target, precision, out)
+    return args.max_iterations, target
+
+
+def target_warning(args, rules, target, precision, out=sys.stderr):
+    """Warn when ``target`` (None: no target) is below what ``precision`` reaches."""
+    from solvers.cfr.solver import PRECISION_FLOOR
+
+    floor = PRECISION_FLOOR[precision] * payoff_range(rules)
+    if target is not None and target < floor:
         print(f"warning: --target-exploitability {target:g} is below what {precision} reaches "
               f"(the exploitability levels off near {floor:.1g}); the solve will run all "
               f"{args.max_iterations:,} iterations of --max-iterations", file=out)
-    return args.max_iterations, target
 
 
 def payoff_range(rules) -> float:

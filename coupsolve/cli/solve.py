@@ -16,7 +16,7 @@ import time
 import warnings
 
 from coupsolve.cli.args import CliError, rules_of
-from coupsolve.cli.checks import check_outputs, save_output, stopping_rule
+from coupsolve.cli.checks import check_outputs, save_output, stopping_rule, target_warning
 
 
 def plan_options(args):
@@ -88,9 +88,13 @@ def cmd_solve(args) -> int:
     backend = _ray_backend(args)  # connected before the build
     human = sys.stderr if args.json == "-" else sys.stdout
     say = printer(human)
+    options = plan_options(args)
+    asked = planner.asked_precision(options)
+    iterations, target = stopping_rule(args, rules, asked, human)  # up front, before any count
     resumed = 0 if args.resume is None else strategy.resume_iterations(args.resume, rules)
-    plan = planner.choose(rules, plan_options(args), say)
-    iterations, target = stopping_rule(args, rules, plan.precision, human)
+    plan = planner.choose(rules, options, say)
+    if plan.precision != asked:  # auto, and a tree in pieces
+        target_warning(args, rules, target, plan.precision, human)
     t0 = time.perf_counter()
     tree, analysed = plan.build(say)
     build_s = time.perf_counter() - t0

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from coupsolve.plan import public
 from coupsolve.plan.history import compile_needed, measure_history, say_compiling
-from coupsolve.plan.options import (AUTO, Options, PlanError, budget, every, fmt, precision_for,
-                                    progress_lines, silent)
-from coupsolve.plan.public import (AUTO_CLASS_MAX_HISTORIES, AUTO_PUBLIC_MAX_HISTORIES, COUNT_PARTS,
-                                   measure_public, plan_pieces, public_hint)
+from coupsolve.plan.options import (AUTO, Options, PlanError, asked_precision, budget, every, fmt,
+                                    precision_for, progress_lines, silent)
+from coupsolve.plan.public import COUNT_PARTS, measure_public, plan_pieces, public_hint
 
-__all__ = ["AUTO", "COUNT_PARTS", "Options", "Plan", "PlanError", "budget", "choose", "compile_needed",
-           "every", "fmt", "measure_history", "measure_public", "plan_pieces", "precision_for",
-           "progress_lines", "public_hint", "survey"]
+__all__ = ["AUTO", "COUNT_PARTS", "Options", "Plan", "PlanError", "asked_precision", "budget", "choose",
+           "compile_needed", "every", "fmt", "measure_history", "measure_public", "plan_pieces",
+           "precision_for", "progress_lines", "public_hint", "survey"]
 
 
 class Plan(NamedTuple):
@@ -87,6 +85,7 @@ class Plan(NamedTuple):
 def _histories_first(rules, options, say):
     """The history tree's size when it fits (else None, with the size's histories for the public
     tree's refusals), or a refusal."""
+    from coupsolve.plan import public  # its thresholds read when used
     from coupsolve.trees.builders import public_builder
 
     try:

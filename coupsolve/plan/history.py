@@ -4,7 +4,6 @@ budget, not after the whole count."""
 
 from __future__ import annotations
 
-
 from coupsolve.plan.options import PlanError, budget, every, fmt, precision_for, silent
 
 __all__ = ["compile_needed", "measure_history", "say_compiling"]
@@ -12,9 +11,9 @@ __all__ = ["compile_needed", "measure_history", "say_compiling"]
 
 def compile_needed() -> bool:
     """Whether the tree builder's kernel is compiled neither in this process nor in numba's disk cache."""
-    from coupsolve.trees.history.builder import compiled
+    from coupsolve.trees.history.builder import walk_compiled
 
-    return not compiled()
+    return not walk_compiled()
 
 
 def say_compiling(say):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["AUTO", "Options", "PlanError", "budget", "every", "fmt", "precision_for", "progress_lines"]
+__all__ = ["AUTO", "Options", "PlanError", "asked_precision", "budget", "every", "fmt", "precision_for",
+           "progress_lines"]
 
 #: ``precision="auto"``: float64 (OpenSpiel-exact), but float32 for a public tree held in pieces.
 AUTO = "auto"
@@ -75,6 +76,12 @@ def precision_for(options: Options, tree: str) -> str:
     if options.precision != AUTO:
         return options.precision
     return "float32" if tree == "pieces" else "float64"
+
+
+def asked_precision(options: Options) -> str:
+    """The precision of the tree asked for, known before any count (what a warning up front names):
+    the plan's own unless ``auto`` ends in pieces."""
+    return precision_for(options, "pieces" if options.representation == "pieces" else "history")
 
 
 def fmt(n) -> str:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import os
 
+from solvers.mccfr.solver import SAMPLINGS
+
 from coupsolve.strategy.solved import StrategyError
 
 __all__ = ["ABSTRACTIONS", "SAMPLINGS", "TRAINED", "describe", "is_trained", "load_trained",
            "make_game", "make_solver", "save_trained", "table_room", "trained_policy", "warm_up"]
 
-#: The samplings and information-set abstractions of a training (the first is the default).
-SAMPLINGS = ("external", "outcome", "probe")
+#: The information-set abstractions of a training (the first is the default; the samplings, SAMPLINGS,
+#: are the solver's).
 ABSTRACTIONS = ("exact", "features")
 #: The metadata key that tells a train strategy from a plain checkpoint.
 TRAINED = "trained"
@@ -244,10 +246,9 @@ def trained_policy(solver, game, meta):
 def warm_up(solver, say) -> None:
     """Compile (or load from numba's cache) the solver's kernel with a step of no iterations, so that
     neither a time limit nor the recorded seconds count the compilation; say so when it compiles."""
-    kernel = solver.kernel
-    cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
-    if not getattr(kernel, "signatures", True) and not (
-            cache is not None and os.path.exists(getattr(cache, "_index_path", ""))):
+    from coupsolve.engine.jit import kernel_ready
+
+    if not kernel_ready(solver.kernel):
         say("compiling the MCCFR kernels (first run only, a minute or two) ...")
     compiling = solver.step(0)
     solver.seconds -= compiling

@@ -159,7 +159,8 @@ def build_class(rules, size, progress=None):
 
 
 def build_stepping(rules, size, progress=None):
-    """The public tree by stepping every history (:func:`coupsolve.trees.stepwalk.build.build_public_tree`)."""
+    """The public tree by stepping every history
+    (:func:`coupsolve.trees.stepwalk.build.build_public_tree`)."""
     from coupsolve.trees.stepwalk.build import build_public_tree
 
     coup_tree = build_public_tree(rules, size=size, progress=progress)
@@ -182,7 +183,7 @@ def build_pieces(rules, plan, progress=None):
 
 
 def count_pieces(rules, progress=None, **options):
-    """A count by parts of the class walk (:func:`~coupsolve.trees.classwalk.build.count_class_tree`
+    """A count by parts of the class walk (:func:`~coupsolve.trees.classwalk.count.count_class_tree`
     with ``split_depth="auto"`` unless given): a :class:`PiecesPlan` is made from it."""
     from coupsolve.trees.classwalk.count import count_class_tree
 

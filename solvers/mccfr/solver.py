@@ -5,7 +5,7 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 * ``"external"`` (the default): one iteration is one traversal per player, every action of the
   updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
-  (:mod:`solvers.mccfr.external`). Its traversal grows with the game's length: a full-length Coup
+  (:mod:`solvers.mccfr.external`). Its traversal grows with the game's length: a long game
   walks millions of information sets in one iteration. With ``threads`` it runs on several workers
   in deterministic batches (:mod:`solvers.mccfr.batch`).
 * ``"outcome"``: one iteration is one sampled episode per player, with epsilon-exploration at the
@@ -19,7 +19,7 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 The table's layout is in :mod:`solvers.mccfr.kernel`.
 
-A game is a :class:`SamplingGame` (Coup's is :func:`coupsolve.sampling.game.sampling_game`). The solver's
+A game is a :class:`SamplingGame` (a game package binds its compiled engine as one). The solver's
 information sets live in a preallocated hash table whose memory is checked before it is allocated
 (:func:`estimate_bytes`); a table that fills stops the run with :class:`TableFull` instead of growing.
 Iterations draw from a splitmix64 generator seeded by ``seed`` whose state is part of the solver, so a
@@ -105,7 +105,7 @@ class TableFull(MemoryError):
 def bind(functions):
     """``SamplingGame.kernels`` for the game ``functions``, ``(init, player, moves, step, returns)``
     (numba-compiled, :mod:`solvers.mccfr.kernel`): not cached, so compiled in every process; fine for a
-    small game, while a large one caches entry points of its own (as ``coupsolve.sampling.game`` does)."""
+    small game, while a large one caches entry points of its own (as a game package's binding does)."""
     return tuple(functools.partial(k, functions) for k in (EXT.run_iterations, K.replay_keys,
                                                             K.tree_infoset_keys, O.run_outcome,
                                                             R.run_probe, EXT.run_worker))

@@ -38,7 +38,6 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 
 from __future__ import annotations
 
-import os
 import time
 import numba
 import numpy as np
@@ -83,9 +82,9 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
 
     It is longer than 80 lines (about 115 besides this docstring): the stack is allocated here and a
     node's classification and information set are written inline, because allocated by another
-    function (the compiler then cannot tell the buffers apart) the walk took 7% longer, with the
-    information set in a function 10% longer (the fill pass), and with the classification in a
-    function of its own (even inlined by numba) 1.6 times longer.
+    function (the compiler then cannot tell the buffers apart), or with the information set or the
+    classification in a function of its own (even inlined by numba), the walk took longer
+    (docs/research/design-measurements.md).
     """
     D = max_depth + 1
     n_players = P[P_PLAYERS]
@@ -326,3 +325,11 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     info = {"histories": size.nodes, "infosets": int(counts[3]), "levels": len(size.levels),
             "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0}
     return out, iset, counts, info
+
+
+def walk_compiled() -> bool:
+    """Whether the walk's kernel is compiled (in this process or in numba's disk cache): a count or a
+    build then starts at once."""
+    from coupsolve.engine.jit import kernel_ready
+
+    return kernel_ready(_walk)
