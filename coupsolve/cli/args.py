@@ -283,14 +283,6 @@ def _training_field(text):
     return field
 
 
-def _regret(text):
-    """``--warm-start R``: a finite number of at least 0."""
-    value = V.number(text)
-    if not 0.0 <= value <= V.MAX_REGRET:
-        raise argparse.ArgumentTypeError(f"{V.short(text)}: give a regret from 0 to {V.MAX_REGRET:g}")
-    return value
-
-
 def _add_train_args(p):
     from solvers.mccfr.solver import AVERAGES, REGRETS
 
@@ -309,7 +301,7 @@ def _add_train_args(p):
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
                         "random; the rest is the strategy itself)")
-    p.add_argument("--warm-start", type=_regret, default=0.0, metavar="R",
+    p.add_argument("--warm-start", type=V.regret, default=0.0, metavar="R",
                    help="probe and features only: each new information set starts at the honest bot's "
                         "move with this much regret, which the sampled regrets outweigh where they "
                         "disagree (0: none)")

@@ -97,3 +97,11 @@ def memory_size(text):
     if float(match.group(1)) * unit > MAX_MEMORY:
         raise argparse.ArgumentTypeError(f"must be at most 1PiB, got {short(text)}")
     return int(float(match.group(1)) * unit)
+
+
+def regret(text):
+    """``--warm-start R``: a finite number of at least 0."""
+    value = number(text)
+    if not 0.0 <= value <= MAX_REGRET:
+        raise argparse.ArgumentTypeError(f"{short(text)}: give a regret from 0 to {MAX_REGRET:g}")
+    return value
