@@ -198,3 +198,14 @@ def test_match_tells_draws_and_plays_the_games_asked(capsys, tmp_path):
     row = json.loads(out.strip().splitlines()[-1])["rows"][0]
     assert row["games"] == 4 and 0.0 <= row["draw_rate"] <= 1.0
     assert "draw rate" in err and "--games 5 rounded down to a multiple of 2" in err
+
+
+def test_resume_with_other_rules_names_the_options_that_differ(capsys, tmp_path):
+    """A --resume of other rules printed a 330-character game string (issue 48)."""
+    ck = tmp_path / "ck.npz"
+    status, _, err = cli(capsys, *TINY, "--iterations", 20, "--checkpoint", ck, "--games", 4)
+    assert status == 0, err
+    status, _, err = cli(capsys, *TINY[:-2], "--turn-limit", 2, "--rule", "copies=3", "--iterations", 40,
+                         "--resume", ck)
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--turn-limit 1 (not 2)" in err and "python_coup(" not in err
