@@ -78,14 +78,27 @@ def to_openspiel_policy(tree, policy, game):
 
 
 def from_openspiel_policy(tree, tabular_policy):
-    """Flat policy for ``tree`` read from an OpenSpiel ``TabularPolicy``.
+    """Flat policy for ``tree`` read from an OpenSpiel policy: a ``TabularPolicy``, or any
+    ``open_spiel.python.policy.Policy`` with its ``game`` (such as OpenSpiel's MCCFR's
+    ``average_policy()``), which is first tabulated over every state of its game by OpenSpiel's
+    ``tabular_policy_from_callable`` (so only for games small enough to enumerate).
 
     Raises
     ------
     ValueError
-        If the tabular policy is for another game or lacks an information
-        state of the tree.
+        If the policy is for another game or lacks an information state of the tree.
+    TypeError
+        If it is neither a tabular policy nor a policy that knows its game.
     """
+    if not hasattr(tabular_policy, "state_lookup"):
+        from open_spiel.python import policy as os_policy
+
+        game = getattr(tabular_policy, "game", None)
+        if not isinstance(tabular_policy, os_policy.Policy) or game is None:
+            raise TypeError(f"expected an OpenSpiel policy (TabularPolicy, or a Policy with its game), "
+                            f"got {type(tabular_policy).__name__}")
+        _check_game(tree, game, "the policy's game")
+        tabular_policy = os_policy.tabular_policy_from_callable(game, tabular_policy)
     game = getattr(tabular_policy, "game", None)
     if game is not None:
         _check_game(tree, game, "the tabular policy's game")

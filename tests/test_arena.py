@@ -73,3 +73,15 @@ def test_bad_arguments():
         play(game, [bot, bot], 10, seed=0, names=["a"])
     with pytest.raises(ValueError, match="at least 2"):
         play(game, [bot, bot], 1, seed=0)
+
+
+def test_draws_are_counted():
+    """A game no seat won (the turn limit) is a draw: counted and told (match printed no draws)."""
+    short, full = _game(2, turn_limit=1), _game(2)
+    bot = RandomBot(short)
+    res = play(short, [bot, bot], 40, seed=2)
+    decided = (res.payoffs[:, 0] != 0)  # a draw pays 0 to both under the draw payoff
+    assert res.draw_rate == pytest.approx(1 - decided.mean()) and res.draw_rate > 0.5
+    assert "draw rate" in str(res)
+    long = play(full, [RandomBot(full)] * 2, 20, seed=2)
+    assert long.draw_rate == 0.0  # played to the end: someone wins

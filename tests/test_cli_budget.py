@@ -23,7 +23,7 @@ def test_count_stops_at_its_budget():
 
 
 def test_info_of_a_huge_turn_limit_returns_with_more_than(capsys):
-    assert main(["info", "--turn-limit", "1000", "--max-memory", "64MiB"]) == 2
+    assert main(["info", "--turn-limit", "1000", "--max-memory", "64MiB", "--no-cache"]) == 2  # counted
     captured = capsys.readouterr()
     assert "counting the histories" in captured.out  # said before the long step
     err = captured.err.strip()
@@ -128,7 +128,8 @@ def test_a_solve_counts_once_across_runs(capsys, monkeypatch):
 
 def test_a_proved_bound_refuses_a_smaller_budget_at_once(capsys, monkeypatch):
     calls = _counted(monkeypatch)
-    argv = ["info", "--turn-limit", "1000", "--max-memory", "64MiB"]
+    bounty = ["--rule", "challenge_bounty=1"]  # not packaged: no shorter limit's size bounds it
+    argv = ["info", "--turn-limit", "1000", "--max-memory", "64MiB", *bounty]
     assert main(argv) == 2 and calls == [1]
     assert "(counted)" in capsys.readouterr().err
     assert main(argv) == 2 and calls == [1]  # the cached bound answered
@@ -138,7 +139,7 @@ def test_a_proved_bound_refuses_a_smaller_budget_at_once(capsys, monkeypatch):
     before = open(sizecache.cache_path()).read()
     assert main(argv + ["--no-cache"]) == 2 and calls == [1, 1]  # counted afresh, nothing cached
     assert open(sizecache.cache_path()).read() == before
-    assert main(["info", "--turn-limit", "1000", "--max-memory", "128MiB"]) == 2 and calls == [1, 1, 1]
+    assert main(["info", "--turn-limit", "1000", "--max-memory", "128MiB", *bounty]) == 2 and calls == [1, 1, 1]
 
 
 def test_a_corrupt_cache_is_ignored_with_one_line(capsys, monkeypatch):

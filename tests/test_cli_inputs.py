@@ -93,6 +93,39 @@ BAD = [
     (["random", "--turn-limit", "0"], "--turn-limit"),
     (["random", "--seed", "-2"], "--seed"),
 ]
+# Values past any use (issue 48: each ran for ever or claimed more than any machine has), numbers of
+# thousands of digits, and options that contradict each other or do nothing where they are given.
+HUGE = "9" * 5000
+BAD += [
+    (["train", "--games", str(2**63)], "--games: must be at most"),
+    (["analyse", "missing.npz", "--games", str(2**63)], "--games: must be at most"),
+    (["match", "missing.npz", "--games", str(2**63)], "--games: must be at most"),
+    (["info", "--max-memory", "99999999TB"], "--max-memory: must be at most 1PiB"),
+    (["solve", "--max-memory", "1KB"], "--max-memory: must be at least 1MiB"),
+    (["info", "--max-memory", "1" + "0" * 400 + "GB"], "--max-memory"),
+    (["train", "--minutes", "1e308"], "--minutes: must be at most"),
+    (["train", "--checkpoint-minutes", "1e308"], "--checkpoint-minutes: must be at most"),
+    (["train", "--warm-start", "1e308"], "--warm-start"),
+    (["solve", "--pieces", str(2**63)], "--pieces: must be at most"),
+    (["solve", "--threads", str(2**40)], "--threads: must be at most"),
+    (["solve", "--iterations", HUGE], "--iterations: expected a whole number of at most 30 digits"),
+    (["solve", "--target-exploitability", HUGE], "--target-exploitability: expected a number of at most"),
+    (["train", "--seed", str(2**64)], "--seed: must be at most"),
+    (["solve", "--seed", HUGE], "--seed"),
+    (["solve", "--rule", "copies=\u00b2".encode().decode("unicode_escape")], "--rule copies="),
+    (["solve", "--rule", "copies=" + HUGE], "--rule copies: 5,000 digits"),
+    (["solve", "--iterations", "5", "--max-iterations", "1"], "--max-iterations caps"),
+    (["solve", "--checkpoint-every", "3"], "--checkpoint-every does nothing without --checkpoint"),
+    (["train", "--checkpoint-minutes", "3"], "--checkpoint-minutes does nothing without --checkpoint"),
+    (["solve", "--ray-workers", "3"], "--ray-workers does nothing without --ray"),
+    (["solve", "--pieces", "3", "--representation", "history"], "--pieces cuts the public tree"),
+    (["info", "--pieces", "3", "--representation", "history"], "--pieces cuts the public tree"),
+    (["solve", "--force"], "--force does nothing without --out"),
+    (["train", "--force"], "--force does nothing without --out"),
+    (["solve", "--rule", "copies=3", "--rule", "copies=2"], "--rule copies is given more than once"),
+    (["solve", "--resume", "c.npz", "--seed", "3"], "--resume continues the checkpoint's own"),
+    (["serve", "--port", "70000"], "--port"),
+]
 FLAGS = {"-h", "--help", "--version", "--force", "--no-progress", "--no-cache",
          "--sampled"}  # options that take no value
 
@@ -130,8 +163,12 @@ def _subparsers():
     return action.choices
 
 
+#: Options that take any value (an address is checked when it is served on)
+FREE = {("serve", "--host")}
+
+
 def test_the_table_covers_every_option():
-    covered = {(argv[0], word) for argv, _ in BAD for word in argv if word.startswith("--")}
+    covered = {(argv[0], word) for argv, _ in BAD for word in argv if word.startswith("--")} | FREE
     for name, sub in _subparsers().items():
         if name in ("analyze", "demo"):  # the same options as analyse and solve
             continue
@@ -149,3 +186,15 @@ def test_every_option_shows_its_default():
                 text = formatter._get_help_string(action)
                 assert "default" in text, f"{name} {action.option_strings[0]}: {text!r}"
         assert "default" in sub.format_help()
+
+
+def test_every_help_formats_and_the_hint_of_every_error_works(capsys):
+    """``coupsolve --help`` crashed (argparse %-formatted "95% intervals"), and every error's hint
+    "(see coupsolve --help)" pointed at it: every help formats, and exits 0."""
+    parser = build_parser()
+    assert "match" in parser.format_help() and "95% intervals" in parser.format_help()
+    for name, sub in _subparsers().items():
+        assert sub.format_help()
+    for argv in (["--help"], ["match", "--help"], ["solve", "--help"]):
+        code, _ = _run(argv, capsys)
+        assert code == 0

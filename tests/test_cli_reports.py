@@ -158,3 +158,29 @@ def test_play_log_shows_the_turn_and_the_limit(solved, capsys, monkeypatch):
     code, out, _ = _run(["play", str(path), "--seed", "3"], capsys)
     assert code == 0
     assert "-- turn 1 of 1" in out and "(turn 1 of 1)" in out
+
+
+def test_the_plot_titles_the_rules_in_words_and_names_every_colour(solved, tmp_path, capsys, monkeypatch):
+    """The plot's title was a Python repr ("Rules(setup=selection, ...)") and the bluff panel's colour
+    had no legend entry (issue 48)."""
+    path, _ = solved
+    figures = []
+    original = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig",
+                        lambda self, *a, **k: figures.append(self) or original(self, *a, **k))
+    assert _run(["analyse", str(path), "--plot", str(tmp_path / "p.png")], capsys)[0] == 0
+    heading = figures[0]._suptitle.get_text()
+    assert "Rules(" not in heading and "card selection, 2 players, turn limit 1" in heading
+    for ax in figures[0].axes:
+        colours = {tuple(p.get_facecolor()[:3]) for p in ax.patches}
+        legend = ax.get_legend()
+        named = set() if legend is None else {tuple(h.get_facecolor()[:3]) for h in legend.legend_handles}
+        assert colours <= named, ax.get_title()
+
+
+def test_a_short_game_says_what_its_turn_limit_means(solved, capsys):
+    path, _ = solved
+    code, out = _run(["analyse", str(path)], capsys)[:2]
+    assert code == 0
+    assert "turn limit 1: the game stops after 1 turn and is scored as a draw" in out
+    assert "not of Coup played to the end" in out

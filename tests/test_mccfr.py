@@ -326,3 +326,25 @@ def test_ctrl_c_keeps_every_finished_iteration(tmp_path):
     whole = MCCFRSolver(game, max_infosets=20_000, seed=11)
     whole.step(done)
     assert _tables_equal(whole, resumed)
+
+
+def test_any_openspiel_policy_reads_onto_a_tree_and_the_solver_has_average_policy(kuhn_tree):
+    """``from_openspiel_policy`` took only a TabularPolicy (OpenSpiel's MCCFR ``average_policy()``
+    failed with a bare AttributeError) and ``MCCFRSolver`` had no ``average_policy()`` (issue 48)."""
+    game = pyspiel.load_game("kuhn_poker")
+    np.random.seed(5)
+    theirs = os_es.ExternalSamplingSolver(game)
+    for _ in range(200):
+        theirs.iteration()
+    flat = solvers.from_openspiel_policy(kuhn_tree, theirs.average_policy())
+    assert abs(solvers.exploitability(kuhn_tree, flat)
+               - os_exploitability.exploitability(game, theirs.average_policy())) < 1e-9
+    result = solvers.SolveResult.from_openspiel_policy(kuhn_tree, theirs.average_policy())
+    assert np.allclose(result.average_policy, flat)
+    with pytest.raises(TypeError, match="expected an OpenSpiel policy"):
+        solvers.from_openspiel_policy(kuhn_tree, object())
+    solver = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1)
+    solver.step(300)
+    policy = solver.average_policy()  # the game loaded from its id, as OpenSpiel's solvers need none
+    assert abs(os_exploitability.exploitability(game, policy)
+               - solvers.exploitability(kuhn_tree, tree_policy(solver, kuhn_tree))) < 1e-12

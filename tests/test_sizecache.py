@@ -90,13 +90,20 @@ def test_a_corrupt_or_foreign_cache_is_ignored_with_one_line(content, capsys):
     assert sizecache.lookup(rules).at_least == 7
 
 
+def _dump_signed(data, path):
+    """Write ``data`` with its entries' checks made to match (a malformed entry that passes its check:
+    the entry's own validation is what is tested)."""
+    data["checks"] = {k: sizecache._check(k, v, data["stamp"]) for k, v in data["sizes"].items()}
+    json.dump(data, open(path, "w", encoding="utf-8"))
+
+
 def test_a_malformed_entry_or_another_stamp_is_not_used(capsys):
     rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
     sizecache.remember(rules, count_tree(rules))
     path = sizecache.cache_path()
     data = json.load(open(path, encoding="utf-8"))
     data["sizes"][rules.game_string()]["levels"][0] += 1  # the levels no longer add up
-    json.dump(data, open(path, "w", encoding="utf-8"))
+    _dump_signed(data, path)
     assert sizecache.lookup(rules) is None
     assert "ignoring the entry" in capsys.readouterr().err
     data["stamp"]["sources"] = "another checkout"
@@ -131,11 +138,11 @@ def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
     data = json.load(open(path, encoding="utf-8"))
     (key,) = data["sizes"]
     data["sizes"][key]["level_nodes"][0] += 1  # the levels no longer add up to the nodes
-    json.dump(data, open(path, "w", encoding="utf-8"))
+    _dump_signed(data, path)
     assert sizecache.lookup_public(rules, 8) is None
     assert "ignoring the public count" in capsys.readouterr().err
     del data["sizes"][key]["parts"]
-    json.dump(data, open(path, "w", encoding="utf-8"))
+    _dump_signed(data, path)
     assert sizecache.lookup_public(rules, 8) is None and "malformed" in capsys.readouterr().err
 
 

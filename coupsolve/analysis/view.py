@@ -101,9 +101,10 @@ def plot(a, path) -> None:
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4.8))
     rows = [a.claims[c] for c in a.shown_claims()]
     names = [f"{r.claim} ({r.made:.3g}/game)" for r in rows]
-    _rate_panel(axes[0], names, rows, [r.bluff for r in rows], "tab:red", None,
+    _rate_panel(axes[0], names, rows, [r.bluff for r in rows], "tab:red", "bluffed",
                 "bluff rate: P(claimant lacks the card | claim made)")
     axes[0].set_title("bluff rate")
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), fontsize="small")  # every colour named
     _rate_panel(axes[1], names, rows, [r.challenged for r in rows], "tab:blue", "challenged",
                 "P(challenged | claim made)")
     axes[1].barh(names, [0.0 if math.isnan(r.challenged * r.challenge_success) else

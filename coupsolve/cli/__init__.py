@@ -65,4 +65,7 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # the reader went away (for example `| head`): stop quietly
         sys.stdout = open(os.devnull, "w")
         return 0
+    except OSError as e:  # a file that cannot be written (a full disk) or read: one line
+        print(f"coupsolve: error: {e}", file=sys.stderr)
+        return 2
 

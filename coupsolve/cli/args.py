@@ -10,6 +10,8 @@ import argparse
 import dataclasses
 import re
 
+from coupsolve.cli import values as V
+
 # ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
 # train's --sampling and --abstraction choices (the first is the default)
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
@@ -51,8 +53,11 @@ def rule_item(item):
                        "--players N` trains a strategy of N players by sampling, `coupsolve random "
                        "--players N` plays a game of N players")
     low = value.strip().lower()
+    if re.fullmatch(r"-?[0-9]+", low) and len(low) > V.MAX_DIGITS:
+        raise CliError(f"--rule {name}: {len(low):,} digits; expected a whole number of at most "
+                       f"{V.MAX_DIGITS} digits")
     return name, (True if low == "true" else False if low == "false"
-                  else int(low) if low.lstrip("-").isdigit() else value.strip())
+                  else int(low) if re.fullmatch(r"-?[0-9]+", low) else value.strip())
 
 
 def rules_of(args):
@@ -70,65 +75,83 @@ def rules_of(args):
     if args.turn_limit is not None:
         kw["turn_limit"] = args.turn_limit
     kw.update(rule_item(item) for item in args.rule or ())
-    if preset == "two-player-selection":
-        return Rules.two_player_selection(**kw)
-    return Rules.standard(players=players, **kw)
-
-
-# ---- argument types ---------------------------------------------------------------------------------
-def _whole_number(minimum, maximum=None):
-    """An argparse type: a whole number from ``minimum`` (to ``maximum``), with a one-line error."""
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        return value
-    return parse
-
-
-def _field(name):
-    """An argparse type for a whole-number ``Rules`` field: its range from ``rules.RANGES``."""
-    from coupsolve.rules import RANGES
-
-    return _whole_number(RANGES[name].lo, RANGES[name].hi)
-
-
-_positive_int, _seed = _whole_number(1), _whole_number(0)
-
-
-def _positive_float(text):
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {value}")
-    return value
+        if preset == "two-player-selection":
+            return Rules.two_player_selection(**kw)
+        return Rules.standard(players=players, **kw)
+    except ValueError as e:  # a value of --rule: name the option
+        named = [item for item in args.rule or () if str(e).startswith(item.partition("=")[0].strip())]
+        raise CliError(f"--rule {named[0]}: {e}" if named else str(e)) from None
 
 
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 10**3, "m": 2**20, "mib": 2**20, "mb": 10**6,
-          "g": 2**30, "gib": 2**30, "gb": 10**9, "t": 2**40, "tib": 2**40, "tb": 10**12}
+def _given_action(base):
+    """``base`` (an argparse action class) that also records its option in ``namespace.given``, so a
+    check can tell an option given from its default (:func:`given`)."""
+    class Given(base):
+        def __call__(self, parser, namespace, values, option_string=None):
+            super().__call__(parser, namespace, values, option_string)
+            namespace.given = getattr(namespace, "given", frozenset()) | {self.dest}
+    return Given
 
 
-def memory_size(text):
-    """An argparse type: bytes from ``4GiB``, ``500MB``, ``2g`` or a plain number of bytes."""
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", text)
-    unit = match and _UNITS.get(match.group(2).lower())
-    if not unit or float(match.group(1)) * unit < 1:
-        raise argparse.ArgumentTypeError(f"expected a size such as 4GiB or 500MB, got {text!r}")
-    return int(float(match.group(1)) * unit)
+def given(args, *dests) -> bool:
+    """Whether any of the options ``dests`` (their ``dest`` names) was given on the command line."""
+    return bool(set(dests) & getattr(args, "given", frozenset()))
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``coupsolve: error: ...``, status 2) instead of a usage dump."""
+    """argparse with one-line errors (``coupsolve: error: ...``, status 2) instead of a usage dump;
+    options given on the command line are recorded (:func:`given`) and checked against each other
+    (:func:`conflicts`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, base in ((None, argparse._StoreAction), ("store", argparse._StoreAction),
+                           ("store_true", argparse._StoreTrueAction), ("append", argparse._AppendAction),
+                           ("store_const", argparse._StoreConstAction)):
+            self.register("action", name, _given_action(base))
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed = super().parse_args(args, namespace)
+        problem = conflicts(parsed)
+        if problem:
+            prog = f"{self.prog} {parsed.command}"
+            self.exit(2, f"{prog}: error: {problem} (see {prog} --help)\n")
+        return parsed
+
+
+#: (option given, the option it needs, its dest): an option that does nothing without another.
+_NEEDS = (("--checkpoint-every", "--checkpoint", "checkpoint_every", "checkpoint"),
+          ("--checkpoint-minutes", "--checkpoint", "checkpoint_minutes", "checkpoint"),
+          ("--ray-workers", "--ray", "ray_workers", "ray"),
+          ("--force", "--out", "force", "out"),
+          ("--max-iterations", "--target-exploitability (or neither it nor --iterations)", "max_iterations",
+           None))
+
+
+def conflicts(args) -> str | None:
+    """The first pair of options that contradict each other or where one does nothing, as the one-line
+    message naming them, or None."""
+    for option, needed, dest, needed_dest in _NEEDS:
+        if not given(args, dest):
+            continue
+        if needed_dest is not None and getattr(args, needed_dest, None) is None:
+            return f"{option} does nothing without {needed}"
+        if needed_dest is None and getattr(args, "iterations", None) is not None:
+            return f"{option} caps a solve to a target; with --iterations it does nothing"
+    if given(args, "pieces") and getattr(args, "representation", None) == "history":
+        return "--pieces cuts the public tree; with --representation history it does nothing"
+    names = [item.partition("=")[0].strip() for item in getattr(args, "rule", None) or ()]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        return f"--rule {twice[0]} is given more than once"
+    if getattr(args, "resume", None) and given(args, "seed", "algorithm") and getattr(args, "command", "") in (
+            "solve", "demo"):
+        return "--resume continues the checkpoint's own --algorithm and --seed; give neither"
+    return None
 
 
 class _Help(argparse.HelpFormatter):
@@ -153,7 +176,7 @@ def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_
     p.add_argument("--preset", choices=presets, default=preset,
                    help="the rules to start from" + ("" if preset else " (default: two-player-selection "
                                                      "with 2 players, standard with more)"))
-    p.add_argument("--turn-limit", type=_field("turn_limit"), default=turn_limit,
+    p.add_argument("--turn-limit", type=V.field_number("turn_limit"), default=turn_limit,
                    help="turns before the game is scored by --limit-payoff"
                         + ("" if turn_limit else " (default: the rules' own, 100: played to the end)"))
     p.add_argument("--limit-payoff", choices=["draw", "influence"], default="draw",
@@ -161,7 +184,7 @@ def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_
     p.add_argument("--rule", action="append", metavar="NAME=VALUE",
                    help="any other option of the rules, e.g. --rule selective_coup=true "
                         "--rule challenge_bounty=1 (default: none; the options are in docs/rules.md)")
-    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+    p.add_argument("--max-memory", type=V.memory_size, metavar="SIZE",
                    help=memory_help + " (default: the memory available now)")
 
 
@@ -175,7 +198,7 @@ def _add_rules_args(p):
                         "memory: turn limit 4; the class walk only), or auto, the history tree when it "
                         "fits the memory, else the public tree, else its pieces; info counts the public "
                         "tree too unless history is given")
-    p.add_argument("--pieces", type=_positive_int, metavar="N",
+    p.add_argument("--pieces", type=V.pieces, metavar="N",
                    help="parts of the public tree's count by parts and of a build in pieces (default: "
                         "400; the cut is the first level of 32 x N nodes)")
     p.add_argument("--no-cache", action="store_true",
@@ -190,18 +213,18 @@ def _add_solve_args(p):
     _add_rules_args(p)
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
     stop = p.add_mutually_exclusive_group()
-    stop.add_argument("--iterations", type=_positive_int,
+    stop.add_argument("--iterations", type=V.count,
                       help=f"iterations to run (default: until --target-exploitability {DEFAULT_TARGET:g} "
                            f"or {DEFAULT_MAX_ITERATIONS:,} iterations)")
-    stop.add_argument("--target-exploitability", type=_positive_float, metavar="X",
+    stop.add_argument("--target-exploitability", type=V.positive_float, metavar="X",
                       help=f"stop once the exploitability is at most X, or at --max-iterations "
                            f"(default: {DEFAULT_TARGET:g} when --iterations is not given)")
-    p.add_argument("--max-iterations", type=_positive_int, default=DEFAULT_MAX_ITERATIONS,
-                   help="the cap of a solve to a target exploitability")
-    p.add_argument("--check-every", type=_positive_int, default=25,
+    p.add_argument("--max-iterations", type=V.count, default=DEFAULT_MAX_ITERATIONS,
+                   help="the cap of a solve to a target exploitability (not with --iterations)")
+    p.add_argument("--check-every", type=V.count, default=25,
                    help="iterations between exploitability checks")
-    p.add_argument("--seed", type=_seed, default=0, help="recorded with the result")
-    p.add_argument("--threads", type=_positive_int, default=1,
+    p.add_argument("--seed", type=V.seed, default=0, help="recorded with the result")
+    p.add_argument("--threads", type=V.workers, default=1,
                    help="numba threads for the passes (pays from about 10**6 histories, i.e. "
                         "turn limit 2 and up)")
     p.add_argument("--ray", metavar="ADDRESS",
@@ -209,7 +232,7 @@ def _add_solve_args(p):
                         "one, or 'local' to start one on this machine (needs pip install "
                         "'coupsolve[ray]'; solves the public tree, whole or, when it does not fit, "
                         "in pieces; same iterates)")
-    p.add_argument("--ray-workers", type=_positive_int, default=2,
+    p.add_argument("--ray-workers", type=V.workers, default=2,
                    help="Ray actors, each holding a part of the tree or a run of its pieces' parts "
                         "(with --ray)")
     p.add_argument("--precision", choices=(AUTO_PRECISION,) + tuple(PRECISIONS), default=AUTO_PRECISION,
@@ -225,7 +248,7 @@ def _add_solve_args(p):
     p.add_argument("--checkpoint", metavar="FILE.npz",
                    help="save the solver's state here every --checkpoint-every iterations and when "
                         "the solve ends or is interrupted (resume it with --resume)")
-    p.add_argument("--checkpoint-every", type=_positive_int, default=DEFAULT_CHECKPOINT_EVERY,
+    p.add_argument("--checkpoint-every", type=V.count, default=DEFAULT_CHECKPOINT_EVERY,
                    help="iterations between checkpoints")
     p.add_argument("--resume", metavar="FILE.npz",
                    help="continue the solve saved in this checkpoint (same rules and options)")
@@ -234,10 +257,10 @@ def _add_solve_args(p):
 
 
 def _add_games_args(p, seed=True):
-    p.add_argument("--games", type=_positive_int, default=DEFAULT_GAMES,
+    p.add_argument("--games", type=V.games, default=DEFAULT_GAMES,
                    help="self-play games the bluff table of a sampled strategy (train's) is estimated from")
     if seed:
-        p.add_argument("--seed", type=_seed, default=0, help="seed of those games")
+        p.add_argument("--seed", type=V.seed, default=0, help="seed of those games")
 
 
 def _training_field(text):
@@ -260,21 +283,10 @@ def _training_field(text):
     return field
 
 
-def _regret(text):
-    """``--warm-start R``: a finite number of at least 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: give a regret of at least 0")
-    return value
-
-
 def _add_train_args(p):
     from solvers.mccfr.solver import AVERAGES, REGRETS
 
-    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     _add_rule_options(p, PRESETS + ("standard",), None, None,
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
                       "--max-infosets is not given, and refuses a larger one before allocating it")
@@ -289,23 +301,23 @@ def _add_train_args(p):
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
                         "random; the rest is the strategy itself)")
-    p.add_argument("--warm-start", type=_regret, default=0.0, metavar="R",
+    p.add_argument("--warm-start", type=V.regret, default=0.0, metavar="R",
                    help="probe and features only: each new information set starts at the honest bot's "
                         "move with this much regret, which the sampled regrets outweigh where they "
                         "disagree (0: none)")
-    p.add_argument("--threads", type=_positive_int, default=1, metavar="N",
+    p.add_argument("--threads", type=V.workers, default=1, metavar="N",
                    help="external sampling with exact information sets only: N workers in "
                         "deterministic batches (reproducible from --seed and N, but not the one-thread "
                         "iterates; default 1)")
     p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
     p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
                    help="the average strategy's weights: uniform, or linear in the iteration")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the sampling and of the table's games")
-    p.add_argument("--iterations", type=_positive_int,
+    p.add_argument("--seed", type=V.seed, default=0, help="seed of the sampling and of the table's games")
+    p.add_argument("--iterations", type=V.count,
                    help="iterations in all (a resumed run's included); with --minutes, whichever comes "
                         "first (default: none; give one of them)")
-    p.add_argument("--minutes", type=_positive_float, metavar="M", help="minutes of training in this run")
-    p.add_argument("--max-infosets", type=_positive_int, metavar="N",
+    p.add_argument("--minutes", type=V.minutes, metavar="M", help="minutes of training in this run")
+    p.add_argument("--max-infosets", type=V.count, metavar="N",
                    help="room for this many information sets (default: 1,048,576, or as many as "
                         "--max-memory holds)")
     p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
@@ -313,7 +325,7 @@ def _add_train_args(p):
     p.add_argument("--checkpoint", metavar="FILE.npz",
                    help="save the solver's state here every --checkpoint-minutes and when the run ends "
                         "or is interrupted (continue it with --resume)")
-    p.add_argument("--checkpoint-minutes", type=_positive_float, default=10.0, metavar="M",
+    p.add_argument("--checkpoint-minutes", type=V.minutes, default=10.0, metavar="M",
                    help="minutes between checkpoints")
     p.add_argument("--resume", metavar="FILE.npz",
                    help="continue the run saved in this checkpoint or train --out file (same rules and "
@@ -348,8 +360,9 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"coupsolve {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def sub_parser(name, help_, **kw):
-        p = sub.add_parser(name, help=help_, description=help_, formatter_class=_Help, **kw)
+    def sub_parser(name, help_, **kw):  # help is %-formatted by argparse: "95%" must be "95%%"
+        p = sub.add_parser(name, help=help_.replace("%", "%%"), description=help_, formatter_class=_Help,
+                           **kw)
         p.set_defaults(func=commands.get(name))
         return p
     for name, help_ in (("solve", "build a preset's game tree, solve it and print its bluff table"),
@@ -370,33 +383,33 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     _add_rules_args(p)
     p = sub_parser("play", "play against a saved strategy in the terminal")
     p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
-    p.add_argument("--seat", type=_whole_number(0, 5), default=0,
+    p.add_argument("--seat", type=V.whole_number(0, 5), default=0,
                    help="your seat, 0 (moves first) to the players less one; every other seat plays the "
                         "strategy")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the deals and the bots' moves")
+    p.add_argument("--seed", type=V.seed, default=0, help="seed of the deals and the bots' moves")
     p = sub_parser("match", "play a saved strategy head to head against the bots or another strategy "
                             "file, with 95% intervals")
     p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
     p.add_argument("--against", action="append", metavar="OPPONENT",
                    help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
                         "rules; every other seat plays it; repeat for several (default: honest, random)")
-    p.add_argument("--games", type=_positive_int, default=2000,
+    p.add_argument("--games", type=V.games, default=2000,
                    help="games against each opponent (rounded down to a multiple of the players)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of the games")
+    p.add_argument("--seed", type=V.seed, default=0, help="seed of the games")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="the results as one JSON object: on the last line of the output, or in FILE")
     p = sub_parser("random", "play one game with uniformly random moves and print its log")
-    p.add_argument("--players", type=_field("players"), default=2, help="players")
+    p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     p.add_argument("--setup", choices=["standard", "selection"], default=None,
                    help="the setup (default: selection with 2 players, standard with more)")
-    p.add_argument("--turn-limit", type=_field("turn_limit"), default=100, help="turns before a draw")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice")
+    p.add_argument("--turn-limit", type=V.field_number("turn_limit"), default=100, help="turns before a draw")
+    p.add_argument("--seed", type=V.seed, default=0, help="seed of every random choice")
     p = sub_parser("serve", "play and explore in the browser: a local web page with a table against the "
                             "bots and the strategies, a coach and a strategy explorer")
     p.add_argument("strategies", nargs="*", metavar="STRATEGY.npz",
                    help="strategy files written by solve --out or train --out, to play against, be "
                         "coached by and explore (default: none; the honest and random bots are always there)")
-    p.add_argument("--port", type=_whole_number(0, 65535), default=8000,
+    p.add_argument("--port", type=V.whole_number(0, 65535), default=8000,
                    help="the port to serve on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to serve on (the default is this machine only)")

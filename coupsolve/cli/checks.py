@@ -68,7 +68,8 @@ def check_outputs(args):
         raise CliError(f"--out {out} is also the checkpoint; the strategy and the checkpoint need "
                        "files of their own")
     if getattr(args, "resume", None) is not None and not os.path.isfile(args.resume):
-        raise CliError(f"--resume {args.resume}: no such file")
+        raise CliError(f"--resume {args.resume}: "
+                       f"{'not a regular file' if os.path.exists(args.resume) else 'no such file'}")
     check_plot_target(args.plot)
     check_json_target(args.json)
 
@@ -107,3 +108,21 @@ def payoff_range(rules) -> float:
     """The width of the payoffs: 2 (a win is +1, a loss -1)."""
     del rules  # every Coup payoff (win, loss, draw, the influence payoff) lies in [-1, 1]
     return 2.0
+
+
+def save_output(option, path, save, what="strategy"):
+    """``save(path)`` for the output ``option``; when it cannot be written (a full disk), the work is
+    saved where :func:`solvers.npz.rescue_path` says instead and a one-line ``CliError`` names both."""
+    from solvers.npz import rescue_path
+
+    try:
+        return save(path)
+    except OSError as e:
+        problem, rescue = e.strerror or str(e), rescue_path(path)
+    try:
+        save(rescue)
+    except OSError as e:
+        raise CliError(f"{option} {path}: not written ({problem}), nor in {rescue} ({e.strerror or e}); "
+                       f"the {what} is lost") from None
+    raise CliError(f"{option} {path}: not written ({problem}); the {what} was saved to {rescue} "
+                   "instead") from None

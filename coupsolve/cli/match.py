@@ -55,7 +55,10 @@ def cmd_match(args) -> int:
     rules, game = loaded.rules, loaded.game()
     policy, what = loaded.policy(game), loaded.what
     n = rules.players
-    games = args.games - args.games % n or n  # a multiple of the seats: every seat equally often
+    games = args.games - args.games % n  # a multiple of the seats: every seat equally often
+    if games < max(n, 2):
+        raise CliError(f"--games {args.games}: a match of {n} players needs at least {max(n, 2)} games "
+                       "(every seat once, and two samples for an interval)")
     rows = []
     for word in args.against or OPPONENTS:
         name, other = _opponent(word, rules, game, policy)
@@ -65,16 +68,19 @@ def cmd_match(args) -> int:
         verdict = "beats it" if low > 0 else "loses to it" if high < 0 else "no difference shown"
         rows.append({"against": name, "games": games, "seed": args.seed,
                      "mean": float(result.mean[0]), "half_width": float(result.half_width[0]),
-                     "win_rate": float(result.win_rate[0]), "verdict": verdict,
+                     "win_rate": float(result.win_rate[0]), "draw_rate": float(result.draw_rate),
+                     "verdict": verdict,
                      "seconds": round(result.seconds, 1)})
     out = sys.stderr if args.json == "-" else sys.stdout
     print(f"{args.strategy} ({what}), {n} players: one seat against {n - 1} of each opponent; "
-          f"{games:,} games each (seed {args.seed}), seats rotating; mean payoff per game with its 95% "
-          f"interval (an equal seat averages 0)", file=out)
+          f"{games:,} games each (seed {args.seed}"
+          f"{'' if games == args.games else f'; --games {args.games:,} rounded down to a multiple of {n}'}"
+          f"), seats rotating; mean payoff per game with its 95% interval (an equal seat averages 0); "
+          "a draw: a game no seat won (the turn limit)", file=out)
     width = max(len(r["against"]) for r in rows)
     for r in rows:
         print(f"  against {r['against']:<{width}}  {r['mean']:+.4f} +- {r['half_width']:.4f}  win rate "
-              f"{r['win_rate']:.3f}  {r['verdict']}", file=out)
+              f"{r['win_rate']:.3f}  draw rate {r['draw_rate']:.3f}  {r['verdict']}", file=out)
     if args.json:
         write_json({"strategy": str(args.strategy), "players": n, "rows": rows}, args.json, out)
     return 0

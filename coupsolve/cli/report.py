@@ -23,9 +23,28 @@ def provenance(result, rules) -> dict:
             "version": result.version}
 
 
+def rules_title(rules) -> str:
+    """The rules in words, for a heading: ``"Coup, card selection, 2 players, turn limit 2 (a draw at
+    the limit)"``, and any other option changed from its default as ``name=value``."""
+    setup = {"selection": "card selection", "standard": "standard deal"}.get(rules.setup, rules.setup)
+    payoff = "a draw" if rules.limit_payoff == "draw" else f"{rules.limit_payoff} payoff"
+    other = {k: v for k, v in rules.game_params().items()
+             if k not in ("setup", "players", "turn_limit", "limit_payoff")}
+    return (f"Coup, {setup}, {rules.players} players, turn limit {rules.turn_limit} ({payoff} at the "
+            f"limit)" + "".join(f", {k}={v}" for k, v in other.items()))
+
+
+def turn_limit_note(rules) -> str:
+    """One line on what the turn limit means for the table that follows it."""
+    return (f"turn limit {rules.turn_limit}: the game stops after {rules.turn_limit} turn"
+            f"{'s' if rules.turn_limit > 1 else ''} and is scored as "
+            f"{'a draw' if rules.limit_payoff == 'draw' else 'by influence'}, so this is the equilibrium "
+            "of that short game, not of Coup played to the end (coupsolve train plays full games)")
+
+
 def title(rules, result) -> str:
     """The heading of the table and the plot: rules, algorithm, iterations, exploitability."""
-    return (f"{rules} - {result.algorithm}, {result.iterations:,} iterations, exploitability "
+    return (f"{rules_title(rules)} - {result.algorithm}, {result.iterations:,} iterations, exploitability "
             f"{result.exploitability:.3g}")
 
 
@@ -33,6 +52,8 @@ def present(analysis, result, rules, args, human=None, **extra) -> None:
     """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
     ``args.json`` (with ``extra`` fields)."""
     human = sys.stdout if human is None else human
+    if rules.turn_limit < 100:  # 100: the rules' own, a game played to its end
+        print(turn_limit_note(rules), file=human)
     print(analysis.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)
@@ -51,6 +72,11 @@ def write_json(report, target, human) -> None:
     if target == "-":
         print(text)
     else:
-        with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
+        try:
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text + "\n")
+        except OSError as e:
+            from coupsolve.cli.args import CliError
+
+            raise CliError(f"--json {target}: not written ({e.strerror or e})") from None
         print(f"JSON report written to {target}", file=human)

@@ -16,7 +16,7 @@ import time
 import warnings
 
 from coupsolve.cli.args import CliError, rules_of
-from coupsolve.cli.checks import check_outputs, stopping_rule, target_warning
+from coupsolve.cli.checks import check_outputs, save_output, stopping_rule, target_warning
 
 
 def plan_options(args):
@@ -115,7 +115,7 @@ def cmd_solve(args) -> int:
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)
     if args.out:
-        result.save(args.out)
+        save_output("--out", args.out, result.save)
         print(f"strategy saved to {args.out}", file=human)
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)

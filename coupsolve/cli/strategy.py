@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from coupsolve.cli.args import CliError
+from coupsolve.cli.args import CliError, given
 from coupsolve.cli.checks import check_outputs
 from coupsolve.cli.solve import printer
 
@@ -27,6 +27,14 @@ def cmd_analyse(args) -> int:
     check_outputs(args)
     loaded = load(args.strategy, printer(sys.stdout))
     rules = loaded.rules
+    if args.sampled and loaded.kind != "pieces":  # options that would do nothing: refused
+        what = ("a trained strategy, always analysed from self-play" if loaded.kind == "trained"
+                else "analysed exactly on its tree")
+        raise CliError(f"--sampled: {args.strategy} is {what}; --sampled is for a strategy solved in "
+                       "pieces")
+    if loaded.kind not in ("trained", "pieces") and given(args, "games", "seed"):
+        raise CliError(f"--games and --seed: {args.strategy} is analysed exactly on its tree; they are "
+                       "for a sampled analysis")
     if loaded.kind == "trained":
         human = sys.stderr if args.json == "-" else sys.stdout
         print(f"rules: {rules}\n{describe(loaded.meta)}, coupsolve {loaded.meta['version']}\n", file=human)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from coupsolve.cli.args import CliError, rules_of
-from coupsolve.cli.checks import check_outputs
+from coupsolve.cli.checks import check_outputs, save_output
 from coupsolve.cli.solve import printer
 
 
@@ -24,7 +24,7 @@ def present_sampled(rules, solver, meta, args, human=None):
     """Estimate the bluff table of the strategy from ``args.games`` games (seed ``args.seed``), print it,
     draw ``args.plot`` and write ``args.json`` (the provenance and the table)."""
     from coupsolve.analysis.sampled import sampled_analysis
-    from coupsolve.cli.report import write_json
+    from coupsolve.cli.report import rules_title, write_json
     from coupsolve.openspiel.game import load_game
     from coupsolve.strategy.trained import describe, trained_policy
 
@@ -33,7 +33,7 @@ def present_sampled(rules, solver, meta, args, human=None):
     print(f"estimating the bluff table from {args.games:,} self-play games (seed {args.seed}) ...",
           file=human, flush=True)
     analysis = sampled_analysis(game, trained_policy(solver, game, meta), games=args.games, seed=args.seed,
-                                meta={"title": f"{rules} - {describe(meta)}"})
+                                meta={"title": f"{rules_title(rules)} - {describe(meta)}"})
     print(analysis.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)
@@ -91,8 +91,8 @@ def cmd_train(args) -> int:
     print(f"{solver.iterations:,} iterations in {solver.seconds:.1f} s{status}; "
           f"{solver.num_infosets:,} information sets", file=human)
     if args.out:
-        meta = save_trained(solver, args.out, rules, args.abstraction, args.sampling, interrupted,
-                            args.field)
+        meta = save_output("--out", args.out, lambda path: save_trained(
+            solver, path, rules, args.abstraction, args.sampling, interrupted, args.field))
         print(f"strategy saved to {args.out}", file=human)
     else:
         meta = {"game_id": game.game_id, "regret": solver.regret, "average": solver.average,

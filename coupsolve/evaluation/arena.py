@@ -35,8 +35,9 @@ class ArenaResult:
     """What :func:`play` measured, per distinct name (in order of first appearance).
 
     ``mean`` and ``half_width`` give the 95% interval ``mean +- half_width`` of the mean payoff per
-    game; ``win_rate`` the fraction of the name's seats (over games) that won; ``payoffs`` the per-game
-    samples (float64, (games, names)); ``seconds`` the wall time.
+    game; ``win_rate`` the fraction of the name's seats (over games) that won; ``draw_rate`` the
+    fraction of games no seat won (a game stopped at its turn limit, paying nobody more than 0);
+    ``payoffs`` the per-game samples (float64, (games, names)); ``seconds`` the wall time.
     """
 
     names: tuple
@@ -46,6 +47,7 @@ class ArenaResult:
     win_rate: np.ndarray
     payoffs: np.ndarray
     seconds: float
+    draw_rate: float = 0.0
 
     def interval(self, name):
         """The 95% interval ``(low, high)`` of ``name``'s mean payoff."""
@@ -57,6 +59,7 @@ class ArenaResult:
         for i, n in enumerate(self.names):
             rows.append(f"{n:<16} mean payoff {self.mean[i]:+.4f} +- {self.half_width[i]:.4f} (95%), "
                         f"win rate {self.win_rate[i]:.3f}")
+        rows.append(f"draw rate {self.draw_rate:.3f}")
         return "\n".join(rows)
 
 
@@ -117,6 +120,7 @@ def play(game, policies, games, seed, names=None):
     rng = np.random.default_rng(seed)
     payoffs = np.zeros((int(games), len(distinct)))
     wins = np.zeros(len(distinct))
+    draws = 0
     t0 = time.perf_counter()
     for g in range(int(games)):
         seat_of = (np.arange(n) + g) % n  # entry e sits at seat seat_of[e]
@@ -126,8 +130,9 @@ def play(game, policies, games, seed, names=None):
         ret = np.asarray(play_one(game, by_seat, rng))[seat_of]  # per entry
         np.add.at(payoffs[g], col, ret)
         np.add.at(wins, col, ret > 0)
+        draws += not bool(np.any(ret > 0))
     payoffs /= count
     sd = payoffs.std(axis=0, ddof=1)
     return ArenaResult(names=distinct, games=int(games), mean=payoffs.mean(axis=0),
                        half_width=Z95 * sd / np.sqrt(games), win_rate=wins / (count * games),
-                       payoffs=payoffs, seconds=time.perf_counter() - t0)
+                       payoffs=payoffs, seconds=time.perf_counter() - t0, draw_rate=draws / int(games))

@@ -3,8 +3,9 @@
 
 A step is told from the events the engine emits (the observation tokens), so what a log shows is
 exactly what a player observes: the move, then what follows from it without a choice (a proof and
-the card it showed, a failed proof, a forced loss of influence), an elimination, and each new turn
-with the turn limit. A Pass is labelled with the round it ends (challenge, block, challenge of the
+the card it showed, a failed proof, a forced loss of influence), every change of a purse (coins are
+public), an elimination, and each new turn with the turn limit, once the step that ended the last
+turn is told. A Pass is labelled with the round it ends (challenge, block, challenge of the
 block).
 """
 
@@ -40,15 +41,19 @@ class Narrator:
 
     def apply(self, state, action) -> list[str]:
         """Apply ``action`` to ``state``; the lines telling what happened (forced steps marked)."""
-        phase, seen, before = state.phase, len(state.events), state.influence
+        phase, seen, before, purse = state.phase, len(state.events), state.influence, state.coins
         state.apply_action(action)
         lines = []
         for k, event in enumerate(state.events[seen:]):
             lines.append(("" if k == 0 else "   forced: ") + self._describe(self._token(*event), phase))
+        coins = state.coins  # public: every change told, with the purse after it
+        lines += [f"   p{p} {'gains' if coins[p] > purse[p] else 'pays'} {abs(coins[p] - purse[p])} "
+                  f"coin{'s' if abs(coins[p] - purse[p]) > 1 else ''}: {coins[p]}"
+                  for p in range(len(coins)) if coins[p] != purse[p]]
         after = state.influence
         lines += [f"   p{p} has no influence left: out of the game" for p in range(len(after))
                   if before[p] > 0 and after[p] == 0]
-        if state.turn != self.turn and state.turn > 0:  # a new turn begins after this step's events
+        if state.turn != self.turn and state.turn > 0:  # after the step that ended the last turn
             self.turn = state.turn
             lines.append(f"-- turn {state.turn} of {self.rules.turn_limit}")
         return lines

@@ -18,11 +18,11 @@ from typing import NamedTuple
 
 from coupsolve.plan.options import silent
 from coupsolve.strategy.kept import analyse_and_keep, analyse_sampled, rebuild_pieces, stored_analysis
-from coupsolve.strategy.solved import StrategyError, load_solved, record
+from coupsolve.strategy.solved import StrategyError, load_solved, record, resume_iterations
 from coupsolve.strategy.trained import describe, is_trained, load_trained, save_trained
 
 __all__ = ["Strategy", "StrategyError", "analyse_and_keep", "analyse_sampled", "describe", "is_trained",
-           "load", "load_solved", "load_trained", "rebuild_pieces", "record", "save_trained",
+           "load", "load_solved", "load_trained", "rebuild_pieces", "record", "resume_iterations", "save_trained",
            "stored_analysis"]
 
 

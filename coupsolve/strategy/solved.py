@@ -33,7 +33,7 @@ def _result(path):
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
-        raise StrategyError(f"{path}: no such file")
+        raise StrategyError(f"{path}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
     try:
         result = solvers.SolveResult.load(path)
     except (ValueError, KeyError, OSError) as e:
@@ -153,6 +153,29 @@ def resume_iterations(path, rules) -> int:
     except (ValueError, KeyError, OSError) as e:
         raise StrategyError(f"--resume {path}: not a checkpoint of this solver ({e})") from None
     if saved["game_id"] != rules.game_string():
-        raise StrategyError(f"--resume {path}: a checkpoint of {saved['game_id']}, not of these rules; "
-                            "give the rules it was solved with")
+        raise StrategyError(f"--resume {path}: a checkpoint of other rules; give the rules it was solved "
+                            f"with: {rules_difference(saved['game_id'], rules)}")
     return saved["iterations"]
+
+
+def rules_difference(game_id, rules) -> str:
+    """What differs between the rules of the game string ``game_id`` (a checkpoint's) and ``rules``,
+    as the options that would give the former: ``"--turn-limit 2 (not 1), --rule copies=2 (not 3)"``,
+    or a short description when the game string is not one of this version's rules."""
+    from coupsolve.openspiel.game import load_game
+
+    flags = {"turn_limit": "--turn-limit", "limit_payoff": "--limit-payoff", "setup": "--preset",
+             "players": "--players"}
+    try:
+        saved = load_game(game_id).rules.to_dict()
+    except Exception:  # noqa: BLE001 (any game string: pyspiel's errors are not ValueErrors)
+        return "rules this version does not read"
+    mine = rules.to_dict()
+    words = []
+    for name in sorted(set(saved) | set(mine)):
+        if saved.get(name) != mine.get(name):
+            value = saved.get(name)
+            shown = str(value).lower() if isinstance(value, bool) else value
+            option = (f"{flags[name]} {shown}" if name in flags else f"--rule {name}={shown}")
+            words.append(f"{option} (not {mine.get(name)})")
+    return ", ".join(words) or "the same rules"

@@ -89,8 +89,8 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
         solver = MCCFRSolver(game, max_infosets=room, max_actions=actions, seed=seed, threads=threads,
                              **options)
     else:
+        meta = _resumable(resume, game)
         try:
-            meta, _ = npz.load(resume, kind())
             solver = MCCFRSolver.load(resume, game, max_infosets=max_infosets and room,
                                       max_actions=max_infosets and actions)
         except (ValueError, KeyError, OSError) as e:
@@ -108,6 +108,32 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
     if abstraction == "features":
         solver.notes["features_key"] = key_version()
     return solver
+
+
+def _resumable(resume, game):
+    """The metadata of the checkpoint ``resume`` if it continues a run of ``game`` of this version (its
+    fields checked: :func:`solvers.mccfr.tablefile.read_table`), else a one-line StrategyError naming
+    the options that differ."""
+    from solvers.mccfr.tablefile import read_table
+    from solvers.npz import library_version
+
+    from coupsolve.openspiel.game import load_game
+    from coupsolve.strategy.solved import rules_difference
+
+    try:
+        meta, _ = read_table(resume)
+    except (ValueError, OSError) as e:
+        raise StrategyError(f"--resume {resume}: not a checkpoint ({e})") from None
+    rules = load_game(game.game_id).rules
+    if meta["game_id"] != game.game_id:
+        raise StrategyError(f"--resume {resume}: a run of other rules; give the rules it was trained "
+                            f"with: {rules_difference(meta['game_id'], rules)}")
+    if meta["version"] != library_version():
+        raise StrategyError(f"--resume {resume}: written by coupsolve {meta['version']}, not by this "
+                            f"version ({library_version()})")
+    if meta.get("players", rules.players) != rules.players:
+        raise StrategyError(f"--resume {resume}: records {meta['players']} players, not {rules.players}")
+    return meta
 
 
 def key_version():
@@ -152,16 +178,16 @@ def is_trained(path) -> bool:
 
 def load_trained(path):
     """``(rules, solver, metadata)`` of a ``train --out`` file, or a one-line :class:`StrategyError`."""
-    from solvers import npz
     from solvers.mccfr.solver import MCCFRSolver
+    from solvers.mccfr.tablefile import read_table
     from solvers.npz import library_version
 
     from coupsolve.openspiel.game import load_game
 
     if not os.path.isfile(path):
-        raise StrategyError(f"{path}: no such file")
+        raise StrategyError(f"{path}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
     try:
-        meta, arrays = npz.load(path, kind())
+        meta, arrays = read_table(path)
     except ValueError as e:
         raise StrategyError(f"{path} is not a coupsolve strategy file ({e})") from None
     if not meta.get(TRAINED):
@@ -175,6 +201,8 @@ def load_trained(path):
     except (ValueError, KeyError) as e:
         raise StrategyError(f"{path}: its game string does not give rules this version takes "
                             f"({e})") from None
+    if meta.get("players", rules.players) != rules.players:
+        raise StrategyError(f"{path} records {meta['players']} players, but its game has {rules.players}")
     if rules.game_string() != meta["game_id"] or rules.to_dict() != meta.get("rules"):
         raise StrategyError(f"{path} records the game {meta['game_id']}, which this version reads as "
                             "other rules; train it again")

@@ -19,7 +19,10 @@ either exact (every field of a :class:`TreeSize` but its rules) or a lower bound
   tree builders and the rules, :data:`COUNT_SOURCES`) and only
   game ids and numbers; counts of another stamp are dropped when it is next written. Writes are atomic
   (a temporary file renamed over it); a file that cannot be read or written, or is of another format,
-  is ignored with a one-line warning.
+  is ignored with a one-line warning. Each entry is written with a check (a digest of it, its key and
+  the stamp), and an entry that no longer matches its check (edited or damaged on disk) is ignored
+  and counted afresh. The builder checks every write against its arrays too
+  (:mod:`coupsolve.trees.history.builder`), so a wrong size stops a build with an error, never more.
 
 A tree is built only from a count of this very code: an exact cached count, or a fresh one. An exact
 known size of the table answers ``info`` and refusals but is not built from, since the fill trusts
@@ -29,8 +32,10 @@ its size to allocate the tree.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
+import stat
 import sys
 from importlib import resources
 from typing import NamedTuple
@@ -131,23 +136,65 @@ def _bound(entry) -> int:
     return at_least
 
 
-def _read(path, want, what, warn=True):
-    """The ``sizes`` of the JSON file at ``path`` if its format and stamp are ``want``; else ``{}``
-    (with a one-line warning if ``warn``, unless the file does not exist or only has another stamp)."""
+#: A cache file larger than this is not read (a file of counts holds a few kilobytes).
+MAX_FILE_BYTES = 16 << 20
+
+
+def _check(key, entry, stamp) -> str:
+    """The check of a cached ``entry``: a digest of it with its key and stamp, written with it, so an
+    entry edited or damaged on disk no longer matches its check and is ignored (never built from)."""
+    text = json.dumps([key, entry, stamp], sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _load_json(path):
+    """The JSON document of the regular file at ``path`` (ValueError: not a regular file, too large,
+    not JSON, or nested too deep to parse)."""
+    with open(path, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise ValueError(f"{info.st_size:,} bytes, more than a file of sizes holds")
+        text = f.read(MAX_FILE_BYTES + 1)
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        return json.loads(text.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+
+
+def _read(path, want, what, warn=True, checked=False):
+    """The ``sizes`` of the JSON file at ``path`` if its format and stamp are ``want``; else ``{}``
+    (with a one-line warning if ``warn``, unless the file does not exist or only has another stamp).
+    With ``checked``, only the entries that match their check (:func:`_check`), the others ignored
+    with a warning."""
+    try:
+        data = _load_json(path)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as e:
         problem = f"not readable JSON ({e})"
     else:
         if isinstance(data, dict) and data.get("format") == FORMAT and isinstance(data.get("sizes"), dict):
-            return data["sizes"] if data.get("stamp") == want else {}
+            if data.get("stamp") != want:
+                return {}
+            if not checked:
+                return data["sizes"]
+            checks = data.get("checks") if isinstance(data.get("checks"), dict) else {}
+            good = {k: v for k, v in data["sizes"].items() if checks.get(k) == _check(k, v, want)}
+            if warn and len(good) < len(data["sizes"]):
+                _warn(f"ignoring {len(data['sizes']) - len(good)} entries of {what} {path} that do not "
+                      "match their check (edited or damaged): they are counted afresh")
+            return good
         problem = f"not a file of {FORMAT}"
     if warn:
         _warn(f"ignoring {what} {path}: {problem}")
     return {}
+
+
+def _cached(warn=True) -> dict:
+    """The entries of the cache file that match their checks (the others ignored)."""
+    return _read(cache_path(), _stamp(), "the size cache", warn=warn, checked=True)
 
 
 def _known_table() -> dict:
@@ -183,10 +230,35 @@ def lookup(rules, cache: bool = True) -> KnownSize | None:
     if not cache:
         return None
     key = rules.game_string()
-    cached = _from(rules, _read(cache_path(), _stamp(), "the size cache"), key, CACHED, "the size cache")
-    found = [k for k in (cached, _from(rules, _known_table(), key, KNOWN, "the known sizes")) if k is not None]
+    cached, table = _cached(), _known_table()
+    found = [k for k in (_from(rules, cached, key, CACHED, "the size cache"),
+                         _from(rules, table, key, KNOWN, "the known sizes")) if k is not None]
     exact = [k for k in found if k.size is not None]
-    return exact[0] if exact else max(found, key=lambda k: k.at_least, default=None)
+    return exact[0] if exact else max(found + _shorter(rules, cached, table), key=lambda k: k.at_least,
+                                      default=None)
+
+
+#: The shorter turn limits whose sizes bound a longer game's (:func:`_shorter`).
+SHORTER_LIMITS = range(1, 9)
+
+
+def _shorter(rules, cached, table) -> list:
+    """Lower bounds from the sizes of the same rules at a shorter turn limit: the tree of turn limit
+    t is the tree of t + 1 with its last turn cut, so it has no more histories. So turn limit 5 is
+    refused at once from turn limit 4's packaged 3.05e9 histories, not after counting for minutes."""
+    bounds = []
+    for t in SHORTER_LIMITS:
+        if t >= rules.turn_limit:
+            break
+        shorter = rules.replace(turn_limit=t)
+        key = shorter.game_string()
+        for sizes, source in ((cached, CACHED), (table, KNOWN)):
+            known = _from(shorter, sizes, key, source, "the size cache" if sizes is cached else
+                          "the known sizes")
+            if known is not None:
+                bounds.append(KnownSize(None, known.at_least, f"{source} of turn limit {t}, which this "
+                                                              "longer game contains"))
+    return bounds
 
 
 def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -> None:
@@ -195,7 +267,7 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
     exact count nor a larger bound. A file that cannot be written is left as it is, with a warning."""
 
     path, stamp, key = cache_path(), _stamp(), rules.game_string()
-    sizes = dict(_read(path, stamp, "the size cache", warn=False))  # a bad file: replaced (lookup warned)
+    sizes = dict(_cached(warn=False))  # a bad file or entry: replaced (lookup warned)
     if size is not None:
         sizes[key] = entry_of(size)
     else:
@@ -208,7 +280,9 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
 
 def _write(path, stamp, sizes) -> None:
     """Replace the cache file at ``path`` by ``sizes`` of ``stamp`` (a warning if it cannot be)."""
-    text = json.dumps({"format": FORMAT, "stamp": stamp, "sizes": sizes}, indent=1, sort_keys=True)
+    checks = {key: _check(key, entry, stamp) for key, entry in sizes.items()}
+    text = json.dumps({"format": FORMAT, "stamp": stamp, "sizes": sizes, "checks": checks}, indent=1,
+                      sort_keys=True)
     try:
         from solvers.npz import replace_durably
 
@@ -271,7 +345,7 @@ def lookup_public(rules, parts, cache: bool = True):
     """The cached count of ``rules``' public tree by ``parts`` parts (a ClassSize), or None."""
     if not cache:
         return None
-    entry = _read(cache_path(), _stamp(), "the size cache").get(_public_key(rules, parts))
+    entry = _cached().get(_public_key(rules, parts))
     if entry is None:
         return None
     try:
@@ -284,6 +358,6 @@ def lookup_public(rules, parts, cache: bool = True):
 def remember_public(rules, parts, size) -> None:
     """Record the count by ``parts`` parts ``size`` of ``rules``' public tree in the cache file."""
     path, stamp = cache_path(), _stamp()
-    sizes = dict(_read(path, stamp, "the size cache", warn=False))
+    sizes = dict(_cached(warn=False))
     sizes[_public_key(rules, parts)] = public_entry(size)
     _write(path, stamp, sizes)

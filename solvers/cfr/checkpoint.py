@@ -137,7 +137,16 @@ def load_checkpoint(path, tree=None, state=True):
                if n not in arrays]
     if missing:
         raise ValueError(f"checkpoint {path} lacks arrays {missing}")
-    out = {name: _state_array(arrays[name]) for name in _STATE if state}
+    _npz.check_fields(meta, path, game_id="str", algorithm="str", seed="int", iterations="int",
+                      seconds="float", tree_digest="str?")
+    n = int(_npz.check_vector(arrays, "infoset_actions", path, "iu").shape[0])
+    if int(_npz.check_vector(arrays, "infoset_num_actions", path, "iu").sum()) != n:
+        raise ValueError(f"checkpoint {path}: its information sets' actions do not add up")
+    length = _npz.check_vector(arrays, "curve_iterations", path, "iu").shape[0]
+    for name in ("curve_seconds", "curve_exploitability"):
+        _npz.check_vector(arrays, name, path, "f", length)
+    out = {name: _state_array(_npz.check_vector(arrays, name, path, "f", n, finite=True))
+           for name in _STATE if state}
     out.update(path=path, game_id=meta["game_id"], infoset_num_actions=arrays["infoset_num_actions"],
                infoset_actions=arrays["infoset_actions"], tree_digest=meta.get("tree_digest"))
     if tree is not None:
@@ -168,10 +177,12 @@ class CheckpointState(Mapping):
         if name not in _STATE:
             raise KeyError(name)
         try:
+            _npz.regular_file(self.path)
             with np.load(self.path, allow_pickle=False) as f:
-                return _state_array(f[name])
+                a = f[name]
         except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
             raise ValueError(f"checkpoint {self.path}: cannot read {name} ({exc})") from exc
+        return _state_array(_npz.check_vector({name: a}, name, self.path, "f", finite=True))
 
     def __iter__(self):
         return iter(_STATE)

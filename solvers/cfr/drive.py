@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 
+from solvers.npz import save_or_warn
 from solvers.cfr.algorithms import get_algorithm
 from solvers.history.rep import PARALLEL_MIN_HISTORIES
 from solvers.cfr.representation import representation_for
@@ -180,7 +181,7 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     except KeyboardInterrupt:  # a second Ctrl-C soon after the first: still save
         interrupted = True
     if checkpoint is not None:
-        interrupted = solver.save(checkpoint) or interrupted  # Ctrl-C is held while it writes
+        interrupted = save_or_warn(solver.save, checkpoint) or interrupted  # Ctrl-C held while it writes
     try:
         return solver.result(interrupted, last=True)  # the solver goes with this call
     finally:
@@ -202,5 +203,5 @@ def _drive(solver, iterations, target, check_every, progress, checkpoint, checkp
                 f"exploitability {value:.4g}, {solver.curve[-1][1]:,.0f} s")
 
     return run(solver, iterations=iterations, check_every=check_every, check=check,
-               save=lambda: solver.save(checkpoint), save_every=checkpoint_every,
+               save=lambda: save_or_warn(solver.save, checkpoint), save_every=checkpoint_every,
                desc=solver.algorithm, progress=progress)

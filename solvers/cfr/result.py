@@ -190,6 +190,7 @@ class SolveResult:
         missing = [name for name in _ARRAYS if name not in arrays]
         if missing:
             raise ValueError(f"{path} lacks arrays {missing}")
+        _check_file(meta, arrays, path)
         if tree is not None:
             _check_tree(meta, arrays, tree, path)
         return cls(game_id=meta["game_id"], algorithm=meta["algorithm"],
@@ -218,7 +219,30 @@ class SolveResult:
         policies."""
         meta, arrays = _npz.load(path, _KIND, skip=("average_policy", "current_policy",
                                                     "infoset_hash"))
+        _check_file(meta, arrays, path)
         _check_tree(meta, arrays, tree, path)
+
+
+def _check_file(meta, arrays, path):
+    """Refuse a result file whose metadata or arrays are not what :meth:`SolveResult.save` writes
+    (a field of another type, arrays of other shapes, policies with NaN): one line naming it."""
+    _npz.check_fields(meta, path, game_id="str", algorithm="str", iterations="int", seed="int",
+                      seconds="float", interrupted="bool", version="str", options="dict?",
+                      tree_type="str?", tree_digest="str?")
+    nact = _npz.check_vector(arrays, "infoset_num_actions", path, "iu")
+    if nact.size and int(nact.min()) < 1:
+        raise ValueError(f"{path}: an information set with {int(nact.min())} actions")
+    n = int(nact.sum())
+    _npz.check_vector(arrays, "infoset_actions", path, "iu", n)
+    for name in ("average_policy", "current_policy"):
+        if name in arrays:
+            _npz.check_vector(arrays, name, path, "f", n, finite=True)
+    length = _npz.check_vector(arrays, "curve_iterations", path, "iu").shape[0]
+    for name in ("curve_seconds", "curve_exploitability"):
+        _npz.check_vector(arrays, name, path, "f", length)
+    _npz.check_vector(arrays, "game_value", path, "f")
+    if "infoset_hash" in arrays:
+        _npz.check_vector(arrays, "infoset_hash", path, "u", nact.shape[0])
 
 
 def _check_tree(meta, arrays, tree, path):

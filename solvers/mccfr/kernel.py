@@ -68,10 +68,13 @@ the table outgrows the cache, no change before); any other decision node's slot 
 before its moves are generated. ``lookup`` is inlined, and a state is copied by element loops.
 """
 
+import warnings
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.extending import intrinsic
 
 CHANCE = -1
@@ -370,3 +373,11 @@ def find_all(table, stats, keys, checks, owners, nacts, out):
             return -1 - o
         out[t] = o
     return OK
+
+
+def call_kernel(kernel, *args):
+    """Run a kernel of :mod:`solvers.mccfr.kernel` (numba's note that first-class functions are
+    experimental silenced: they are how a game is passed)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        return kernel(*args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from open_spiel.python import policy as os_policy
 
-from solvers.mccfr.solver import MCCFRSolver, call_kernel
+from solvers.mccfr.kernel import call_kernel
 
 __all__ = ["tree_policy", "SampledPolicy"]
 
@@ -34,7 +34,7 @@ def _normalised(weights, offset, num_actions):
         return np.where(sums > 0.0, w / sums, 1.0 / np.repeat(m, m))
 
 
-def tree_policy(solver: MCCFRSolver, tree) -> np.ndarray:
+def tree_policy(solver, tree) -> np.ndarray:
     """The solver's average strategy as a flat policy over ``tree`` (float64, ``tree.num_actions``).
 
     The tree must be of the solver's game with its children in the order of the game's moves (as

@@ -34,17 +34,17 @@ from __future__ import annotations
 import functools
 import math
 import time
-import warnings
 from typing import NamedTuple
 
 import numpy as np
-from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from solvers.mccfr import external as EXT
 from solvers.mccfr import kernel as K
 from solvers.mccfr import outcome as O
 from solvers.mccfr import probe as R
 from solvers import npz as _npz
+from solvers.mccfr.kernel import call_kernel
+from solvers.mccfr.tablefile import check_table
 from solvers.mccfr import batch as B
 from solvers.memory import check_fits, format_bytes
 from solvers.cfr.solver import int_arg
@@ -100,14 +100,6 @@ class SamplingGame(NamedTuple):
 
 class TableFull(MemoryError):
     """The information-set table has no room left; the run stopped (see :meth:`MCCFRSolver.step`)."""
-
-
-def call_kernel(kernel, *args):
-    """Run a kernel of :mod:`solvers.mccfr.kernel` (numba's note that first-class functions are
-    experimental silenced: they are how a game is passed)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        return kernel(*args)
 
 
 def bind(functions):
@@ -344,6 +336,19 @@ class MCCFRSolver:
             raise RuntimeError(_ERRORS[status])
         return out
 
+    def average_policy(self, game=None, prior=None):
+        """The average strategy as an OpenSpiel policy, as OpenSpiel's solvers' ``average_policy()``
+        (:class:`solvers.mccfr.policy.SampledPolicy`; information sets never visited play uniformly,
+        or as ``prior`` does). ``game``: the pyspiel game, by default ``pyspiel.load_game`` of the
+        solver's game id."""
+        from solvers.mccfr.policy import SampledPolicy
+
+        if game is None:
+            import pyspiel
+
+            game = pyspiel.load_game(self.game.game_id)
+        return SampledPolicy(self, game, prior=prior)
+
     def save(self, path):
         """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options and
         :attr:`notes` (which :meth:`load` gives back)."""
@@ -370,6 +375,7 @@ class MCCFRSolver:
         Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
         game's information sets, or another sampling than ``sampling``."""
         meta, a = _npz.load(path, CHECKPOINT_KIND)
+        check_table(meta, a, game, path)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")
@@ -390,6 +396,8 @@ class MCCFRSolver:
             raise ValueError(f"{path}: the table does not match its own layout")
         self._regret[:na] = a["regret"]
         self._avg[:na] = a["average"]
+        if a["rng"].shape != self._rng.shape:
+            raise ValueError(f"{path}: its generator state has shape {a['rng'].shape}, not {self._rng.shape}")
         self._rng[:] = a["rng"]
         self._stats[2] = meta["iterations"]
         self.seconds = float(meta["seconds"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from solvers.cfr.solver import int_arg
 from solvers.cfr.stepping import run
+from solvers.npz import save_or_warn
 
 
 def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
@@ -27,7 +28,7 @@ def train(solver, iterations=None, seconds=None, progress=True, checkpoint=None,
     if checkpoint_seconds is not None and checkpoint is None:
         raise ValueError("checkpoint_seconds needs a checkpoint path")
     interrupted = run(solver, iterations=iterations, seconds=seconds, progress=progress, desc="mccfr",
-                      save=lambda: solver.save(checkpoint), save_seconds=checkpoint_seconds)
+                      save=lambda: save_or_warn(solver.save, checkpoint), save_seconds=checkpoint_seconds)
     if checkpoint is not None:
-        solver.save(checkpoint)
+        save_or_warn(solver.save, checkpoint)
     return interrupted

@@ -39,8 +39,6 @@ a filled walk into the game-agnostic ``GameTree`` (:func:`coupsolve.build_tree`)
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
-
 import numba
 import numpy as np
 from numba import njit, types
@@ -52,10 +50,12 @@ from coupsolve import engine as E
 from coupsolve.engine.hashing import absorb, seed_hashes
 from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.background import run_interruptibly
+from coupsolve.trees.history.arrays import allocate, empty_infosets, empty_nodes
 from coupsolve.rules import Rules
 from coupsolve.engine.tables import P_PLAYERS
 from coupsolve.trees.history.sketch import new_sketch, sketch_add, sketch_estimate
-from coupsolve.trees.history.size import TreeSize, TreeTooLarge, estimate_build_bytes
+from coupsolve.trees.history.size import (SizeMismatch, TreeSize, TreeTooLarge, check_size,
+                                          estimate_build_bytes)
 
 
 OK = 0
@@ -64,43 +64,6 @@ ERR_RECALL = 2
 ERR_CAPACITY = 3
 ERR_STOPPED = 4  # control[0] set (Ctrl-C) or more histories than the budget control[1]
 POLL_MASK = 0xFFFF  # the walk polls its control every 65,536 histories
-
-
-class NodeArrays(NamedTuple):
-    """The per-node arrays the walk fills (all empty when it only counts).
-
-    ``level_count`` (int64, one per level, counting walk only), ``level_start`` (int64, levels + 1),
-    then, one entry per node: what the node is, ``node_kind``, ``node_player`` (int8),
-    ``node_infoset`` (int32), ``payoff`` (float64), ``context`` (``CTX_DTYPE``, uint32; empty when not wanted);
-    where its children are, ``child_start`` (int64), ``num_children`` (int32); the probability of the
-    edge into it, ``chance_prob`` (float64); ``payoffs`` (float64, (nodes, players); (0, 0) with two).
-    """
-
-    level_count: np.ndarray
-    level_start: np.ndarray
-    node_kind: np.ndarray
-    node_player: np.ndarray
-    node_infoset: np.ndarray
-    payoff: np.ndarray
-    context: np.ndarray
-    child_start: np.ndarray
-    num_children: np.ndarray
-    chance_prob: np.ndarray
-    payoffs: np.ndarray
-
-
-class InfosetArrays(NamedTuple):
-    """The information sets the walk finds, with room for one per decision node.
-
-    ``h2`` (uint64, the second hash), ``player`` (int8), ``nact`` (int32), ``rep`` (int64, the first
-    history seen), ``actions`` (int32, one per decision child: the flat action ids).
-    """
-
-    h2: np.ndarray
-    player: np.ndarray
-    nact: np.ndarray
-    rep: np.ndarray
-    actions: np.ndarray
 
 
 @njit(cache=True, nogil=True)
@@ -205,8 +168,8 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
                             return ERR_RECALL
                     else:
                         I = n_infosets
-                        if I >= iset.h2.shape[0]:  # sized by the caller from the decision count
-                            counts[5] = v
+                        if I >= iset.h2.shape[0] or n_actions + k > iset.actions.shape[0]:
+                            counts[5] = v  # sized by the caller from a count that was not this tree's
                             return ERR_CAPACITY
                         table[key] = I
                         iset.h2[I] = h[depth, p, 1]
@@ -218,6 +181,11 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
                         n_actions += k
                         n_infosets += 1
                     out.node_infoset[v] = I
+                if k > 0 and (depth + 2 >= out.level_start.shape[0]
+                              or free[depth + 1] + k > out.level_start[depth + 2]
+                              or free[depth + 1] + k > out.node_kind.shape[0]):
+                    counts[5] = v  # the next level's block is full: the size was not this tree's
+                    return ERR_CAPACITY
                 out.child_start[v] = free[depth + 1]
                 out.num_children[v] = k
                 free[depth + 1] += k
@@ -241,17 +209,13 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     return OK
 
 
-def _empty_nodes(level_count):
-    e8, e32, e64, ef = (np.zeros(0, np.int8), np.zeros(0, np.int32), np.zeros(0, np.int64),
-                        np.zeros(0, np.float64))
-    return NodeArrays(level_count=level_count, level_start=e64, node_kind=e8, node_player=e8,
-                      node_infoset=e32, payoff=ef, context=np.zeros(0, E.CTX_DTYPE), child_start=e64, num_children=e32,
-                      chance_prob=ef, payoffs=np.zeros((0, 0), np.float64))
-
-
-def _empty_infosets():
-    return InfosetArrays(np.zeros(0, np.uint64), np.zeros(0, np.int8), np.zeros(0, np.int32),
-                         np.zeros(0, np.int64), np.zeros(0, np.int32))
+def compiled() -> bool:
+    """Whether the walk's kernel is compiled, in this process or in numba's disk cache (else the first
+    count or build compiles it, for about a minute)."""
+    if _walk.signatures:
+        return True
+    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
+    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
 
 
 def _run_walk(args, counts, control, progress):
@@ -295,10 +259,13 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(8, dtype=np.int64)
     sketch = new_sketch()
+    if not _walk.signatures:  # compile first (a minute), so that ``seconds`` times the count alone
+        _walk(rules.params(), D - 1, False, empty_nodes(level_count.copy()), _new_table(),
+              empty_infosets(), counts.copy(), _control(0), sketch.copy())
     t0 = time.perf_counter()
     control = _control(max_nodes)
-    status = _run_walk((rules.params(), D - 1, False, _empty_nodes(level_count), _new_table(),
-                        _empty_infosets(), counts, control, sketch), counts, control, progress)
+    status = _run_walk((rules.params(), D - 1, False, empty_nodes(level_count), _new_table(),
+                        empty_infosets(), counts, control, sketch), counts, control, progress)
     if status == ERR_STOPPED:
         raise TreeTooLarge(f"the game tree of {rules} has more than {max_nodes:,} histories "
                            f"(the count stopped at {int(counts[0]):,})", int(counts[0]))
@@ -312,24 +279,6 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
 
 def _new_table():
     return numba.typed.Dict.empty(key_type=types.uint64, value_type=types.int64)
-
-
-def _allocate(size, context):
-    """Empty node and information-set arrays for a tree of ``size``."""
-    n, dn, da = size.nodes, size.decision_nodes, size.decision_children
-    level_start = np.zeros(len(size.levels) + 1, dtype=np.int64)
-    level_start[1:] = np.cumsum(size.levels)
-    chance_prob, players = np.empty(n, np.float64), size.rules.players
-    chance_prob[0] = 1.0
-    out = NodeArrays(level_count=np.zeros(0, np.int64), level_start=level_start,
-                     node_kind=np.empty(n, np.int8), node_player=np.empty(n, np.int8),
-                     node_infoset=np.empty(n, np.int32), payoff=np.zeros(n, np.float64),
-                     context=np.zeros(n if context else 0, E.CTX_DTYPE),
-                     child_start=np.empty(n, np.int64), num_children=np.empty(n, np.int32),
-                     chance_prob=chance_prob, payoffs=np.zeros((n, players) if players > 2 else (0, 0)))
-    iset = InfosetArrays(np.empty(dn, np.uint64), np.empty(dn, np.int8), np.empty(dn, np.int32),
-                         np.empty(dn, np.int64), np.empty(da, np.int32))
-    return out, iset
 
 
 def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
@@ -346,20 +295,27 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
         size = count_tree(rules)
     elif not isinstance(size, TreeSize) or size.rules != rules:
         raise ValueError("size must be count_tree(rules) of these very rules")
+    check_size(size)
     need = estimate_build_bytes(size, context) + 8 * size.nodes * rules.players * (rules.players > 2)
     check_fits(need, f"the game tree of {rules} ({size.nodes:,} histories)")
     if verbose:
         print(f"{size.nodes:,} histories in {len(size.levels)} levels; "
               f"at most {format_bytes(need)} to build (count pass {size.seconds:.1f} s)")
     t0 = time.perf_counter()
-    out, iset = _allocate(size, context)
+    out, iset = allocate(size, context)
     counts = np.zeros(8, dtype=np.int64)
-    control = _control(None)
+    control = _control(size.nodes)  # a walk past the size stops (it cannot fit the arrays)
     report = None if progress is None else (lambda done: progress(done, size.nodes))
     status = _run_walk((rules.params(), max_depth(rules), True, out, _new_table(), iset, counts,
                         control, np.zeros(0, np.uint8)), counts, control, report)
-    if status == ERR_STOPPED:
+    if status == ERR_STOPPED and control[0] != 0:
         raise KeyboardInterrupt
+    if status in (ERR_STOPPED, ERR_CAPACITY) or (status == OK and (
+            int(counts[0]), int(counts[1]), int(counts[2])) != (size.nodes, size.decision_nodes,
+                                                                 size.decision_children)):
+        raise SizeMismatch(f"the size given for the tree of {rules} ({size.nodes:,} histories, "
+                           f"{size.decision_nodes:,} decisions) is not this tree's: the build stopped "
+                           f"at history {int(counts[0]):,} before writing past its arrays")
     if status == ERR_COLLISION:
         raise RuntimeError(f"information-set hash collision at history {counts[5]}: please report it "
                            "(the tree would merge two information sets)")

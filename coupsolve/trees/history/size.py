@@ -12,7 +12,8 @@ from solvers.memory import BYTES_PER_ACTION, BYTES_PER_NODE, SOLVE_BYTES_PER_NOD
 
 from coupsolve.rules import Rules
 
-__all__ = ["INFOSET_BUILD_BYTES", "INFOSET_DICT_BYTES", "MIN_BYTES_PER_HISTORY", "TreeSize", "TreeTooLarge",
+__all__ = ["INFOSET_BUILD_BYTES", "INFOSET_DICT_BYTES", "MIN_BYTES_PER_HISTORY", "SizeMismatch", "TreeSize",
+           "TreeTooLarge", "check_size",
            "estimate_build_bytes", "estimate_peak_bytes"]
 
 INFOSET_DICT_BYTES = 64  # numba typed dict entry (key, value, hash, index) with slack for growth
@@ -48,6 +49,23 @@ class TreeSize(NamedTuple):
         """One line of the count's figures."""
         return (f"{self.nodes:,} histories ({self.decision_nodes:,} decisions) in {len(self.levels)} "
                 f"levels, about {self.infosets:,} information sets")
+
+
+class SizeMismatch(ValueError):
+    """The size a build was given is not its tree's (a damaged size cache, a size of other code):
+    the walk found more histories, decisions or actions than the size allots, or fewer."""
+
+
+def check_size(size):
+    """Refuse a size whose fields cannot describe a tree (before anything is allocated from it)."""
+    levels = np.asarray(size.levels)
+    numbers = (size.nodes, size.decision_nodes, size.decision_children)
+    if not (levels.ndim == 1 and levels.dtype.kind in "iu" and levels.size >= 1 and int(levels[0]) == 1
+            and bool(np.all(levels >= 0)) and all(isinstance(x, (int, np.integer)) for x in numbers)
+            and int(levels.sum()) == size.nodes >= 1 and 0 <= size.decision_nodes <= size.nodes
+            and size.decision_children >= 0):
+        raise SizeMismatch(f"the size given for the tree of {size.rules} is not a tree's (levels "
+                           "not adding up to the histories, a negative or missing count)")
 
 
 class TreeTooLarge(MemoryError):
