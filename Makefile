@@ -1,16 +1,27 @@
-# The README's two commands: `make demo` and `make test`. Both create .venv on first use.
+# The README's two commands: `make demo` and `make test`. Both create .venv on first use; `demo`
+# installs coupsolve alone, `test` its `test` extra too (pytest, hypothesis, Ray, MkDocs: most of the
+# install's time).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+CREATED := $(VENV)/.created
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test test-slow bench clean
 
-$(STAMP): pyproject.toml
+$(CREATED):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(CREATED)
+
+$(STAMP): pyproject.toml $(CREATED)
+	$(PY) -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/coupsolve demo
@@ -18,14 +29,14 @@ demo: $(STAMP)
 # Two pytest-xdist workers (the tests that start a Ray cluster share one, see tests/test_distributed.py).
 XDIST := -n 2 --dist loadgroup
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m pytest -q $(XDIST)
 
-test-slow: $(STAMP)
+test-slow: $(TEST_STAMP)
 	$(PY) -m pytest -q -m slow $(XDIST)
 
 # Benchmarks against OpenSpiel and LiteEFG (about 50 minutes; BENCH_ARGS=--quick for a few minutes;
-# BENCH_ARGS=--readme also writes the summary into README.md).
+# BENCH_ARGS=--docs also writes the summary into docs/benchmarks.md).
 BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

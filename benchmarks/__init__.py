@@ -11,5 +11,5 @@ interface over coupsolve, OpenSpiel C++, OpenSpiel Python and LiteEFG),
 :mod:`.iteration`, :mod:`.target`, :mod:`.scaling` (tree build, peak memory,
 scaling, the profile of a pass, compile time), :mod:`.bandwidth`,
 :mod:`.probe` (measurements in a fresh process), :mod:`.liteefg_export`,
-:mod:`.common`, :mod:`.summary` (the README's block, from the CSV files).
+:mod:`.common`, :mod:`.summary` (the benchmarks page's blocks, from the CSV files).
 """

@@ -61,8 +61,8 @@ def parse(argv=None):
     parser.add_argument("--budget", type=float, default=None,
                         help="wall seconds per solver and game in `target` and `iteration` "
                              "(default 60; quick 10)")
-    parser.add_argument("--readme", action="store_true",
-                        help="write the summary of the CSV files into README.md")
+    parser.add_argument("--docs", "--readme", dest="readme", action="store_true",
+                        help="write the summary of the CSV files into docs/benchmarks.md")
     parser.add_argument("--threads", type=int, default=None,
                         help="most threads to use (default: all cores numba sees)")
     args = parser.parse_args(argv)
@@ -134,7 +134,7 @@ def main(argv=None):
     print_table("Files", ["CSV"], [[p] for p in written])
     from . import summary
 
-    print("### Summary (`python -m benchmarks.summary`; `--readme` writes it into README.md)")
+    print("### Summary (`python -m benchmarks.summary`; `--docs` writes it into docs/benchmarks.md)")
     print()
     command = "python -m benchmarks.run " + " ".join(argv) if argv else "make bench"
     print(summary.summary(command=command))
@@ -143,7 +143,7 @@ def main(argv=None):
     if args.readme:  # each block from its own CSV files only (a partial run keeps the others')
         written = summary.write_readme(command=command)
         print()
-        print(f"README.md: updated {', '.join(written) or 'nothing (no CSV files)'}.")
+        print(f"docs/benchmarks.md: updated {', '.join(written) or 'nothing (no CSV files)'}.")
     print(f"Load average at end: {load_average():.2f}; total {time.perf_counter() - began:.0f} s "
           f"(`python -m benchmarks.run {' '.join(argv) if argv else ''}`)".rstrip())
 

@@ -1,4 +1,4 @@
-"""The README's summary of the latest runs: ``python -m benchmarks.summary [--readme]``.
+"""The benchmarks page's summary of the latest runs: ``python -m benchmarks.summary [--docs]``.
 
 Reads the CSV files the benchmarks wrote to ``benchmarks/results/`` and prints
 two Markdown blocks. The main block, from a full ``benchmarks.run``
@@ -12,7 +12,7 @@ bandwidth floor) and the profile of a pass. The public block, from
 history tree, and the public tree on a local Ray cluster against one process.
 The sampling block, from ``mccfr.csv`` (``python -m benchmarks.mccfr``): MCCFR
 against OpenSpiel's on the same game. Every figure is copied from the CSV files, none is typed in. With
-``--readme`` each block also replaces the README's text between its markers
+``--docs`` (or ``--readme``) each block also replaces docs/benchmarks.md's text between its markers
 (``<!-- bench:start -->`` ... ``<!-- bench:end -->``, and likewise
 ``bench-public`` and ``bench-sampling``), but only when at least one of its own
 CSV files exists: a block none of whose files exist is left as it is.
@@ -29,7 +29,7 @@ from pathlib import Path
 from .common import RESULTS, fmt_ratio, fmt_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "benchmarks.md"  # the page the blocks are written into
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 PUBLIC_START, PUBLIC_END = "<!-- bench-public:start -->", "<!-- bench-public:end -->"
 MAIN_FILES = ("iteration", "target", "build", "scaling", "profile", "bandwidth")
@@ -354,7 +354,7 @@ def _replace(content, text, start, end, readme):
 
 
 def update_readme(text, readme=None, start=START, end=END):
-    """Replace the README's block between ``start`` and ``end`` (the bench markers) with ``text``."""
+    """Replace the page's block between ``start`` and ``end`` (the bench markers) with ``text``."""
     readme = Path(readme or README)
     content = readme.read_text(encoding="utf-8")
     readme.write_text(_replace(content, text, start, end, readme), encoding="utf-8")
@@ -382,8 +382,8 @@ def write_readme(results=RESULTS, readme=None, command="make bench"):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.summary", description=__doc__)
     parser.add_argument("--results", default=str(RESULTS), help="folder of the CSV files")
-    parser.add_argument("--readme", action="store_true",
-                        help="also write each block whose CSV files exist into README.md between "
+    parser.add_argument("--docs", "--readme", dest="readme", action="store_true",
+                        help="also write each block whose CSV files exist into docs/benchmarks.md between "
                              "its markers (a block without any is left as it is)")
     args = parser.parse_args(argv)
     print(summary(args.results))
@@ -394,7 +394,7 @@ def main(argv=None):
     if args.readme:
         written = write_readme(args.results)
         print()
-        print(f"README.md: written {', '.join(written) or 'nothing (no CSV files)'}; "
+        print(f"docs/benchmarks.md: written {', '.join(written) or 'nothing (no CSV files)'}; "
               f"{', '.join(m for m in (START, PUBLIC_START, SAMPLING_START) if m not in written) or 'no block'} "
               "left as it is.")
 

@@ -2,7 +2,7 @@
 
 Whole game trees are stored as flat arrays (:class:`GameTree`) and solved by
 numba-compiled members of the CFR family; exact best responses give the
-exploitability. Nothing here depends on Coup.
+exploitability. Nothing here depends on a particular game.
 
 Public API
 ----------

@@ -1,7 +1,7 @@
 """Keep numba's on-disk cache consistent across the modules of a package.
 
 ``numba.njit(cache=True)`` keys a compiled function on its own source file only. A kernel that calls
-(and inlines) functions of another module, as the Coup engine's phase modules and the tree builder do,
+(and inlines) functions of another module, as a game engine's phase modules and a tree builder do,
 is therefore not recompiled when that other module changes, and silently runs the old code.
 :func:`guard` hashes every ``.py`` file under a package, its subpackages included, and under any other
 source folders its kernels call into; when the hash differs from the one recorded beside the cache, it

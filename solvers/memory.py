@@ -233,8 +233,8 @@ def release_free_memory():
     """Give the memory that the C allocator holds free back to the operating system; True if it did.
 
     A builder that walks hundreds of parts on threads frees its scratch arrays into glibc's
-    per-thread heaps, where they stay resident: the public tree of Coup at turn limit 3, built in 396
-    pieces (0.54 GiB), left 0.28 GiB more resident than it holds. ``malloc_trim(0)`` returns those
+    per-thread heaps, where they stay resident: a public tree built in hundreds of pieces left about
+    half its own size more resident than it holds (docs/research/design-measurements.md). ``malloc_trim(0)`` returns those
     pages. Garbage held by reference cycles is collected first, so what only a cycle kept is given
     back too (elsewhere than glibc, only that, and it returns False).
     """

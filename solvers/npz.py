@@ -13,7 +13,7 @@ _META = "__metadata__"
 
 
 def library_version():
-    """Version of the installed ``coupsolve`` distribution (``'unknown'`` if absent)."""
+    """Version of this installed distribution (``'unknown'`` if absent)."""
     try:
         from importlib.metadata import PackageNotFoundError, version
     except ImportError:  # pragma: no cover

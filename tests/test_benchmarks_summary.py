@@ -1,4 +1,4 @@
-"""The README's benchmark summary is computed from the CSV files, not typed in."""
+"""The benchmark summary (docs/benchmarks.md) is computed from the CSV files, not typed in."""
 
 import csv
 import shutil
@@ -146,7 +146,7 @@ def block(text, start, end):
 
 @pytest.fixture
 def readme(tmp_path):
-    """A copy of the real README, with both marker pairs."""
+    """A copy of the real benchmarks page (docs/benchmarks.md), with its marker pairs."""
     copy = tmp_path / "README.md"
     shutil.copy(summary.README, copy)
     text = copy.read_text()

@@ -38,6 +38,7 @@ ROLES = {
               "_ray_backend": "parsing", "_built_line": "printing", "cmd_solve": "command"},
     "strategy": {"cmd_analyse": "command", "_public_view": "printing", "cmd_play": "command",
                  "_ask": "parsing"},
+    "serve": {"_say": "printing", "cmd_serve": "command"},
     "train": {"present_sampled": "printing", "cmd_train": "command"},
     "__main__": {},
 }

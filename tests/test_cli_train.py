@@ -8,7 +8,7 @@ import pytest
 
 from coupsolve.cli import main
 from solvers import npz as _npz
-from solvers.mccfr.solver import _KIND
+from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
 TINY = ["train", "--no-progress", "--turn-limit", "1"]
 

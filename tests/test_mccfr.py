@@ -224,7 +224,8 @@ def test_checkpoint_resume_is_bit_identical(tmp_path):
 
 def test_checkpoint_gives_back_its_notes(tmp_path):
     from solvers import npz as _npz
-    from solvers.mccfr.solver import _KIND, _OWN_META
+    from solvers.mccfr.solver import _OWN_META
+    from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
     game = sampling_game(coupsolve.Rules(turn_limit=1))
     solver = MCCFRSolver(game, max_infosets=20_000, seed=3)

@@ -117,10 +117,10 @@ def test_a_recipe_needs_a_count_by_parts_and_a_backend(plan, tmp_path):
         RayBackend(resume=True)
 
 
-def test_the_readmes_example_runs_as_written(cluster, tmp_path, monkeypatch):
-    """The README's example of a tree built by the workers (a ``py`` block: it needs a cluster)."""
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```py\n(.*?)```", readme, re.S) if "RemotePieces" in b]
+def test_the_docs_example_runs_as_written(cluster, tmp_path, monkeypatch):
+    """docs/howto/ray.md's example of a tree built by the workers (a ``py`` block: it needs a cluster)."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "howto" / "ray.md").read_text()
+    (block,) = [b for b in re.findall(r"```py\n(.*?)```", page, re.S) if "RemotePieces" in b]
     monkeypatch.chdir(tmp_path)
     (tmp_path / "example.py").write_text(block)
     names = runpy.run_path(str(tmp_path / "example.py"))

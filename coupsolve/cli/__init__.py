@@ -12,7 +12,7 @@ one-line ``ValueError`` subclasses (:class:`coupsolve.plan.PlanError`,
 :class:`coupsolve.strategy.StrategyError`) alike. An interrupted solve saves and reports what it
 finished and exits with 130. The commands live in :mod:`~coupsolve.cli.solve` (info, solve),
 :mod:`~coupsolve.cli.train` (train), :mod:`~coupsolve.cli.strategy` (analyse, play),
-:mod:`~coupsolve.cli.match` (match) and here (random, from :mod:`coupsolve.openspiel.narrate`); the
+:mod:`~coupsolve.cli.match` (match), :mod:`~coupsolve.cli.serve` (serve) and here (random, from :mod:`coupsolve.openspiel.narrate`); the
 parser in :mod:`~coupsolve.cli.args`; the checks made before any work in :mod:`~coupsolve.cli.checks`.
 """
 
@@ -43,11 +43,12 @@ def build_parser():
     from coupsolve.cli.solve import cmd_info, cmd_solve
     from coupsolve.cli.strategy import cmd_analyse, cmd_play
     from coupsolve.cli.match import cmd_match
+    from coupsolve.cli.serve import cmd_serve
     from coupsolve.cli.train import cmd_train
 
     return _build_parser({"solve": cmd_solve, "demo": cmd_solve, "analyse": cmd_analyse, "info": cmd_info,
                           "play": cmd_play, "random": _cmd_random, "train": cmd_train,
-                          "match": cmd_match})
+                          "match": cmd_match, "serve": cmd_serve})
 
 
 def main(argv=None) -> int:

@@ -391,4 +391,13 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                    help="the setup (default: selection with 2 players, standard with more)")
     p.add_argument("--turn-limit", type=_field("turn_limit"), default=100, help="turns before a draw")
     p.add_argument("--seed", type=_seed, default=0, help="seed of every random choice")
+    p = sub_parser("serve", "play and explore in the browser: a local web page with a table against the "
+                            "bots and the strategies, a coach and a strategy explorer")
+    p.add_argument("strategies", nargs="*", metavar="STRATEGY.npz",
+                   help="strategy files written by solve --out or train --out, to play against, be "
+                        "coached by and explore (default: none; the honest and random bots are always there)")
+    p.add_argument("--port", type=_whole_number(0, 65535), default=8000,
+                   help="the port to serve on (0: any free port)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="the address to serve on (the default is this machine only)")
     return parser

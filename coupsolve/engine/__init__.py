@@ -236,9 +236,8 @@ def _step(P, s, action, ev, ne):
 @njit(cache=True)
 def _settle(P, s, ev, ne, buf, prob):
     """Apply every forced step: one-outcome chance events and one-choice decisions (but a forced Coup).
-    Not inlined: inlined with :func:`apply` at every caller, the two took 4% longer to compile (the
-    public solve's first run from an empty cache: 368 s against 354 s) for a few percent of a
-    sampler's step; :func:`apply` alone adds a call, not a loop."""
+    Not inlined: inlined with :func:`apply` at every caller, the two compiled longer for a few percent
+    of a sampler's step (docs/research/sampling-speed.md); :func:`apply` alone adds a call, not a loop."""
     while True:
         ph = s[S_PHASE]
         if ph == PH_TERMINAL:

@@ -4,8 +4,8 @@ The engine's kernels (:mod:`coupsolve.engine` and its phase modules, and the ste
 it to the samplers) allocate nothing: they read and write the arrays their callers own. Compiled with
 numba's runtime (NRT), every call that is not inlined still increments and decrements the reference
 count of each array argument (atomic operations, kept by numba's pruning because a call may report an
-error), and a sampler's step makes dozens of such calls: in external-sampling MCCFR (two players, turn
-limit 4) they took about 40% of an iteration. ``_nrt=False`` compiles these functions without them;
+error), and a sampler's step makes dozens of such calls, which took a large share of an external-sampling
+iteration (docs/research/design-measurements.md). ``_nrt=False`` compiles these functions without them;
 their callers still own the arrays for the duration of a call, so nothing is freed early. A kernel
 that allocates (``np.zeros``, or an array expression such as ``coupsolve.engine.context.context_field`` on an
 array) must use ``numba.njit``: numba refuses to compile an allocation without its runtime.

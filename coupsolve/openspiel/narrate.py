@@ -43,14 +43,14 @@ class Narrator:
         phase, seen, before = state.phase, len(state.events), state.influence
         state.apply_action(action)
         lines = []
-        if state.turn != self.turn and state.turn > 0:
-            self.turn = state.turn
-            lines.append(f"-- turn {state.turn} of {self.rules.turn_limit}")
         for k, event in enumerate(state.events[seen:]):
             lines.append(("" if k == 0 else "   forced: ") + self._describe(self._token(*event), phase))
         after = state.influence
         lines += [f"   p{p} has no influence left: out of the game" for p in range(len(after))
                   if before[p] > 0 and after[p] == 0]
+        if state.turn != self.turn and state.turn > 0:  # a new turn begins after this step's events
+            self.turn = state.turn
+            lines.append(f"-- turn {state.turn} of {self.rules.turn_limit}")
         return lines
 
     def _describe(self, token, phase):

@@ -1,4 +1,4 @@
-"""Coup's compiled step functions in the shape :mod:`solvers.mccfr._kernel` takes: a state is the
+"""Coup's compiled step functions in the shape :mod:`solvers.mccfr.kernel` takes: a state is the
 engine's ``int32[S_SIZE]``, a step is ``engine.apply`` (forced steps included, as in the OpenSpiel game
 and the tree builders), and every player's observation is hashed as the tree builders key information
 sets (:mod:`coupsolve.engine.hashing`: the same tokens, the same two hashes, the same seeds).
@@ -46,6 +46,6 @@ def coup_returns(P, s, ret):
     E.returns(P, s, ret)
 
 
-# Compiled without reference counting, as the engine is (coupsolve.engine._njit): they allocate nothing, and
+# Compiled without reference counting, as the engine is (coupsolve.engine.jit): they allocate nothing, and
 # the kernels below own the arrays they are passed.
 FUNCTIONS = (coup_init, coup_player, coup_moves, coup_step, coup_returns)

@@ -158,8 +158,8 @@ def _state_array(a):
 
 class CheckpointState(Mapping):
     """The state arrays of the checkpoint ``path``, each read from the file when asked for: a resume
-    holds one of them at a time beside the solver's own buffers (at turn limit 4 of Coup, 1.1 GiB
-    instead of 3.2)."""
+    holds one of them at a time beside the solver's own buffers (the largest of them instead of
+    all of them at once)."""
 
     def __init__(self, path):
         self.path = os.fspath(path)

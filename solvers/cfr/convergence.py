@@ -82,7 +82,7 @@ def mccfr_curve(game, tree, schedule, *, seed=0, sampling="external", max_infose
         The sampling game of ``tree``'s game (``tree.game_id == game.game_id``).
     tree : GameTree
         Its whole tree, children in the game's move order (as ``GameTree.from_openspiel`` and
-        ``coupsolve.build_tree`` make them).
+        a game's own tree builder make them).
     schedule : sequence of int
         Increasing iteration counts at which to measure.
     seed : int

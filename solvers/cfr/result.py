@@ -69,8 +69,8 @@ class SolveResult:
         The class of the tree it was solved on (``"GameTree"`` or ``"PublicTree"``), saved with it
         so a reader knows which tree to build before loading it onto one.
     infoset_hash : numpy.ndarray or None
-        Optional, uint64 per information set: a key that finds it without the tree (Coup's
-        sequence hashes), saved with it; a strategy too large to rebuild its tree for, such as one
+        Optional, uint64 per information set: a key that finds it without the tree (such as a
+        hash of the player's observations), saved with it; a strategy too large to rebuild its tree for, such as one
         solved in pieces (:class:`solvers.PublicPieces`), is then usable from the file alone.
     """
 

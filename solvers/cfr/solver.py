@@ -296,8 +296,8 @@ class Solver:
 
 
 def _read_only(a):
-    """A read-only view of the tree's table ``a`` for a result: not a copy (turn limit 4 of Coup in
-    pieces: 1.5 GiB, when the solve's state and policies are all held)."""
+    """A read-only view of the tree's table ``a`` for a result: not a copy (a large tree's table takes
+    gigabytes, at the moment when the solve's state and policies are all held)."""
     view = a.view()
     view.flags.writeable = False
     return view

@@ -78,8 +78,8 @@ def _infosets(L, S, lo, hi, sigma, summed, weight, fpos, fneg, P):
     ``summed``, the regret terms of the pass are in the rows of ``inst`` (one
     per parallel run) and are added here (and the rows cleared); predictive
     variants then leave the strategy to :func:`_predict`. About 100 lines: the
-    regret update is written inline, because as a called function it cost 8%
-    of a Leduc iteration (and 5 times more when numba inlined it).
+    regret update is written inline, because as a called function (inlined by
+    numba or not) it made an iteration measurably slower (docs/research/design-measurements.md).
 
     Parameters
     ----------

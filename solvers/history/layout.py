@@ -29,8 +29,8 @@ thousand histories, so a tree larger than the caches is still read about
 once per pass. Payoffs live in the value buffers at the terminals, where the
 passes never write. The index arrays are uint32 when the tree fits (uint64
 otherwise, another compiled specialisation): 12 bytes per non-terminal,
-about 4 per history in Coup and poker, where two thirds of the histories are
-terminal.
+about 4 per history in games where two thirds of the histories are terminal
+(as in poker).
 
 Parts, for threads: the tree is cut at level ``cut``, the first level with at
 least ``4 * PARTS`` histories, into :data:`PARTS` groups of whole subtrees of

@@ -39,10 +39,9 @@ from solvers.trees.gametree import GameTree
 __all__ = ["HistoryTree", "PARALLEL_MIN_HISTORIES"]
 
 #: Trees with fewer histories run on one thread whatever ``threads`` says:
-#: the four parallel regions of an iteration cost a few microseconds each
-#: (Kuhn poker: 0.6 us per iteration on one thread, 5.6 us on two; Leduc
-#: 30 us against 35 us; Liar's Dice, 3e5 histories, no gain), and two threads
-#: first pay at about 10**6 histories (Coup turn limit 2: 16 ms against 11 ms).
+#: the four parallel regions of an iteration cost a few microseconds each,
+#: which two threads earn back only from about 10**6 histories (measured on
+#: Kuhn, Leduc, Liar's Dice and larger trees: docs/research/design-measurements.md).
 PARALLEL_MIN_HISTORIES = 1 << 20
 
 

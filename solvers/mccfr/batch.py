@@ -28,10 +28,9 @@ from solvers.mccfr import external as EXT
 from solvers.cfr.checkpoint import interrupts_held
 from solvers.memory import check_fits, format_bytes
 
-#: The iterations per worker and batch when ``threads`` is given without ``batch``. Two players, turn
-#: limit 2, two workers: 128 made about 40,000 iterations a second, 32 about 31,000 and 16 about 25,000
-#: (a phase's hand-over to the threads costs tens of microseconds), with no worse an exploitability per
-#: iteration after 20 s (0.0031 against 0.0032 with RM, 0.0018 against 0.0019 with RM+).
+#: The iterations per worker and batch when ``threads`` is given without ``batch``: larger batches
+#: spread a phase's hand-over to the threads over more iterations, and 128 measured more iterations a
+#: second than 16 or 32 with no worse an exploitability per iteration (docs/research/design-measurements.md).
 DEFAULT_BATCH = 128
 #: The sinks' first room per worker: log entries (in as many equal parts as workers, one for each
 #: thread that adds them), records, record values (grown as needed).
@@ -42,9 +41,8 @@ ROOM_BYTES = (16, 48, 8)
 #: A worker's counters and generator state each get a row of this many int64s (128 bytes; the
 #: counters a multiple of it with more than ``ROW - CNT_LOG`` workers), and its stack and scratch
 #: arrays 128 bytes of padding on either side, so that no two workers write to one cache line (the
-#: counters and generators are written at every node). Two players, turn limit 4, two workers,
-#: alternating runs: 1,954 iterations a second with the rows, 1,969 with the padding too, against
-#: 1,894 with neither (within the noise of this machine, but never worse).
+#: counters and generators are written at every node); measured within the noise, but never worse
+#: (docs/research/design-measurements.md).
 ROW = 16
 #: A call of the batches kernel runs whole batches for about this long (the first call one batch; a
 #: call's length bounds how long Ctrl-C waits).

@@ -25,7 +25,7 @@ with their values added, and every log is added, worker by worker in order, each
 set's owner adds (:func:`apply_logs`), so no thread reads another's entries, and each value gets its
 additions in the same order as from one thread. Worker 0's thread first inserts the records while
 the others add their parts: a log names only information sets that were in the table when the
-phase began, so the two write apart (how the merge was split, measured: ``docs/sampling.md``).
+phase began, so the two write apart (how the merge was split: ``docs/sampling.md``; measured: ``docs/research/sampling-speed.md``).
 
 The result therefore depends on the seed, ``T`` and ``batch``, never on the threads that run the
 workers nor on the sinks' sizes: a phase whose sink fills is undone (nothing was written; the
@@ -44,7 +44,7 @@ there would (no regret, no weight): the iterates' values are those of making eve
 :func:`apply_logs` and :func:`merge_records` allocate nothing and are compiled without reference
 counting (``_nrt=False``), as :func:`run_worker` is and a game's cached binding of it should be (its
 caller owns every array it gets): numba's reference counts on the views of the stack and the sink's
-arrays took a fifth of a worker's time (``docs/sampling.md``).
+arrays took a large share of a worker's time (``docs/research/sampling-speed.md``).
 """
 
 import numpy as np

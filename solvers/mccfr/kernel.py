@@ -29,9 +29,9 @@ The kernels that take a game (:func:`replay_keys`, :func:`tree_infoset_keys` her
 sampling's traversal in :mod:`solvers.mccfr.external`, outcome sampling's and probing's in their own
 modules) are compiled without ``cache=True`` and inlined into their callers (``inline="always"``): numba keys a
 cached function on its argument types, and a function's type names its address, so a kernel
-specialised on a game would be compiled afresh in every process (about 10 s for Coup) and leave a new
+specialised on a game would be compiled afresh in every process (seconds for a large game) and leave a new
 cache file each time. A game's binding instead wraps each in a ``njit(cache=True)`` entry point of its
-own module that passes its functions as a constant tuple (``coupsolve.sampling.game``); inlined, the tuple
+own module that passes its functions as a constant tuple; inlined, the tuple
 is never made a run-time value (which numba could not cache), and the entry point, with the game and
 these kernels compiled into it, is cached with the binding (:class:`solvers.mccfr.solver.SamplingGame`'s
 ``kernels``).
@@ -60,11 +60,11 @@ Speed
 -----
 An iteration's time goes mostly to memory: the table's slot and the information set's regrets are
 cache misses once the table outgrows the cache. A slot's fields share one record, so that a lookup
-reads one cache line (in five parallel arrays it read five: an iteration took about 15% longer with two
-players, turn limit 4, room for 16 million information sets). The updated player's children are all
+reads one cache line (in five parallel arrays it read five, and an iteration took longer once the table
+outgrew the cache: docs/research/design-measurements.md). The updated player's children are all
 stepped before the first is walked (up to ``AHEAD`` of them; each state is then copied once more) and
-their slots prefetched, so that each one's miss overlaps its elder siblings' walks (an iteration about
-15% shorter at turn limit 4, no change at turn limit 2); any other decision node's slot is prefetched
+their slots prefetched, so that each one's miss overlaps its elder siblings' walks (shorter iterations once
+the table outgrows the cache, no change before); any other decision node's slot is prefetched
 before its moves are generated. ``lookup`` is inlined, and a state is copied by element loops.
 """
 

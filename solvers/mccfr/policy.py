@@ -38,7 +38,7 @@ def tree_policy(solver: MCCFRSolver, tree) -> np.ndarray:
     """The solver's average strategy as a flat policy over ``tree`` (float64, ``tree.num_actions``).
 
     The tree must be of the solver's game with its children in the order of the game's moves (as
-    ``coupsolve.build_tree`` and ``GameTree.from_openspiel`` make them); each information set's key
+    ``GameTree.from_openspiel`` and a game's own tree builder make them); each information set's key
     is found by walking the tree beside the game.
 
     Raises

@@ -1,7 +1,7 @@
 """Compiled kernel of MCCFR with probing, for long games: one sampled path, every action valued by a probe.
 
 Outcome sampling values a node of the updated player ``i`` by one rollout weighted by ``1 / q`` for every
-later decision of ``i`` on it; in a full-length game of Coup (some twenty decisions of ``i``) that
+later decision of ``i`` on it; in a long game (some twenty decisions of ``i``) that
 weight, and with it the regrets' variance, is astronomical and nothing is learned at the early
 decisions. Probing (Gibson, Lanctot, Burch, Szafron and Bowling, "Generalized sampling and variance in
 counterfactual regret minimization", AAAI 2012) values each action instead by a *probe*: a single

@@ -5,7 +5,7 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 * ``"external"`` (the default): one iteration is one traversal per player, every action of the
   updated player walked, as in OpenSpiel's ``ExternalSamplingSolver``
-  (:mod:`solvers.mccfr.external`). Its traversal grows with the game's length: a full-length Coup
+  (:mod:`solvers.mccfr.external`). Its traversal grows with the game's length: a long game
   walks millions of information sets in one iteration. With ``threads`` it runs on several workers
   in deterministic batches (:mod:`solvers.mccfr.batch`).
 * ``"outcome"``: one iteration is one sampled episode per player, with epsilon-exploration at the
@@ -19,7 +19,7 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
 
 The table's layout is in :mod:`solvers.mccfr.kernel`.
 
-A game is a :class:`SamplingGame` (Coup's is :func:`coupsolve.sampling.game.sampling_game`). The solver's
+A game is a :class:`SamplingGame` (a game package binds its compiled engine as one). The solver's
 information sets live in a preallocated hash table whose memory is checked before it is allocated
 (:func:`estimate_bytes`); a table that fills stops the run with :class:`TableFull` instead of growing.
 Iterations draw from a splitmix64 generator seeded by ``seed`` whose state is part of the solver, so a
@@ -58,9 +58,8 @@ SAMPLINGS = ("external", "outcome", "probe")
 #: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
               "probe": (4, "probing"), "batches": (5, "batched external-sampling")}
-_KIND = "coupsolve.solvers.MCCFRCheckpoint"
-#: The ``.npz`` kind of a checkpoint (:meth:`MCCFRSolver.save`), for readers of the files it writes.
-CHECKPOINT_KIND = _KIND
+#: The kind a checkpoint file records (:mod:`solvers.npz`), so no other file is read as one.
+CHECKPOINT_KIND = "coupsolve.solvers.MCCFRCheckpoint"
 #: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
 _OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
              "iterations", "seconds", "max_infosets", "max_actions", "num_players", "threads", "batch")
@@ -114,7 +113,7 @@ def call_kernel(kernel, *args):
 def bind(functions):
     """``SamplingGame.kernels`` for the game ``functions``, ``(init, player, moves, step, returns)``
     (numba-compiled, :mod:`solvers.mccfr.kernel`): not cached, so compiled in every process; fine for a
-    small game, while a large one caches entry points of its own (as ``coupsolve.sampling.game`` does)."""
+    small game, while a large one caches entry points of its own (as a game package's binding does)."""
     return tuple(functools.partial(k, functions) for k in (EXT.run_iterations, K.replay_keys,
                                                             K.tree_infoset_keys, O.run_outcome,
                                                             R.run_probe, EXT.run_worker))
@@ -360,7 +359,7 @@ class MCCFRSolver:
         meta.update(self.notes)
         arrays = self.table()
         arrays["rng"] = self._rng
-        _npz.save(path, _KIND, meta, arrays)
+        _npz.save(path, CHECKPOINT_KIND, meta, arrays)
 
     @classmethod
     def load(cls, path, game, max_infosets=None, max_actions=None, sampling=None):
@@ -370,7 +369,7 @@ class MCCFRSolver:
 
         Raises ``ValueError`` for a file of another kind, another game, another abstraction of the
         game's information sets, or another sampling than ``sampling``."""
-        meta, a = _npz.load(path, _KIND)
+        meta, a = _npz.load(path, CHECKPOINT_KIND)
         if meta.get("game_id") != game.game_id:
             raise ValueError(f"{path} is a checkpoint of game {meta.get('game_id')!r}, not of "
                              f"{game.game_id!r}")

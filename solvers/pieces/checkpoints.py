@@ -6,8 +6,8 @@ trunk's (``trunk-<t>.npz``): the trunk's file is written last, so it marks gener
 and the generation before it is removed only then. A driver killed in the middle of a checkpoint leaves
 the last complete generation whole. A lost actor restores its own file and replays the passes since
 (:class:`solvers.pieces.ray.RayPartsRep`); a restarted driver resumes the whole run from the newest
-complete generation (``RayBackend(..., resume=True)``) without ever gathering the state: at turn limit
-5 of Coup the state is tens of GB, which no one process holds. The files carry the game, the cut and
+complete generation (``RayBackend(..., resume=True)``) without ever gathering the state, which for a tree
+built where it is solved can be more than any one process holds. The files carry the game, the cut and
 the pieces' digests, and a generation of another tree is refused with what differs.
 """
 

@@ -1,6 +1,6 @@
 """Consecutive parts of a cut public tree run by one runner, one part after the other.
 
-A public tree built in pieces (:class:`solvers.PublicPieces`: turn limit 4 of Coup has 400 parts) has
+A public tree built in pieces (:class:`solvers.PublicPieces`: often hundreds of parts) has
 more parts than a solve has workers. A :class:`Group` is a run of consecutive parts that one worker
 owns, and :class:`GroupRunner` runs them one after the other with one set of pass buffers (reach,
 values, predictions, action values) as long as its largest part, so that a worker holds its parts'

@@ -2,15 +2,14 @@
 
 A :class:`~solvers.trees.publictree.PublicTree` is one set of arrays; its pieces (:mod:`solvers.pieces.split`)
 iterate apart and give the same iterates (:class:`~solvers.pieces.parts.PartsRep`). When the whole tree
-is too large to build, the pieces can be built directly (Coup: :func:`coupsolve.trees.pieces.build.
-build_class_pieces`) and handed to :class:`PublicPieces`, a tree type of its own: the pieces, and the
+is too large to build, the pieces can be built directly (by a builder of the
+game's own) and handed to :class:`PublicPieces`, a tree type of its own: the pieces, and the
 table of every information set (player, actions, their ids and keys) in the pieces' numbering, which is
 all that policies, results and checkpoints read. :class:`PiecesRep`, registered for it, is a
 ``PartsRep`` whose parts run in this process one after the other, so they share one set of pass
 buffers (reach, values, predictions, action values) as long as the largest part: a solve holds every
 piece's arrays and per-action state but only the largest part's per-entry state, instead of every
-entry's (turn limit 4 of Coup: 735 million entries, 8 bytes each at float32, against 50 million in
-its largest of 400 parts).
+entry's (with hundreds of parts, a small fraction of them: docs/research/design-measurements.md).
 
 Memory: the pieces' information sets and actions are numbered one piece after the other, so a piece
 names its own by two slices, and its players and numbers of actions are views of the table's; the
@@ -100,7 +99,7 @@ class PublicPieces(InfosetTable):
     def infoset_offset(self):
         """Each information set's first action in the pieces' numbering (int64), made when first
         asked: a solve and its exploitability checks read each piece's own (int32) offsets, so
-        this table (0.85 GiB at turn limit 4 of Coup) is made only for a best-response policy or
+        this table (8 bytes per information set) is made only for a best-response policy or
         a lookup by information set."""
         out = np.zeros(self.num_infosets, np.int64)
         np.cumsum(self.infoset_num_actions[:-1], out=out[1:])
@@ -165,7 +164,7 @@ class PiecesRep(PartsRep):
     numbering, of which every piece's runner holds its slice; the buffers that hold nothing between
     passes (reach, values, predictions, action values) are one set as long as the largest part's.
     So nothing is gathered: the policies are normalised from those arrays, in the solve's precision
-    (a float32 solve's are float32: at turn limit 4 of Coup, 1.1 GiB each instead of 2.1), and a
+    (a float32 solve's are float32: half the bytes of float64), and a
     checkpoint writes them as they are.
     """
 
@@ -200,8 +199,8 @@ class PiecesRep(PartsRep):
 
     def hand_over(self):
         """``(average, current)``: the policies made in the solve's own arrays, the average
-        normalised in place of its weights (turn limit 4 of Coup at float32: 2.2 GiB not allocated
-        at the solve's end). The solve cannot go on (:meth:`solvers.Solver.result` with ``last``)."""
+        normalised in place of its weights (no policy-sized array allocated at the solve's
+        end). The solve cannot go on (:meth:`solvers.Solver.result` with ``last``)."""
         held = self.held
         self.game_tree.normalize(held["cumulative"], held["cumulative"])
         self.held = {}

@@ -85,7 +85,7 @@ class PieceRunner:
         """Root values of player ``p`` under ``sigma`` (the piece's per-action policy, or None for
         its average policy; with ``best`` the best response's) and, with ``choices``, the best
         actions (int32, per information set of the piece; else None: an exploitability check keeps
-        none, 0.4 GiB at turn limit 4 of Coup). It runs in the passes' reach and value buffers,
+        none, an int32 per information set saved). It runs in the passes' reach and value buffers,
         which hold nothing between passes, as :class:`~solvers.public.rep.PublicTreeRep`'s
         evaluation does."""
         f, S = self.piece.flat, self.state
@@ -200,8 +200,8 @@ class _Local:
 
 class _Remote:
     """``method.remote(...)`` calls ``method``. An instance, not a class made per call: a class is in
-    a reference cycle, so it kept its runner and that runner's slices of the solve's state (3.2 GiB
-    at turn limit 4) alive after the solver until the garbage collector ran."""
+    a reference cycle, so it kept its runner and that runner's slices of the solve's state (gigabytes
+    on a large tree) alive after the solver until the garbage collector ran."""
 
     __slots__ = ("remote",)
 

@@ -3,8 +3,8 @@
 ``solvers.solve(tree, ..., backend=RayBackend(...))`` (or ``Solver(tree, ..., backend=...)``) solves a
 :class:`~solvers.trees.publictree.PublicTree` or a :class:`~solvers.PublicPieces` with the same algorithms and
 options as one process, and the same iterates. A ``PublicTree`` is cut at a shallow public level
-(:func:`solvers.pieces.split.split`) into a trunk and one part per worker; a ``PublicPieces`` (Coup at
-turn limit 4: a trunk and 400 parts) keeps its own cut, and its parts are dealt out to the workers as
+(:func:`solvers.pieces.split.split`) into a trunk and one part per worker; a ``PublicPieces`` (a trunk
+and often hundreds of parts) keeps its own cut, and its parts are dealt out to the workers as
 runs of consecutive parts (:mod:`solvers.pieces.groups`). The trunk stays with the driver; each Ray
 actor (a :class:`~solvers.pieces.groups.GroupRunner`) holds its parts' arrays, regrets, average weights
 and strategy for the whole run. Per pass the driver sends each actor the reach of its roots' entries
@@ -25,7 +25,7 @@ deterministic, so this redoes the same arithmetic) and goes on: no finished iter
 restarted driver resumes from those files (``RayBackend(..., resume=True)``), which no process gathers;
 or from the solver's own checkpoint (``solve(..., checkpoint=, resume=)``), which gathers the state.
 
-A tree too large for the driver (turn limit 5 of Coup) is given as a
+A tree too large for the driver is given as a
 :class:`~solvers.pieces.remote.RemotePieces`, a recipe: each actor builds its own parts from it (placed
 by the recipe's estimates of each part before anything is built), the driver walks only the trunk, and
 a lost actor builds its parts again before it replays. The policy is then written where it lies, as

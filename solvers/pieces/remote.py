@@ -1,8 +1,8 @@
 """A public tree built where it is solved: the trunk by the driver, each part by the worker that runs it.
 
 :class:`~solvers.pieces.ray.RayBackend` can solve a :class:`~solvers.PublicPieces` that the driver
-built and ships out part by part; but a tree whose pieces do not fit in one machine (turn limit 5 of
-Coup: about 250 GiB) cannot be built by the driver at all. :class:`RemotePieces` names such a tree by a
+built and ships out part by part; but a tree whose pieces do not fit in one machine (hundreds of
+gigabytes) cannot be built by the driver at all. :class:`RemotePieces` names such a tree by a
 *recipe*: each Ray actor builds its own parts from the recipe and keeps them, their regrets, average
 weights and strategy, and their information sets' keys and action ids, for the whole run. The driver
 walks only the trunk, and holds only the trunk and, per part, its roots and how many information sets
@@ -10,7 +10,7 @@ and actions it has. The iterates, checkpoints and policies are those of the ``Pu
 recipe builds in one process (same numbering: the trunk's information sets and actions first, then
 each part's in the order of its roots; the same pieces, so the same digests), bit for bit.
 
-The recipe is the game's side (Coup: :class:`coupsolve.trees.pieces.remote.ClassRecipe`); it is pickled to every
+The recipe is the game's side (a game package provides one); it is pickled to every
 worker and has
 
 - ``game_id`` (str), ``num_parts`` (int) and ``record()`` (a JSON-able dict naming the game and the cut);

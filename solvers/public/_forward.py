@@ -18,8 +18,8 @@ from solvers.public._node import BELOW, LIVE, SILENT, _cut, _ix, _side, _void
 from solvers.kinds import DECISION, TERMINAL
 
 #: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
-#: contiguous blocks (``prange`` over the nodes gave each thread as many nodes: on two threads player
-#: 0's forward pass at turn limit 3 of Coup took 64 ms against 71 on one). A constant, not the
+#: contiguous blocks (``prange`` over the nodes gave each thread as many nodes, and two threads then
+#: gained little over one: docs/research/design-measurements.md). A constant, not the
 #: number of threads: ``numba.get_num_threads`` would keep the pass out of the on-disk cache.
 RUNS = 64
 

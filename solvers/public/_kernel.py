@@ -22,11 +22,11 @@ first pass of a call. The forward pass also notes which public nodes each player
 (:mod:`solvers.public._forward`); where the opponent reaches none of a node's entries, every value of
 ``p`` at and below it is zero, so the backward pass reads neither its children nor its matrices and
 only updates ``p``'s information sets there with zero action values (CFR and CFR+: only their
-average weights; at turn limit 3 of Coup after 15 CFR+ iterations, 7.7 million of player 0's 18
-million entries and about 60% of the terminals' cells lie below such nodes). A terminal that pays
+average weights; in a large game, after a few CFR+ iterations, a large share of the entries and of
+the terminals' cells lies below such nodes: docs/research/public-speed.md). A terminal that pays
 nothing (``term_scale`` 0, :func:`~solvers.public._node._void`) is not visited by a solving pass at
-all: no reach, no product, no gathering (at turn limit 3 of Coup under the draw payoff, 11.3 million
-of the 28.0 million entries). A terminal reads a matrix row once for a run of entries sharing it.
+all: no reach, no product, no gathering (in a game whose draws at a turn limit pay nothing, a large
+share of the entries: docs/research/public-speed.md). A terminal reads a matrix row once for a run of entries sharing it.
 None of this changes a result.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
@@ -119,8 +119,8 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
 
     Without predictions one loop adds the average weights (:func:`_average`'s arithmetic, with the
     strategy still the one played) and updates the regrets, a second sets the strategy; the
-    positive parts are ``max`` (no branch): at turn limit 3 of Coup the updates of an iteration took
-    35 and 28 ms this way against 58 and 43 in four loops with branches."""
+    positive parts are ``max`` (no branch), which measured faster than four loops with branches
+    (docs/research/design-measurements.md)."""
     value = 0.0
     for i in range(o, o + m):
         value += sigma[_ix(i)] * acc[_ix(i)]
@@ -219,7 +219,7 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
 @numba.njit(cache=True, inline="always")
 def _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s):
     """Node ``s`` of :func:`backward`, the body inlined once per player with ``p`` a constant: with
-    ``p`` a run-time value the pass took 9 times as long (turn limit 2: 144 ms against 16 ms)."""
+    ``p`` a run-time value the pass took several times as long (docs/research/design-measurements.md)."""
     if p == 0:
         _backward_body(T, B, plus, discount, 0, weight, fpos, fneg, s)
     elif p == 1:
@@ -234,11 +234,8 @@ def _backward_run(T, B, plus, discount, p, weight, fpos, fneg, a, b, x):
     with the scratch row ``x``): the one compiled copy of the nodes' bodies, called by the serial
     and the parallel drivers alike (the nodes of a level are independent, so their order does not
     matter). Compiled without reference counting (it allocates nothing; its callers own the
-    arrays): with numba's counts on the arrays a node unpacks (``B``, ``T``'s fields), a CFR+
-    iteration at turn limit 2 took 7.9-8.0 ms with the body inlined into each driver and 12.4-13.2
-    ms with it called here, against 6.4-6.5 ms now (one thread; two threads: 4.8, 8.3-8.8 and 3.9
-    ms), and the first solve from an empty cache compiles about 90 s less than with a copy in
-    each driver."""
+    arrays): numba's counts on the arrays a node unpacks (``B``, ``T``'s fields) made an iteration
+    markedly slower, and one copy compiles faster than a copy in each driver (docs/research/design-measurements.md)."""
     _terminals(T, a, b, B[5], B[6], B[7], B[8], p, x)
     for s in range(a, b):
         _backward_node(T, B, plus, discount, p, weight, fpos, fneg, s)

@@ -14,20 +14,20 @@ __all__ = ["LIVE", "SILENT", "BELOW", "scratch"]
 
 @numba.njit(cache=True, inline="always")
 def _void(T, s):
-    """Whether node ``s`` is a terminal that pays nothing (``term_scale`` 0: a draw, in Coup at the
-    turn limit under the draw payoff). Every value there is zero whatever the reach, so the solving
+    """Whether node ``s`` is a terminal that pays nothing (``term_scale`` 0: for instance a draw
+    at a turn limit that pays nothing). Every value there is zero whatever the reach, so the solving
     passes skip such a node: the forward pass writes no reach or code there (when it keeps codes),
     the terminals compute nothing, and the gathering does not read it (adding its zeros changed
-    nothing). At turn limit 3 of Coup, 72,857 of 295,751 terminals, with 11.3 million of the 28.0
-    million entries and a third of the matrix cells the terminals read."""
+    nothing). In a game whose draws pay nothing they can hold a third or more of the entries
+    (docs/research/public-speed.md)."""
     return T.node_kind[s] == TERMINAL and T.term_scale[s] == 0.0
 
 
 @numba.njit(cache=True, inline="always")
 def _ix(i):
     """Index ``i`` (never negative) as unsigned: numba then drops its handling of negative indices,
-    three more instructions per array access, which the hot loops are bound by (at turn limit 3 of
-    Coup the forward pass of player 0 took 45 ms with these indices against 63 ms without)."""
+    three more instructions per array access, which the hot loops are bound by (the forward pass
+    measured markedly faster with these indices: docs/research/design-measurements.md)."""
     return np.uint64(i)
 
 
@@ -68,9 +68,9 @@ def _zero_side(T, s, p, v, w, code):
 def _terminals(T, lo, hi, reach, v, w, live, p, col):
     """Values of player ``p``'s entries (or both players', ``BOTH_PLAYERS``) at the terminals among
     nodes ``lo .. hi-1`` (of one level), in one call (:func:`_terminals_body`): one compiled function
-    per player, ``p`` a constant in it. With ``p`` an argument of one compiled function, the
-    terminals of turn limit 3 of Coup took 52 and 60 ms (player 0's and 1's pass) against 42 and 38
-    ms with it a constant; a call per terminal cost a few ms more than one per run of nodes.
+    per player, ``p`` a constant in it. With ``p`` an argument of one compiled function the
+    terminals took longer, and a call per terminal longer than one per run of nodes
+    (docs/research/design-measurements.md).
     Compiled without reference counting, as :func:`solvers.public._kernel._backward_run`."""
     if p == 0:
         _terminals0(T, lo, hi, reach, v, w, live, col)
@@ -129,11 +129,11 @@ def _terminal(T, s, reach, v, p, col):
     columns, zero) is scratch, left zero: player 1's reach summed per column for player 0's rows, or
     player 0's rows spread by their reach for player 1's columns. Entries with no reach add nothing.
     Consecutive entries of player 0 often share a row (entries below the anchor that differ only in
-    what does not change the chance weights: at turn limit 3 of Coup, 7.8 million of 11.4 million
-    at terminals): a run of them reads the row once, its product reused (player 0) or their reach
+    what does not change the chance weights: in the large trees measured, most of the entries at
+    terminals): a run of them reads the row once, its product reused (player 0) or their reach
     summed before it is spread (player 1).
-    Inlined only into :func:`_terminals`: inlined into each player's copy of both passes it cost 50 s
-    of compilation.
+    Inlined only into :func:`_terminals`: inlined into each player's copy of both passes it made the
+    first compilation much longer (docs/research/design-measurements.md).
     """
     m = T.term_matrix[s]
     base = T.matrix_start[m]

@@ -11,8 +11,8 @@ second action value), 2 bytes per public node (which nodes each player reaches),
 the float64 policies a result copies out. The exploitability evaluation runs in the solve's reach
 and value buffers. Unlike the history tree's (whose float32 stores only reach and values in
 float32), a float32 solve here keeps every buffer in float32: the public tree is the
-representation for games whose histories do not fit, where memory decides (turn limit 4 of Coup:
-284 million actions, 20 bytes each saved), and the terminals' sums still add up in float64.
+representation for games whose histories do not fit, where memory decides (20 bytes saved per
+action, of hundreds of millions), and the terminals' sums still add up in float64.
 Policies are in the tree's information-set order, which is the order the kernels keep: nothing is
 converted.
 """
@@ -84,8 +84,9 @@ def new_state(flat, precision, predictive, threads, shared=None, held=None):
 #: region; below this the regions' start-up cost more than they save).
 PARALLEL_MIN_ENTRIES = 1 << 18
 #: From this many entries the passes run as parallel loops (one per level) even on one thread: numba
-#: compiles the loop body of a ``prange`` apart, and at turn limit 2 (790,948 entries) the backward
-#: pass took 22 ms that way against 180 ms as one serial function; below, the serial drivers avoid
+#: compiles the loop body of a ``prange`` apart, and on a tree of about 800,000 entries the backward
+#: pass ran several times faster that way than as one serial function (docs/research/design-measurements.md);
+#: below, the serial drivers avoid
 #: a parallel region per level (Kuhn poker has 6 levels and microseconds of work).
 PRANGE_MIN_ENTRIES = 1 << 14
 

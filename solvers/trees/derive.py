@@ -1,8 +1,8 @@
 """The public tree of a :class:`~solvers.GameTree`, given which edges everybody sees.
 
-For small games (Kuhn and Leduc poker, Liar's Dice, Coup at turn limit 1) and for cross-checks: the
+For small games (Kuhn and Leduc poker, Liar's Dice, short card games) and for cross-checks: the
 public-tree solver over the result must reproduce the history solver over the ``GameTree``. Large
-games build their public tree directly (Coup: :mod:`coupsolve.trees.stepwalk.build`).
+games build their public tree directly, with a builder of their own.
 
 A history's public node is its parent's public node followed by the *public label* of the edge into
 it: histories whose parents share a public node and whose edges carry the same label share a public

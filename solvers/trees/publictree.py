@@ -87,10 +87,10 @@ The value of a terminal ``z`` for player 0's entry ``e`` is
 column into a scratch vector, each row of player 0 is a sparse dot product with it; for player 1 the
 rows are spread into the scratch vector weighted by player 0's reach (a run of consecutive entries of
 player 0 sharing a row reads it once). Only the cells with histories are
-stored: where chance last moved, most pairs of private states are impossible together (at turn limit 4
-of Coup, 114 million of 2.1 billion cells have histories). Several terminals
+stored: where chance last moved, most pairs of private states are impossible together (in the largest
+tree measured, about one cell in twenty has histories: docs/research/design-measurements.md). Several terminals
 may share a matrix (rows and columns are then indices into the entries of a common ancestor), which is
-how a game with public payoffs (Coup: who won, or the influence count) stores a chance weight per pair
+how a game with public payoffs (who won, or a count of what each player has left) stores a chance weight per pair
 of private states only where chance last moved, never per terminal history.
 
 Memory (:func:`estimate_public_tree_bytes`): 38 bytes per public node, 9 per entry, 12 per matrix
@@ -152,8 +152,8 @@ _BYTES_PER_NODE = 1 + 1 + 8 + 4 + 8 + 4 + 4 + 8  # 38: node arrays, entry_start 
 _BYTES_PER_ENTRY = 4 + 1 + 4
 _BYTES_PER_INFOSET = 1 + 4 + 4 + 4 + 4
 _BYTES_PER_ACTION = 4
-#: The most actions an information set of a public tree has: an entry's slot is int8 (at turn limit 4
-#: of Coup, 736 million of them; the most actions there are 6).
+#: The most actions an information set of a public tree has: an entry's slot is int8 (a large public
+#: tree has hundreds of millions of entries, and few actions per information set).
 MAX_ACTIONS = int(np.iinfo(np.int8).max)
 _TOO_MANY = (f"a public tree holds at most {MAX_ACTIONS} actions per information set (entry_slot is "
              "int8): solve this game as a history tree (solvers.GameTree)")

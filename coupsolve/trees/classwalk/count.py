@@ -1,8 +1,7 @@
 """Counting a public tree by subtrees: the class walk cut at a public level (:mod:`coupsolve.trees.classwalk.build`).
 
 The level-by-level count holds two whole levels at a time, and the deep levels of two-player Coup at
-turn limit 4 hold more than this machine (it was killed at the start of level 19 of the selection
-setup at 23 GB). Every node of a level is walked from that node's own entries, buckets and anchor
+turn limit 4 hold more than a machine of 24 GiB (docs/research/design-measurements.md). Every node of a level is walked from that node's own entries, buckets and anchor
 matrix, so the levels below a level ``d`` fall into independent *parts*: contiguous runs of level
 ``d``'s nodes with everything below them, the same parts :func:`solvers.pieces.split.split` cuts a
 built tree into. :func:`count_by_parts` walks the *trunk* (levels ``0 .. d - 1``) as the plain count
@@ -12,9 +11,9 @@ by the trunk and copied into both). The figures add up to the plain count's exac
 field), and each part's own figures (:class:`PartSize`) are what a machine holding that part would hold:
 the measure :mod:`solvers.pieces.ray` places parts by.
 
-Turn limit 4 of the selection setup, cut at level 12 into 400 parts and walked on 2 threads, counts in
-about 27 minutes at 2.6 GiB while the parts walk (``benchmarks.public_count``; its largest part, two
-roots, holds 31 million entries and 1.1 billion matrix cells, 5% of them with histories).
+A count by parts holds one part's walk per thread at a time, so it reaches turn limits whose whole
+walk does not fit (turn limit 4's time and memory, from ``benchmarks.public_count``:
+docs/research/design-measurements.md).
 
 Parts are balanced by the entries of their roots (the deeper sizes are not known before walking);
 ``workers`` threads walk parts at once (the walk's kernel releases the GIL). The only figure shared

@@ -119,9 +119,9 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
 
     It is longer than 80 lines (about 115 besides this docstring): the stack is allocated here and a
     node's classification and information set are written inline, because allocated by another
-    function (the compiler then cannot tell the buffers apart) the walk took 7% longer, with the
-    information set in a function 10% longer (the fill pass), and with the classification in a
-    function of its own (even inlined by numba) 1.6 times longer.
+    function (the compiler then cannot tell the buffers apart), or with the information set or the
+    classification in a function of its own (even inlined by numba), the walk took longer
+    (docs/research/design-measurements.md).
     """
     D = max_depth + 1
     n_players = P[P_PLAYERS]

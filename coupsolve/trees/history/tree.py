@@ -99,8 +99,12 @@ def build_tree(rules: Rules, *, size: TreeSize | None = None, verbose: bool = Fa
     verbose : bool
         Print the size and the memory bound before filling.
 
-    Raises ``MemoryError`` (naming the estimate and the memory available) before allocating a tree
-    that will not fit. For the Coup-side extras use :func:`build_coup_tree`.
+    Raises
+    ------
+    MemoryError
+        Naming the estimate and the memory available, before allocating a tree that will not fit.
+
+    For the Coup-side extras use :func:`build_coup_tree`.
     """
     out, iset, counts, _ = fill_tree(rules, size, verbose=verbose)
     return _game_tree(rules, out, iset, counts)[0]

@@ -2,7 +2,7 @@
 
 A build in pieces (:func:`coupsolve.trees.pieces.build.build_class_pieces`) makes, beside each part's
 piece, arrays that a solve never reads: the entries' hands, the information sets' keys, action ids
-and contexts (at turn limit 4 of Coup, 4 GiB in all). Its parts finish in any order, and these
+and contexts (gigabytes at turn limit 4: docs/research/design-measurements.md). Its parts finish in any order, and these
 arrays are wanted as one array each, in the parts' order. :class:`PartArrays` holds them in memory,
 or on disk (``disk=True``): each array is appended to a file of its name as its part finishes, so
 nothing of it stays resident, and :meth:`PartArrays.gather` writes each name's arrays in order into

@@ -1,8 +1,8 @@
 """Two-player Coup's public tree built in pieces: a trunk and parts, each walked on its own.
 
 :func:`coupsolve.trees.classwalk.build.build_class_tree` walks the whole tree level by level, holding two whole
-levels beside the tree; at turn limit 4 that walk alone needs about 20 GiB. The levels below a level
-``d`` fall into independent parts (:mod:`coupsolve.trees.classwalk.count`, which counts them that way), and a part
+levels beside the tree; at turn limit 4 that walk alone needs more than a machine of 16 GiB has.
+The levels below a level ``d`` fall into independent parts (:mod:`coupsolve.trees.classwalk.count`, which counts them that way), and a part
 walked from its roots' entries, buckets and anchor matrices writes exactly the nodes, entries,
 information sets and terminal matrices the whole walk writes below those roots, in the same order. So
 :func:`build_class_pieces` walks the trunk (levels ``0 .. d - 1``) and then each part with the tree's
@@ -19,8 +19,8 @@ is what :class:`solvers.PublicPieces` takes). A matrix
 read by several pieces is copied into each, as ``split`` does. Beside the pieces it keeps what the
 exact analysis reads (:mod:`coupsolve.analysis.pieces`): every piece's entries' hands (uint16, the
 trunk's leaves' are their parts' roots') and every information set's context (``tables.CTX_DTYPE``),
-6 bytes an entry-and-context more (turn limit 4: 1.9 GiB). With ``spill`` these, the keys and the
-action ids (4.0 GiB at turn limit 4) are written to disk part by part as the walk makes them
+6 bytes an entry-and-context more. With ``spill`` these, the keys and the
+action ids (gigabytes at turn limit 4: docs/research/design-measurements.md) are written to disk part by part as the walk makes them
 (:class:`coupsolve.trees.pieces.arrays.PartArrays`) and mapped back copy-on-write: a build and a solve hold
 only the pieces and their table.
 """
