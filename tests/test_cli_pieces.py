@@ -213,7 +213,7 @@ def test_a_history_strategy_too_large_to_rebuild_is_refused_at_once(files, tmp_p
     arrays = _arrays(path)
     meta = json.loads(str(arrays["__metadata__"]))
     meta.pop("tree_type")
-    meta["game_id"] = coupsolve.trees.history.tree.rules.game_string()
+    meta["game_id"] = rules.game_string()
     arrays["__metadata__"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "h.npz", **arrays)
     code, out, err = _run(["analyse", str(tmp_path / "h.npz")], capsys)
