@@ -29,10 +29,14 @@ demo: $(STAMP)
 # Two pytest-xdist workers (the tests that start a Ray cluster share one, see tests/test_distributed.py).
 XDIST := -n 2 --dist loadgroup
 
+# tests/install_browser.sh: Debian's chromium and chromium-driver for the web page's browser tests, when
+# missing and run as root (else one line, and those tests skip saying why).
 test: $(TEST_STAMP)
+	bash tests/install_browser.sh
 	$(PY) -m pytest -q $(XDIST)
 
 test-slow: $(TEST_STAMP)
+	bash tests/install_browser.sh
 	$(PY) -m pytest -q -m slow $(XDIST)
 
 # Benchmarks against OpenSpiel and LiteEFG (about 50 minutes; BENCH_ARGS=--quick for a few minutes;
