@@ -140,7 +140,7 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
                         (["--field", "dishonest=0.1"], "the bots are honest and random"),
                         (["--sampling", "probe"], "--sampling probe is bound to the features"),
                         (["--warm-start", "5"], "--warm-start is probing's"),
-                        (["--warm-start", "-1"], "a regret of at least 0")):
+                        (["--warm-start", "-1"], "give a regret from 0")):
         status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
         assert status in (1, 2) and words in err, (more, err)
     # a warm start is recorded, described and checked on --resume like the field

@@ -10,9 +10,10 @@ from coupsolve.names import action_name
 NO_NUMBA = """
 import sys, types
 sys.modules["numba"] = None  # any import of numba fails
-pkg = types.ModuleType("coupsolve")
-pkg.__path__ = ["coupsolve"]
-sys.modules["coupsolve"] = pkg  # the package's __init__ (the OpenSpiel game) is not run
+for name, path in (("coupsolve", "coupsolve"), ("coupsolve.engine", "coupsolve/engine")):
+    pkg = types.ModuleType(name)
+    pkg.__path__ = [path]
+    sys.modules[name] = pkg  # the packages' faces (the OpenSpiel game, the compiled engine) are not run
 from coupsolve.rules import Rules
 from coupsolve.names import action_name
 print(int(Rules.house().params()[T_P_BUYOUT]), action_name(17))

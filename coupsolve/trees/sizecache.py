@@ -156,7 +156,9 @@ def _load_json(path):
             raise ValueError("not a regular file")
         if info.st_size > MAX_FILE_BYTES:
             raise ValueError(f"{info.st_size:,} bytes, more than a file of sizes holds")
-        text = f.read(MAX_FILE_BYTES + 1)
+        text = f.read(info.st_size + 1)  # what it holds (read(n) would take n bytes first)
+    if len(text) > MAX_FILE_BYTES:
+        raise ValueError("grew past what a file of sizes holds while it was read")
     try:
         return json.loads(text.decode("utf-8"))
     except RecursionError:
