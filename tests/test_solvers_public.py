@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pyspiel
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
@@ -64,7 +64,15 @@ def assert_same_iterates(tree, public, algorithm, updates, iterations):
         gap = np.maximum.reduceat(np.abs(a.current_policy() - b.current_policy()),
                                   tree.infoset_offset)
         tie = (size < TIE) & ~same & (gap > 1e-9)  # noise that regret matching turned into a choice
-        np.testing.assert_allclose(b.average_policy(), a.average_policy(), atol=1e-9, rtol=0)
+        # the average weights, to rounding at their own scale (hs-pcfr+ weighs iteration t by about
+        # t**30); an information set whose weights are all of rounding size has no average to compare
+        ca, cb = a.representation.get_state()["cumulative"], b.representation.get_state()["cumulative"]
+        scale = max(float(np.abs(ca).max(initial=0.0)), 1.0)
+        np.testing.assert_allclose(cb, ca, atol=1e-12 * scale, rtol=0)
+        weighed = np.repeat(np.add.reduceat(np.abs(ca), tree.infoset_offset) > 1e-9 * scale,
+                            tree.infoset_num_actions)
+        np.testing.assert_allclose(b.average_policy()[weighed], a.average_policy()[weighed], atol=1e-9,
+                                   rtol=0)
         assert abs(b.exploitability() - a.exploitability()) < 1e-9
         assert abs(b.evaluate()[1] - a.evaluate()[1]) < 1e-9
         if np.any(tie):  # the new strategies (of everybody updated after it) may now differ
@@ -344,6 +352,7 @@ def random_public_game(seed, max_depth, max_branch):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(ALGORITHMS),
        updates=st.sampled_from(UPDATES), iterations=st.integers(1, 9))
+@example(seed=857, algorithm="hs-pcfr+", updates="alternating", iterations=3)  # weights of rounding size
 def test_random_games_with_random_public_partitions(seed, algorithm, updates, iterations):
     root, labels = random_public_game(seed, max_depth=5, max_branch=3)
     if root[0] == "terminal":
