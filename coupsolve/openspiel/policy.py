@@ -110,6 +110,17 @@ class PublicTreePolicy(os_policy.Policy):
                                                   self._flat[o:o + m])}
 
 
+def walk_history(tree, probe, node, actions):
+    """The node of a history tree (a :class:`solvers.GameTree` in the engine's order of moves) reached
+    from ``node`` by ``actions``, stepping ``probe`` (the OpenSpiel state at ``node``) along: each
+    move's position in its node's list of legal moves (or chance outcomes) is its child."""
+    for a in actions:
+        legal = [o for o, _ in probe.chance_outcomes()] if probe.is_chance_node() else probe.legal_actions()
+        node = int(tree.child_start[node]) + legal.index(a)
+        probe.apply_action(a)
+    return node
+
+
 class HistoryTreePolicy(os_policy.Policy):
     """A flat policy over a history tree (:class:`coupsolve.CoupTree`) as an OpenSpiel policy: a state's
     node is found by walking its history down the tree (each move's position in its node's list of
@@ -134,11 +145,7 @@ class HistoryTreePolicy(os_policy.Policy):
         if history[:len(seen)] != seen:  # another game: start again from the root
             self._node, self._probe = 0, self.game.new_initial_state()
             seen = []
-        probe, tree = self._probe, self._tree
-        for a in history[len(seen):]:
-            legal = [o for o, _ in probe.chance_outcomes()] if probe.is_chance_node() else probe.legal_actions()
-            self._node = int(tree.child_start[self._node]) + legal.index(a)
-            probe.apply_action(a)
+        self._node = walk_history(self._tree, self._probe, self._node, history[len(seen):])
         return self._node
 
     def action_probabilities(self, state, player_id=None):

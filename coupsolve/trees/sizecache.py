@@ -35,7 +35,6 @@ import functools
 import hashlib
 import json
 import os
-import stat
 import sys
 from importlib import resources
 from typing import NamedTuple
@@ -150,19 +149,17 @@ def _check(key, entry, stamp) -> str:
 def _load_json(path):
     """The JSON document of the regular file at ``path`` (ValueError: not a regular file, too large,
     not JSON, or nested too deep to parse)."""
+    from solvers.npz import parse_json, regular_file
+
+    regular_file(path)  # before opening it: a named pipe would block the open
     with open(path, "rb") as f:
-        info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError("not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ValueError(f"{info.st_size:,} bytes, more than a file of sizes holds")
-        text = f.read(info.st_size + 1)  # what it holds (read(n) would take n bytes first)
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise ValueError(f"{size:,} bytes, more than a file of sizes holds")
+        text = f.read(size + 1)  # what it holds (read(n) would take n bytes first)
     if len(text) > MAX_FILE_BYTES:
         raise ValueError("grew past what a file of sizes holds while it was read")
-    try:
-        return json.loads(text.decode("utf-8"))
-    except RecursionError:
-        raise ValueError("nested too deep") from None
+    return parse_json(text.decode("utf-8"), "the file")
 
 
 def _read(path, want, what, warn=True, checked=False):

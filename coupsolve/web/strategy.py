@@ -23,6 +23,7 @@ from solvers import DECISION
 from solvers.kinds import TERMINAL
 from solvers.history.evaluate import reach_and_values
 
+from coupsolve.openspiel.policy import walk_history
 from coupsolve.plan.options import silent
 
 
@@ -77,14 +78,7 @@ class MoveValues:
 
     def node_of(self, state):
         """The tree's node of ``state`` (its history walked down the tree)."""
-        tree, node = self._tree, 0
-        probe = state.get_game().new_initial_state()
-        for a in state.history():
-            legal = ([o for o, _ in probe.chance_outcomes()] if probe.is_chance_node()
-                     else probe.legal_actions())
-            node = int(tree.child_start[node]) + legal.index(a)
-            probe.apply_action(a)
-        return node
+        return walk_history(self._tree, state.get_game().new_initial_state(), 0, state.history())
 
     def child(self, node, k):
         """The node after the ``k``-th legal move (or chance outcome, in their listed order)."""
