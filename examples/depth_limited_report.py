@@ -57,6 +57,7 @@ def solve_cut(tree, target):
 
 def one_cut(full, policy, k, K, target):
     """The four cut solutions of the full game cut after turn ``k``, stitched onto ``policy``."""
+    import solvers
     import coupsolve
     from coupsolve import Rules, depth
     from coupsolve.analysis.history import analyse
@@ -78,11 +79,12 @@ def one_cut(full, policy, k, K, target):
         leaf_seconds = time.perf_counter() - t0
         p, e, it = solve_cut(dl.tree, target)
         s = depth.stitched_exploitability(cut.tree, dl.cut_policy(p), full.tree, policy, where=where)
-        rows[f"K = {kk}"] = {"cut_exploitability": e, "iterations": it, "stitched": s,
+        chosen = solvers.exploitability(full.tree, depth.stitch_choices(dl, p, full, policy, where=where))
+        rows[f"K = {kk}"] = {"cut_exploitability": e, "iterations": it, "stitched": s, "stitched_chosen": chosen,
                              "leaf_seconds": leaf_seconds, "leaves": int(len(cut.leaf_node)),
                              "leaf_choice": dl.leaf_choice(p), "turn1": turn1(analyse(dl.coup_tree, p))}
         say(f"  cut {k}, K = {kk}: leaf values {leaf_seconds:.1f} s, exploitability {e:.1e} after {it}, "
-            f"stitched {s:.2e}")
+            f"stitched {s:.2e}, with its chosen continuations {chosen:.2e}")
     return rows
 
 
@@ -93,16 +95,20 @@ def write(report):
              f"Full game: the two-player card-selection game cut after turn {report['full']} "
              f"({report['histories']:,} histories). Each cut solution is played up to the cut and the "
              "blueprint after it; the figure is the exact exploitability of that stitched strategy in "
-             "the full game (lower is better; the blueprint's own is the floor). Written by "
+             "the full game (lower is better). The last two columns play, after the cut, the blueprint "
+             "itself or the continuations the solution chose at its leaves. Written by "
              "`examples/depth_limited_report.py`.", ""]
+    K = report["continuations"]
     for b in report["blueprints"]:
         lines += [f"## Blueprint: {b['name']} (exploitability {b['exploitability']:.2e}, "
-                  f"{b['how']})", "", "| cut after turn | draw payoff | influence payoff | K = 1 | "
-                  f"K = {report['continuations']} | (d) / (a) |", "|---|---|---|---|---|---|"]
+                  f"{b['how']})", "", "| cut after turn | (a) draw payoff | (b) influence payoff | (c) K = 1 | "
+                  f"(d) K = {K}, blueprint after | (d) K = {K}, its choices after | (d) / (a) |",
+                  "|---|---|---|---|---|---|---|"]
         for k, rows in b["cuts"].items():
-            f = [rows[m]["stitched"] for m in ("draw payoff", "influence payoff", "K = 1",
-                                               f"K = {report['continuations']}")]
-            lines.append(f"| {k} | " + " | ".join(f"{x:.2e}" for x in f) + f" | {f[3] / f[0]:.4f} |")
+            d = rows[f"K = {K}"]
+            f = [rows[m]["stitched"] for m in ("draw payoff", "influence payoff", "K = 1")]
+            f += [d["stitched"], d["stitched_chosen"]]
+            lines.append(f"| {k} | " + " | ".join(f"{x:.2e}" for x in f) + f" | {min(f[3:]) / f[0]:.3f} |")
         lines.append("")
     with open(os.path.join(OUT, "depth_limited.md"), "w") as f:
         f.write("\n".join(lines))

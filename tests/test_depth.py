@@ -164,3 +164,59 @@ def test_continuation_counts_are_checked():
     for bad in (0, 5, 2.0, True, "4"):
         with pytest.raises(ValueError, match="continuations"):
             check_count(bad)
+
+
+@pytest.fixture(scope="module")
+def sampled(full):
+    """A strategy of the turn-limit-2 game trained by sampling (exact keys), and its tree policy."""
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.policy import tree_policy
+    from solvers.mccfr.solver import MCCFRSolver
+
+    solver = MCCFRSolver(sampling_game(FULL), max_infosets=1 << 18, seed=5)
+    solver.step(20)
+    return solver, tree_policy(solver, full.tree)
+
+
+def test_rollout_values_agree_with_the_exact_ones(cut, full, sampled):
+    """Rollouts of a sampled strategy against the exact values of the same strategy on the longer
+    tree: the errors, in standard errors, have mean about 0 and spread about 1 (unbiased, and the
+    standard errors are right), and the same seed gives the same values."""
+    from coupsolve.depth.rollouts import values_from_trained
+
+    solver, policy = sampled
+    exact = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, 2)
+    meta = {"rules": FULL.to_dict(), "abstraction": "exact"}
+    est = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11)
+    ok = est.stderr > 1e-9
+    z = (est.values - exact.values)[ok] / est.stderr[ok]
+    assert ok.mean() > 0.5 and abs(z.mean()) < 0.05 and 0.85 < z.std() < 1.15, (z.mean(), z.std())
+    again = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11)
+    assert np.array_equal(again.values, est.values)
+    with pytest.raises(ValueError, match="rollouts"):
+        values_from_trained(cut, solver, meta, 2, rollouts=0)
+    with pytest.raises(ValueError, match="differ"):
+        values_from_trained(cut, solver, {**meta, "rules": FULL.replace(limit_payoff="influence").to_dict()}, 1)
+
+
+def test_playing_the_chosen_continuations_is_worth_the_depth_limited_value(cut, full, blueprint):
+    """Exactly: the longer game's value of a solution that plays, after the cut, the continuations it
+    chose at its leaves is the depth-limited game's value of that solution (the leaf values are the
+    continuations' values, and a mixed choice is the behaviour strategy stitch_choices makes)."""
+    policy, _ = blueprint
+    where = depth.node_map(cut.tree, full.tree)
+    lv = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, 3, where=where)
+    dl = depth.depth_limited_game(CUT, lv, cut=cut)
+    for seed in (0, 1):
+        rng = np.random.default_rng(seed)
+        w = rng.random(dl.tree.num_actions) + 0.05
+        mixed = w / np.repeat(np.add.reduceat(w, dl.tree.infoset_offset), dl.tree.infoset_num_actions)
+        played = depth.stitch_choices(dl, mixed, full, policy, where=where)
+        assert np.add.reduceat(played, full.tree.infoset_offset) == pytest.approx(1.0)
+        assert solvers.expected_values(full.tree, played)[0] == pytest.approx(
+            solvers.expected_values(dl.tree, mixed)[0], abs=1e-12)
+    one = depth.depth_limited_game(CUT, depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, 1,
+                                                                      where=where), cut=cut)
+    sigma = one.tree.uniform_policy()
+    assert depth.stitch_choices(one, sigma, full, policy, where=where) == pytest.approx(
+        depth.stitch(cut.tree, one.cut_policy(sigma), full.tree, policy, where=where), abs=1e-15)

@@ -11,6 +11,7 @@ import dataclasses
 import re
 
 from coupsolve.cli import values as V
+from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 
 # ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
 # train's --sampling and --abstraction choices (the first is the default)
@@ -144,6 +145,8 @@ def conflicts(args) -> str | None:
             return f"{option} caps a solve to a target; with --iterations it does nothing"
     if given(args, "pieces") and getattr(args, "representation", None) == "history":
         return "--pieces cuts the public tree; with --representation history it does nothing"
+    if leaves_conflict(args):
+        return leaves_conflict(args)
     names = [item.partition("=")[0].strip() for item in getattr(args, "rule", None) or ()]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -252,6 +255,7 @@ def _add_solve_args(p):
                    help="iterations between checkpoints")
     p.add_argument("--resume", metavar="FILE.npz",
                    help="continue the solve saved in this checkpoint (same rules and options)")
+    add_leaves_args(p)
     _add_report_args(p, "draw the bluff and challenge rates to this image file (.png, .pdf, .svg, ...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -48,11 +48,23 @@ def title(rules, result) -> str:
             f"{result.exploitability:.3g}")
 
 
+def leaves_note(rules, leaves) -> str:
+    """One line on what a depth-limited game's leaves mean for the table that follows it."""
+    return (f"turn limit {rules.turn_limit} with blueprint leaves: after {rules.turn_limit} turn"
+            f"{'s' if rules.turn_limit > 1 else ''} each player chooses one of {leaves['continuations']} "
+            f"continuations of the blueprint {leaves['blueprint'].rsplit('/', 1)[-1]} for the rest of the "
+            "game, valued by " + (f"{leaves['rollouts']} rollouts per leaf state (seed {leaves['seed']})"
+                                  if leaves.get("estimated") else "the blueprint's game exactly"))
+
+
 def present(analysis, result, rules, args, human=None, **extra) -> None:
     """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
     ``args.json`` (with ``extra`` fields)."""
     human = sys.stdout if human is None else human
-    if rules.turn_limit < 100:  # 100: the rules' own, a game played to its end
+    leaves = result.options.get("leaves") if isinstance(result.options, dict) else None
+    if leaves:
+        print(leaves_note(rules, leaves), file=human)
+    elif rules.turn_limit < 100:  # 100: the rules' own, a game played to its end
         print(turn_limit_note(rules), file=human)
     print(analysis.to_table(), file=human)
     if args.plot:

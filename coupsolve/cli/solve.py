@@ -17,6 +17,7 @@ import warnings
 
 from coupsolve.cli.args import CliError, rules_of
 from coupsolve.cli.checks import check_outputs, save_output, stopping_rule, target_warning
+from coupsolve.cli.leaves import say_leaves
 
 
 def plan_options(args):
@@ -92,13 +93,25 @@ def cmd_solve(args) -> int:
     asked = planner.asked_precision(options)
     iterations, target = stopping_rule(args, rules, asked, human)  # up front, before any count
     resumed = 0 if args.resume is None else strategy.resume_iterations(args.resume, rules)
-    plan = planner.choose(rules, options, say)
-    if plan.precision != asked:  # auto, and a tree in pieces
-        target_warning(args, rules, target, plan.precision, human)
     t0 = time.perf_counter()
-    tree, analysed = plan.build(say)
-    build_s = time.perf_counter() - t0
-    print(_built_line(plan, tree, build_s), file=human)
+    if args.leaves:
+        from coupsolve.depth.build import build
+
+        plan, game = None, build(rules, args.leaves, args.continuations, rollouts=args.rollouts,
+                                 seed=args.seed, say=say)
+        tree, analysed, precision = game.tree, game.coup_tree, "float64"
+        build_s = time.perf_counter() - t0
+        print(f"built the depth-limited tree in {build_s:.1f} s: {tree.num_nodes:,} histories, "
+              f"{len(game.cut.leaf_node):,} leaves, {tree.num_infosets:,} information sets", file=human)
+    else:
+        plan = planner.choose(rules, options, say)
+        if plan.precision != asked:  # auto, and a tree in pieces
+            target_warning(args, rules, target, plan.precision, human)
+        t0 = time.perf_counter()
+        tree, analysed = plan.build(say)
+        precision = plan.precision
+        build_s = time.perf_counter() - t0
+        print(_built_line(plan, tree, build_s), file=human)
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume
@@ -107,10 +120,16 @@ def cmd_solve(args) -> int:
         result = solvers.solve(
             tree, algorithm=None if args.resume else args.algorithm, iterations=iterations,
             target_exploitability=target, seed=None if args.resume else args.seed,
-            check_every=args.check_every, progress=not args.no_progress, precision=plan.precision,
+            check_every=args.check_every, progress=not args.no_progress, precision=precision,
             updates=args.updates, threads=args.threads, checkpoint=checkpoint, resume=args.resume,
             checkpoint_every=args.checkpoint_every if checkpoint else None, backend=backend)
-    strategy.record(result, plan, analysed)  # which tree analyse and play rebuild
+    if args.leaves:
+        from coupsolve.depth.build import record
+
+        record(result, game, args.leaves, args.rollouts, args.seed)  # where its leaves came from
+        say_leaves(game, result, human)
+    else:
+        strategy.record(result, plan, analysed)  # which tree analyse and play rebuild
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
           f"exploitability {result.exploitability:.3g}", file=human)
@@ -120,7 +139,7 @@ def cmd_solve(args) -> int:
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     infosets, meta = tree.num_infosets, {"title": title(rules, result)}
-    if plan.tree == "pieces":  # on the pieces, once the solver's state, the saved current policy
+    if plan is not None and plan.tree == "pieces":  # on the pieces, once the solver's state, the saved current policy
         result.tree = result.current_policy = None  # and the keys' pages the save read are let go
         result.infoset_hash, analysed = None, analysed._replace(infoset_hash=None)
         release_free_memory()
@@ -130,6 +149,6 @@ def cmd_solve(args) -> int:
     else:
         print("analysing the strategy ...", file=human, flush=True)
         analysis = analyse(analysed, result.average_policy, meta=meta)
-    present(analysis, result, rules, args, human, histories=plan.histories, infosets=infosets,
-            build_seconds=build_s)
+    present(analysis, result, rules, args, human, histories=tree.num_nodes if plan is None else plan.histories,
+            infosets=infosets, build_seconds=build_s)
     return 130 if result.interrupted else 0

@@ -16,8 +16,8 @@ imperfect-information games", AIJ 2023).
 
 from coupsolve.depth.continuations import BIAS, CONTINUATIONS
 from coupsolve.depth.game import DepthLimitedGame, depth_limited_game, leaf_infosets
-from coupsolve.depth.stitch import stitch, stitched_exploitability
+from coupsolve.depth.stitch import stitch, stitch_choices, stitched_exploitability
 from coupsolve.depth.values import LeafValues, NodeMap, node_map, values_from_longer_game
 
 __all__ = ["BIAS", "CONTINUATIONS", "DepthLimitedGame", "LeafValues", "NodeMap", "depth_limited_game",
-           "leaf_infosets", "node_map", "stitch", "stitched_exploitability", "values_from_longer_game"]
+           "leaf_infosets", "node_map", "stitch", "stitch_choices", "stitched_exploitability", "values_from_longer_game"]

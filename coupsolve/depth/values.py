@@ -36,12 +36,16 @@ class NodeMap(NamedTuple):
 class LeafValues(NamedTuple):
     """Per leaf of a cut game (``leaves``, its histories that end at the turn limit), player 0's value
     ``values[i, c0, c1]`` when player 0 continues with continuation ``c0`` and player 1 with ``c1``
-    (names in ``continuations``), and where they came from (``source``: a description)."""
+    (names in ``continuations``), and where they came from (``source``: a description). Estimated
+    values also carry ``stderr`` (the standard error of each, same shape) and ``states`` (how many
+    distinct leaf states were played); exact ones have ``None``."""
 
     leaves: np.ndarray
     values: np.ndarray
     continuations: tuple
     source: str
+    stderr: np.ndarray | None = None
+    states: int | None = None
 
 
 @numba.njit(cache=True)

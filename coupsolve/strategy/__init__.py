@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from coupsolve.plan.options import silent
 from coupsolve.strategy.kept import analyse_and_keep, analyse_sampled, rebuild_pieces, stored_analysis
-from coupsolve.strategy.solved import StrategyError, load_solved, record, resume_iterations
+from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result, record, resume_iterations
 from coupsolve.strategy.trained import describe, is_trained, load_trained, save_trained
 
 __all__ = ["Strategy", "StrategyError", "analyse_and_keep", "analyse_sampled", "describe", "is_trained",
@@ -33,9 +33,12 @@ class Strategy(NamedTuple):
     ----------
     path : str
     rules : Rules
-    kind : {"history", "public", "pieces", "trained"}
-        What it was solved or trained on.
-    tree : CoupTree or CoupPublicTree or None
+    kind : {"history", "public", "pieces", "trained", "depth-limited"}
+        What it was solved or trained on ("depth-limited": a history tree cut at a turn limit whose
+        leaves let each player choose a continuation of a blueprint, :mod:`coupsolve.depth`; its
+        ``tree`` is that :class:`~coupsolve.depth.DepthLimitedGame`, and its OpenSpiel policy the cut
+        game's part).
+    tree : CoupTree or CoupPublicTree or DepthLimitedGame or None
         The tree rebuilt for it (none in pieces, none trained).
     result : solvers.SolveResult or None
         A solve's result (none trained).
@@ -81,6 +84,9 @@ class Strategy(NamedTuple):
             return PublicTreePolicy.of_result(game, self.rules, self.result)
         if self.kind == "public":
             return PublicTreePolicy(game, self.tree, self.result.average_policy)
+        if self.kind == "depth-limited":  # the cut game's part: the leaves' choices are not moves
+            cut = self.tree.cut
+            return HistoryTreePolicy(game, cut, self.result.average_policy[:cut.tree.num_actions])
         return HistoryTreePolicy(game, self.tree, self.result.average_policy)
 
     def analyse(self, sampled=False, games=1000, seed=0, meta=None, say=silent):
@@ -96,7 +102,8 @@ class Strategy(NamedTuple):
         result = self.result
         if self.kind != "pieces":
             say("analysing the strategy ...")
-            return analyse(self.tree, result.average_policy, meta=meta)
+            tree = self.tree.coup_tree if self.kind == "depth-limited" else self.tree
+            return analyse(tree, result.average_policy, meta=meta)
         result.current_policy = None  # not analysed: let go before a rebuild
         analysis = None if sampled else stored_analysis(self.path, result)
         if analysis is not None:
@@ -124,6 +131,11 @@ def load(path, say=silent) -> Strategy:
     if is_trained(path):
         rules, solver, meta = load_trained(path)
         return Strategy(path, rules, "trained", solver=solver, meta=meta)
+    if leaves_of(read_result(path)[1]) is not None:
+        from coupsolve.depth.build import load_depth_limited
+
+        rules, tree, result = load_depth_limited(path, say)
+        return Strategy(path, rules, "depth-limited", tree=tree, result=result)
     rules, tree, result = load_solved(path, say)
     kind = {"PublicPieces": "pieces", "PublicTree": "public"}.get(result.tree_type, "history")
     return Strategy(path, rules, kind, tree=tree, result=result)

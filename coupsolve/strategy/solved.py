@@ -18,14 +18,14 @@ import numpy as np
 
 from coupsolve.plan.options import fmt, silent
 
-__all__ = ["StrategyError", "load_solved", "record", "resume_iterations"]
+__all__ = ["StrategyError", "leaves_of", "load_solved", "read_result", "record", "resume_iterations"]
 
 
 class StrategyError(ValueError):
     """A strategy file that cannot be used: one line naming the file and why."""
 
 
-def _result(path):
+def read_result(path):
     """The :class:`solvers.SolveResult` of ``path`` and its rules, checked for this version and Coup."""
     import solvers
     from solvers.npz import library_version
@@ -43,13 +43,14 @@ def _result(path):
                             f"({library_version()}); solve it again")
     if not result.game_id.startswith("python_coup("):
         raise StrategyError(f"{path} is a strategy for {result.game_id}, not for Coup")
+    game_id = result.game_id.split("+leaves(")[0]  # a depth-limited game's: the cut game's and its leaves
     try:
-        rules = load_game(result.game_id).rules
+        rules = load_game(game_id).rules
     except ValueError as e:
         raise StrategyError(f"{path}: its game string does not give rules this version takes "
                             f"({e})") from None
-    if rules.game_string() != result.game_id:
-        raise StrategyError(f"{path} records the game {result.game_id}, which this version writes as "
+    if rules.game_string() != game_id:
+        raise StrategyError(f"{path} records the game {game_id}, which this version writes as "
                             f"{rules.game_string()}; solve it again")
     return rules, result
 
@@ -68,7 +69,9 @@ def load_solved(path, say=silent):
 
     from coupsolve.trees.builders import named
 
-    rules, result = _result(path)
+    rules, result = read_result(path)
+    if leaves_of(result) is not None:
+        raise StrategyError(f"{path} was solved on a depth-limited game: read it with coupsolve.strategy.load")
     if result.tree_type == "PublicPieces":  # solved in pieces: its keys are in the file, no tree
         return rules, None, _pieces_result(path, result)
     if result.tree_type == "PublicTree":  # solved on the public tree: no history is built
@@ -92,6 +95,13 @@ def load_solved(path, say=silent):
     except ValueError as e:
         raise StrategyError(f"{path} does not fit the tree of the rules it records: {e}") from None
     return rules, coup_tree, result
+
+
+def leaves_of(result):
+    """What a strategy solved on a depth-limited game records of its leaves
+    (:func:`coupsolve.depth.build.record`), or None for any other strategy."""
+    options = result.options if isinstance(result.options, dict) else {}
+    return options.get("leaves")
 
 
 def _check_history_tree_fits(path, rules):
@@ -152,7 +162,7 @@ def resume_iterations(path, rules) -> int:
         saved = load_checkpoint(path)
     except (ValueError, KeyError, OSError) as e:
         raise StrategyError(f"--resume {path}: not a checkpoint of this solver ({e})") from None
-    if saved["game_id"] != rules.game_string():
+    if saved["game_id"].split("+leaves(")[0] != rules.game_string():
         raise StrategyError(f"--resume {path}: a checkpoint of other rules; give the rules it was solved "
                             f"with: {rules_difference(saved['game_id'], rules)}")
     return saved["iterations"]

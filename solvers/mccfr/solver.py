@@ -323,6 +323,13 @@ class MCCFRSolver:
         return {"key": key, "check": check, "owner": owner, "num_actions": nact, "offset": offset,
                 "regret": self._regret[:na].copy(), "average": self._avg[:na].copy()}
 
+    def lookup_arrays(self):
+        """The live table as compiled readers take it (no copy): ``table`` (the slots, looked up with
+        :func:`solvers.mccfr.kernel.lookup`), ``stats`` and ``average`` (the average-strategy weights
+        at each slot's ``offset``), for kernels such as :func:`solvers.mccfr.rollout.leaf_rollouts`
+        that play the strategy. Read them only while the solver does not step."""
+        return {"table": self._table, "stats": self._stats, "average": self._avg}
+
     def find(self, keys, checks, owners, num_actions):
         """The ``offset`` of each given information set in :meth:`table`'s arrays, -1 if never visited.
 

@@ -1,0 +1,47 @@
+"""``coupsolve solve --leaves``: the options of a depth-limited solve, their conflicts, and what is
+said of its leaves (the game itself is :func:`coupsolve.depth.build.build`'s)."""
+
+from __future__ import annotations
+
+from coupsolve.cli import values as V
+
+
+def add_leaves_args(p):
+    """The depth-limited solve's options on the ``solve`` parser."""
+    p.add_argument("--leaves", metavar="BLUEPRINT.npz",
+                   help="a depth-limited solve: at the turn limit each player chooses a continuation of "
+                        "this blueprint for the rest of the game (a train strategy of the same rules, "
+                        "valued by rollouts, or a solve of a longer turn limit, valued exactly) instead "
+                        "of the --limit-payoff (history tree)")
+    p.add_argument("--continuations", type=V.whole_number(1, 4), default=4, metavar="K",
+                   help="with --leaves: continuations each player chooses among (the blueprint, bluffing "
+                        "more, challenging more, challenging less: the first K)")
+    p.add_argument("--rollouts", type=V.whole_number(1, 1 << 20), default=32, metavar="R",
+                   help="with --leaves from a train strategy: games played from each leaf state per pair "
+                        "of continuations (seeded by --seed)")
+
+
+def leaves_conflict(args) -> str | None:
+    """The one-line message of an option that contradicts ``--leaves`` or does nothing without it, or
+    None."""
+    given = getattr(args, "given", frozenset())
+    if not getattr(args, "leaves", None):
+        extra = [o for o in ("continuations", "rollouts") if o in given]
+        return f"--{extra[0]} does nothing without --leaves" if extra else None
+    if getattr(args, "representation", "auto") not in ("auto", "history") or getattr(args, "ray", None) \
+            or "pieces" in given:
+        return "--leaves solves the depth-limited game on the history tree: drop --representation, --pieces and --ray"
+    if "limit_payoff" in given:
+        return "--limit-payoff scores the turn limit; with --leaves the blueprint's continuations do"
+    return None
+
+
+def say_leaves(game, result, human):
+    """How often each player chose each continuation at its leaves, and the leaf values' precision."""
+    for p, shares in game.leaf_choice(result.average_policy).items():
+        words = ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
+        print(f"p{p}'s continuations at its leaves (reach-weighted): {words}", file=human)
+    values = game.leaf_values
+    if values.stderr is not None:
+        print(f"leaf values from {values.states:,} leaf states; standard error at most "
+              f"{values.stderr.max(initial=0.0):.3g}, {float(values.stderr.mean()):.3g} on average", file=human)

@@ -1,0 +1,153 @@
+"""A depth-limited game from a blueprint file, as ``coupsolve solve --leaves`` makes it and
+``coupsolve analyse`` remakes it.
+
+The blueprint is a strategy file of the same rules but for a longer turn limit: a training's
+(``coupsolve train``, usually the full-length game; its leaves valued by seeded rollouts,
+:mod:`coupsolve.depth.rollouts`) or a solve's on a history tree (valued exactly,
+:mod:`coupsolve.depth.values`). A strategy solved on the depth-limited game records in its options
+where its leaves came from (:func:`record`: the blueprint's path and SHA-256, the continuations, the
+rollouts and their seed), so :func:`rebuild` makes the very same tree again, or refuses by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from coupsolve.depth.game import depth_limited_game
+from coupsolve.plan.options import silent
+from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
+from coupsolve.strategy.trained import is_trained, load_trained
+
+__all__ = ["LEAVES", "build", "leaf_values", "load_depth_limited", "open_blueprint", "record", "rebuild"]
+
+#: The key of a strategy's options that records its leaves.
+LEAVES = "leaves"
+
+
+def _digest(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_blueprint(source, rules, cut_rules):
+    """Refuse a blueprint of other rules, or of a game no longer than the cut, naming what differs."""
+    differ = [n for n, v in cut_rules.to_dict().items() if n != "turn_limit" and rules.to_dict().get(n) != v]
+    if rules.players != 2:
+        raise StrategyError(f"--leaves {source}: a blueprint of {rules.players} players; the leaves are for two")
+    if differ or rules.turn_limit <= cut_rules.turn_limit:
+        why = (f"{', '.join(differ)} differ" if differ else
+               f"its game ends after {rules.turn_limit} turns, not after the cut's {cut_rules.turn_limit}")
+        raise StrategyError(f"--leaves {source}: not a blueprint of this game ({why})")
+
+
+def open_blueprint(source, cut_rules):
+    """The blueprint file ``source`` checked against the cut game's rules, before anything is built:
+    ``("trained", (rules, solver, meta))`` or ``("solved", rules)``; a one-line
+    :class:`StrategyError` naming the option if it cannot be used."""
+    if not os.path.isfile(source):
+        raise StrategyError(f"--leaves {source}: {'not a regular file' if os.path.exists(source) else 'no such file'}")
+    if is_trained(source):
+        loaded = load_trained(source)
+        _check_blueprint(source, loaded[0], cut_rules)
+        return "trained", loaded
+    rules, result = read_result(source)
+    if result.tree_type != "GameTree" or leaves_of(result) is not None:
+        raise StrategyError(f"--leaves {source}: a strategy solved on a "
+                            f"{'depth-limited game' if leaves_of(result) else result.tree_type}; the leaves "
+                            "take a training's file or a history tree's")
+    _check_blueprint(source, rules, cut_rules)
+    return "solved", rules
+
+
+def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None):
+    """The values of ``cut``'s leaves (a ``CoupTree`` built with ``leaves=True``) under ``k``
+    continuations of the blueprint file ``source`` (``opened``: :func:`open_blueprint`'s answer, when
+    already checked); a one-line :class:`StrategyError` if it cannot be used."""
+    import time
+
+    from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
+    from coupsolve.depth.values import values_from_longer_game
+
+    kind, loaded = opened or open_blueprint(source, cut.rules)
+    if kind == "trained":
+        rules, solver, meta = loaded
+        if not rollouts_compiled(meta.get("abstraction", "exact")):
+            say("compiling the rollouts (first run only, about a minute) ...")
+        say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per pair of "
+            f"{k} continuations (seed {seed}) ...")
+        last = [time.monotonic()]
+
+        def progress(n):  # a line every ten seconds
+            if n and time.monotonic() - last[0] >= 10.0:
+                last[0] = time.monotonic()
+                say(f"  {n:,} leaf states played")
+        return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, progress=progress)
+    rules, longer, result = load_solved(source, say)
+    say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
+    return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
+
+
+def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent):
+    """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
+    by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first."""
+    from coupsolve.trees.history.tree import build_coup_tree
+
+    if rules.players != 2:
+        raise ValueError("--leaves: depth-limited solving is for two players")
+    opened = open_blueprint(source, rules)
+    say(f"building the tree of {rules} with its turn-limit leaves ...")
+    cut = build_coup_tree(rules, leaves=True)
+    values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened)
+    return depth_limited_game(rules, values, cut=cut)
+
+
+def record(result, game, source, rollouts, seed):
+    """Write into ``result.options`` where the leaves of the depth-limited ``game`` came from, for
+    :func:`rebuild` (``estimated``: by rollouts, with the largest standard error of a leaf value)."""
+    values = game.leaf_values
+    worst = None if values.stderr is None else float(values.stderr.max(initial=0.0))
+    result.options = {**result.options, LEAVES: {
+        "blueprint": os.path.abspath(source), "sha256": _digest(source),
+        "continuations": len(values.continuations), "rollouts": int(rollouts), "seed": int(seed),
+        "estimated": values.stderr is not None, "largest_stderr": worst, "leaf_states": values.states}}
+    return result
+
+
+def rebuild(path, rules, recorded, say=silent):
+    """The depth-limited game a strategy file ``path`` was solved on, from its ``recorded`` options
+    (:func:`record`); a one-line :class:`StrategyError` when its blueprint is gone or changed."""
+    try:
+        source, digest = str(recorded["blueprint"]), str(recorded["sha256"])
+        k, rollouts, seed = (int(recorded[n]) for n in ("continuations", "rollouts", "seed"))
+    except (KeyError, TypeError, ValueError):
+        raise StrategyError(f"{path}: its record of the leaves is damaged; solve it again") from None
+    if not os.path.isfile(source):
+        raise StrategyError(f"{path} was solved with leaves from {source}, which is gone: its tree "
+                            "cannot be rebuilt")
+    if _digest(source) != digest:
+        raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
+                            "solve it again")
+    return build(rules, source, k, rollouts=rollouts, seed=seed, say=say)
+
+
+def load_depth_limited(path, say=silent):
+    """``(rules, DepthLimitedGame, SolveResult)`` of a strategy solved on a depth-limited game, its tree rebuilt
+    (:func:`rebuild`) and the file checked against it; a one-line :class:`StrategyError` if not."""
+    import solvers
+    from solvers.policy import check_policy
+
+    rules, result = read_result(path)
+    recorded = leaves_of(result)
+    if recorded is None:
+        raise StrategyError(f"{path} was not solved on a depth-limited game")
+    game = rebuild(path, rules, recorded, say)
+    try:
+        result = solvers.SolveResult.load(path, tree=game.tree)
+        check_policy(game.tree, result.average_policy, "its average policy")
+    except ValueError as e:
+        raise StrategyError(f"{path} does not fit the depth-limited tree it records: {e}") from None
+    return rules, game, result

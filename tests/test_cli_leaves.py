@@ -1,0 +1,81 @@
+"""`coupsolve solve --leaves`: a depth-limited solve from the command line, its strategy file read back by
+`analyse`, and its bad inputs refused in one line."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.xdist_group("depth")
+
+
+def run(*argv, env=None):
+    return subprocess.run([sys.executable, "-m", "coupsolve", *argv], capture_output=True, text=True,
+                          env=env, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def blueprint(tmp_path_factory):
+    path = tmp_path_factory.mktemp("leaves") / "tl2.npz"
+    r = run("solve", "--turn-limit", "2", "--iterations", "20", "--algorithm", "hs-pcfr+", "--out", str(path),
+            "--no-progress")
+    assert r.returncode == 0, r.stderr
+    return path
+
+
+def test_solve_with_leaves_then_analyse(blueprint, tmp_path):
+    out = tmp_path / "dl1.npz"
+    r = run("solve", "--turn-limit", "1", "--leaves", str(blueprint), "--continuations", "2",
+            "--iterations", "60", "--out", str(out), "--json", str(tmp_path / "r.json"), "--no-progress")
+    assert r.returncode == 0, r.stderr
+    assert "with blueprint leaves" in r.stdout and "continuations at its leaves" in r.stdout
+    import json
+
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["leaves"]["continuations"] == 2 and report["leaves"]["estimated"] is False
+    a = run("analyse", str(out))
+    assert a.returncode == 0, a.stderr
+    table = lambda text: text[text.index("claim "):]  # noqa: E731
+    assert table(a.stdout).split("\n")[:10] == table(r.stdout).split("\n")[:10]
+    from coupsolve.strategy import load
+
+    s = load(out)
+    assert s.kind == "depth-limited"
+    policy = s.policy()
+    import pyspiel
+
+    game = pyspiel.load_game(s.rules.game_string())
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    probs = policy.action_probabilities(state)
+    assert sum(probs.values()) == pytest.approx(1.0) and set(probs) == set(state.legal_actions())
+
+
+def test_a_changed_blueprint_is_named(blueprint, tmp_path):
+    import shutil
+
+    copy = tmp_path / "bp.npz"
+    shutil.copy(blueprint, copy)
+    out = tmp_path / "dl.npz"
+    assert run("solve", "--turn-limit", "1", "--leaves", str(copy), "--continuations", "1", "--iterations", "5",
+               "--out", str(out), "--no-progress").returncode == 0
+    with open(copy, "ab") as f:
+        f.write(b"\0")
+    a = run("analyse", str(out))
+    assert a.returncode == 2 and "has changed since" in a.stderr and "Traceback" not in a.stderr
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--turn-limit", "1", "--leaves", "no-such.npz"), "--leaves no-such.npz: no such file"),
+    (("--turn-limit", "3", "--leaves", "{bp}"), "not a blueprint of this game"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--limit-payoff", "influence"), "--limit-payoff"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--representation", "public"), "history tree"),
+    (("--turn-limit", "1", "--rollouts", "4"), "--rollouts does nothing without --leaves"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--continuations", "5"), "at most 4"),
+])
+def test_bad_leaves_are_one_line(blueprint, argv, message):
+    r = run("solve", *(a.format(bp=blueprint) for a in argv))
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
