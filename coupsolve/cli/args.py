@@ -254,6 +254,10 @@ def _add_solve_args(p):
                    help="continue the solve saved in this checkpoint (same rules and options)")
     _add_report_args(p, "draw the bluff and challenge rates to this image file (.png, .pdf, .svg, ...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--selection", action="store_true",
+                   help="also each turn-1 rate under CFR+, under MMD (the QRE selection) and over the "
+                        "1e-3-equilibria, determined or not (2 players, turn limit 1 or 2: minutes of linear "
+                        "programs at 2; in the JSON, and drawn to --plot's NAME.selection.SUFFIX)")
 
 
 def _add_games_args(p, seed=True):

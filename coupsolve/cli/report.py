@@ -48,20 +48,36 @@ def title(rules, result) -> str:
             f"{result.exploitability:.3g}")
 
 
-def present(analysis, result, rules, args, human=None, **extra) -> None:
-    """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
-    ``args.json`` (with ``extra`` fields)."""
+def selection_plot_path(path) -> str:
+    """Where ``--plot PATH`` draws the selection: ``NAME.selection.SUFFIX`` beside it."""
+    from pathlib import Path
+
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.selection{p.suffix}"))
+
+
+def present(analysis, result, rules, args, human=None, selection=None, **extra) -> None:
+    """Print the analysis to ``human`` (default: standard output), and the ``selection``
+    (:class:`coupsolve.analysis.selection.Selection`) if given, draw ``args.plot`` (and the
+    selection beside it) and write ``args.json`` (with ``extra`` fields)."""
     human = sys.stdout if human is None else human
     if rules.turn_limit < 100:  # 100: the rules' own, a game played to its end
         print(turn_limit_note(rules), file=human)
     print(analysis.to_table(), file=human)
+    if selection is not None:
+        print("\n" + selection.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)
         print(f"plot written to {args.plot}", file=human)
+        if selection is not None:
+            selection.plot(selection_plot_path(args.plot))
+            print(f"selection plot written to {selection_plot_path(args.plot)}", file=human)
     if args.json:
         report = {**provenance(result, rules), **extra,
                   "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
                   "analysis": analysis.to_dict()}
+        if selection is not None:
+            report["selection"] = selection.to_dict()
         write_json(report, args.json, human)
 
 
