@@ -168,3 +168,23 @@ def test_verdicts_of_a_row():
 def test_rules_it_refuses(rules, words):
     with pytest.raises(ValueError, match=words):
         check_rules(rules)
+
+
+@pytest.mark.slow
+def test_solve_selection_prints_writes_and_draws(tmp_path, capsys):
+    """``solve --selection`` at turn limit 1 (about 3 minutes): the table, the JSON's three figures of
+    every rate, the plot beside --plot's."""
+    from coupsolve.cli import main
+
+    report, plot = tmp_path / "r.json", tmp_path / "rates.png"
+    assert main(["solve", "--turn-limit", "1", "--iterations", "30", "--no-progress", "--selection",
+                 "--json", str(report), "--plot", str(plot)]) == 0
+    out = capsys.readouterr().out
+    assert "turn 1 rates under CFR+, under MMD" in out and "Steal bluff" in out
+    rates = json.loads(report.read_text())["selection"]["rates"]
+    assert len(rates) >= 10 + 3 * 4
+    for r in rates:
+        assert {"cfr_plus", "mmd", "low", "high", "verdict"} <= set(r)
+        if r["low"] is not None:
+            assert r["low"] - 1e-7 <= r["cfr_plus"] <= r["high"] + 1e-7
+    assert (tmp_path / "rates.selection.png").stat().st_size > 10_000

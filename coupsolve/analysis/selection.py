@@ -32,15 +32,13 @@ import numpy as np
 from solvers import DECISION
 
 from coupsolve import engine as E
-from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIMS, MADE, SUCCESS
+from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIMS, DETERMINED, MADE, SUCCESS
 from coupsolve.engine.context import context_field
 from coupsolve.rules import CHARACTERS
 
 __all__ = ["DETERMINED", "MAX_INTERVAL_HISTORIES", "MAX_TURN_LIMIT", "RateForm", "Selection", "SelectionRow",
            "check_rules", "rate_forms", "selection"]
 
-#: A rate whose interval over the epsilon-equilibria is narrower than this is *determined*.
-DETERMINED = 0.02
 #: Intervals are computed on history trees up to this size by default (turn limit 2's 3.07 million
 #: histories; its programs take seconds each, turn limit 3's would not fit a few minutes).
 MAX_INTERVAL_HISTORIES = 4_000_000

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from coupsolve.analysis.claims import CLAIMS, REACH_THRESHOLD
+from coupsolve.analysis.claims import CLAIMS, DETERMINED, REACH_THRESHOLD
 
 
 def rate(x, made, width=7, reach=None) -> str:
@@ -138,8 +138,6 @@ def selection_table(s) -> str:
     """The :class:`coupsolve.analysis.selection.Selection` ``s`` as text: each rate under CFR+ and MMD
     (how often its condition holds, a game, in brackets), its interval over the epsilon-equilibria
     (the attained part after it) and its verdict."""
-    from coupsolve.analysis.selection import DETERMINED
-
     solves = "; ".join(f"{name} {v['iterations']:,} iterations, exploitability {v['exploitability']:.2g}"
                        for name, v in s.solves.items())
     lines = [f"turn {s.turn} rates under CFR+, under MMD (the QRE selection) and over the "
@@ -185,9 +183,8 @@ def selection_plot(s, path) -> None:
     ax.invert_yaxis()
     ax.set_xlim(-0.02, 1.02)
     ax.set_xlabel(f"rate (whisker: its range over the {s.epsilon:g}-equilibria; *: determined)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 * 8 / max(8, len(rows)) - 0.06), ncol=4,
-              fontsize="small")
+    fig.legend(loc="lower center", ncol=4, fontsize="small")
     ax.set_title(s.meta.get("title", f"turn {s.turn} rates"), fontsize="small")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.5 / (0.32 * len(rows) + 1.6), 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)

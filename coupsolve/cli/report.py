@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 
 def provenance(result, rules) -> dict:
@@ -48,14 +49,6 @@ def title(rules, result) -> str:
             f"{result.exploitability:.3g}")
 
 
-def selection_plot_path(path) -> str:
-    """Where ``--plot PATH`` draws the selection: ``NAME.selection.SUFFIX`` beside it."""
-    from pathlib import Path
-
-    p = Path(path)
-    return str(p.with_name(f"{p.stem}.selection{p.suffix}"))
-
-
 def present(analysis, result, rules, args, human=None, selection=None, **extra) -> None:
     """Print the analysis to ``human`` (default: standard output), and the ``selection``
     (:class:`coupsolve.analysis.selection.Selection`) if given, draw ``args.plot`` (and the
@@ -69,9 +62,10 @@ def present(analysis, result, rules, args, human=None, selection=None, **extra) 
     if args.plot:
         analysis.plot(args.plot)
         print(f"plot written to {args.plot}", file=human)
-        if selection is not None:
-            selection.plot(selection_plot_path(args.plot))
-            print(f"selection plot written to {selection_plot_path(args.plot)}", file=human)
+        if selection is not None:  # beside it: NAME.selection.SUFFIX
+            beside = Path(args.plot).with_name(f"{Path(args.plot).stem}.selection{Path(args.plot).suffix}")
+            selection.plot(beside)
+            print(f"selection plot written to {beside}", file=human)
     if args.json:
         report = {**provenance(result, rules), **extra,
                   "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
