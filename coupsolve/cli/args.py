@@ -12,8 +12,7 @@ import re
 
 from coupsolve.cli import values as V
 
-# ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
-# train's --sampling and --abstraction choices (the first is the default)
+# ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
 from coupsolve.strategy.trained import ABSTRACTIONS, SAMPLINGS
 
@@ -254,10 +253,6 @@ def _add_solve_args(p):
                    help="continue the solve saved in this checkpoint (same rules and options)")
     _add_report_args(p, "draw the bluff and challenge rates to this image file (.png, .pdf, .svg, ...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--selection", action="store_true",
-                   help="also each turn-1 rate under CFR+, under MMD (the QRE selection) and over the "
-                        "1e-3-equilibria, determined or not (2 players, turn limit 1 or 2: minutes of linear "
-                        "programs at 2; in the JSON, and drawn to --plot's NAME.selection.SUFFIX)")
 
 
 def _add_games_args(p, seed=True):
@@ -335,15 +330,20 @@ def _add_train_args(p):
                    help="continue the run saved in this checkpoint or train --out file (same rules and "
                         "options)")
     _add_games_args(p, seed=False)
-    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file")
+    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file", selection=False)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _add_report_args(p, plot_help):
+def _add_report_args(p, plot_help, selection=True):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="the analysis and the solve's provenance as one JSON object: on the last line "
                         "of the output, or in FILE")
+    if selection:  # solve, analyse
+        p.add_argument("--selection", action="store_true",
+                       help="also each turn-1 rate under CFR+, under MMD (the QRE selection) and over the "
+                            "1e-3-equilibria, determined or not (2 players, turn limit 1 or 2: minutes of "
+                            "linear programs at 2; in the JSON, and drawn to --plot's NAME.selection.SUFFIX)")
 
 
 def build_parser(commands=None) -> argparse.ArgumentParser:
