@@ -188,3 +188,26 @@ def test_solve_selection_prints_writes_and_draws(tmp_path, capsys):
         if r["low"] is not None:
             assert r["low"] - 1e-7 <= r["cfr_plus"] <= r["high"] + 1e-7
     assert (tmp_path / "rates.selection.png").stat().st_size > 10_000
+
+
+SMALL = Rules.standard(players=2, turn_limit=1, characters="Duke+Captain+Contessa", copies=2)
+
+
+@pytest.mark.parametrize("rules", [pytest.param(SMALL, id="standard-3-characters-tl1"),
+                                   pytest.param(TL1, id="selection-tl1", marks=pytest.mark.slow)])
+def test_solves_exploitability_by_openspiel_and_intervals_hold_them(rules):
+    """The exploitabilities the selection records (and so which solves count as epsilon-equilibria)
+    are OpenSpiel's, on its Python game; every computed interval holds each such solve's rate."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    chosen = selection(rules, mmd_iterations=2000)
+    game = coupsolve.load_game(rules)
+    for name, value in (("cfr+", "cfr_plus"), ("mmd", "mmd")):
+        result = chosen.results[name]
+        theirs = os_exploitability.exploitability(game, result.to_openspiel_policy(game))
+        assert chosen.solves[name]["exploitability"] == pytest.approx(theirs, abs=1e-9)
+        if theirs <= chosen.epsilon:
+            for r in chosen.rows:
+                if not math.isnan(r.low) and not math.isnan(getattr(r, value)):
+                    assert r.low - 1e-7 <= getattr(r, value) <= r.high + 1e-7
+    assert any(not math.isnan(r.low) for r in chosen.rows)

@@ -221,6 +221,8 @@ class Selection:
     solves: dict  # "cfr+" / "mmd" -> {iterations, exploitability, seconds}
     intervals: bool
     meta: dict = dataclasses.field(default_factory=dict)
+    #: ``{"cfr+": SolveResult, "mmd": SolveResult}`` of a computed selection (not in :meth:`to_dict`).
+    results: dict = dataclasses.field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         clean = lambda x: None if isinstance(x, float) and math.isnan(x) else x  # noqa: E731
@@ -342,4 +344,5 @@ def selection(rules, epsilon=1e-3, mmd_iterations=10_000, intervals=None, turn=1
             row.exact, row.seconds = found.exact, time.perf_counter() - began
     solves = {name: {"iterations": int(r.iterations), "exploitability": float(r.exploitability),
                      "seconds": float(r.seconds)} for name, r in (("cfr+", cfr), ("mmd", mmd))}
-    return Selection(rules.to_dict(), turn, epsilon, rows, solves, bool(intervals))
+    return Selection(rules.to_dict(), turn, epsilon, rows, solves, bool(intervals),
+                     results={"cfr+": cfr, "mmd": mmd})
