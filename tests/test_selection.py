@@ -119,6 +119,17 @@ def test_intervals_hold_both_solves_and_verdicts_follow(chosen):
     assert steal["bluff"].verdict == "not determined"  # CFR+ 0%, MMD about 60%: both equilibria
 
 
+def _behavioural(tree, z):
+    """The behavioural policy of the sequence forms ``z`` (uniform where a parent has no reach)."""
+    sf = SequenceForm(tree)
+    sigma = np.empty(tree.num_actions)
+    for i in range(tree.num_infosets):
+        o, n = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+        row = np.clip(z[o:o + n], 0.0, None)
+        sigma[o:o + n] = row / row.sum() if z[sf.parent[i]] > 1e-12 and row.sum() > 0 else 1.0 / n
+    return sigma
+
+
 def test_extreme_profile_is_an_epsilon_equilibrium(coup_tree):
     """The profile attaining the largest Duke choice of player 0, as a behavioural policy, has
     exploitability at most epsilon by the exact best response, and chooses the Duke as the program
@@ -128,14 +139,24 @@ def test_extreme_profile_is_an_epsilon_equilibrium(coup_tree):
     polytope = EquilibriumPolytope(tree)
     num = {int(s): float(w) for s, w in zip(form.numerator[0], form.numerator[2])}
     value, z = polytope.extreme(num, None, 1e-3, sign=-1.0)
-    sf = SequenceForm(tree)
-    sigma = np.empty(tree.num_actions)
-    for i in range(tree.num_infosets):
-        o, n = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
-        row = np.clip(z[o:o + n], 0.0, None)
-        sigma[o:o + n] = row / row.sum() if z[sf.parent[i]] > 1e-12 and row.sum() > 0 else 1.0 / n
+    sigma = _behavioural(tree, z)
     assert solvers.exploitability(tree, sigma) <= 1e-3 + 1e-6
-    assert form.value(sequence_form(sigma, tree, sf)) == pytest.approx(value, abs=1e-6)
+    assert form.value(sequence_form(sigma, tree, SequenceForm(tree))) == pytest.approx(value, abs=1e-6)
+
+
+def test_attained_bluff_rates_are_epsilon_equilibria_by_the_analysis(coup_tree):
+    """The two profiles attaining the Steal's smallest and largest turn-1 bluff rate: each, as a
+    behavioural policy, has exploitability at most epsilon by the exact best response, and the exact
+    analysis (reach by a pass over the tree) reads the same bluff rate off it."""
+    tree = coup_tree.tree
+    form = next(f for f in rate_forms(coup_tree) if f.subject == "Steal" and f.kind == "bluff")
+    found = EquilibriumPolytope(tree).bilinear_interval(form.numerator, form.denominator, 1e-3)
+    assert found.seen_high - found.seen_low >= DETERMINED
+    for value, z in zip((found.seen_low, found.seen_high), found.profiles):
+        sigma = _behavioural(tree, z)
+        assert solvers.exploitability(tree, sigma) <= 1e-3 + 1e-6
+        steal = next(s for s in analyse(coup_tree, sigma).by_turn[1] if s.claim == "Steal")
+        assert steal.bluff == pytest.approx(value, abs=1e-6)
 
 
 def test_table_json_and_plot(chosen, tmp_path):

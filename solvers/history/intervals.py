@@ -28,7 +28,7 @@ method", Mathematical Programming Computation) through :func:`scipy.optimize.lin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -207,6 +207,8 @@ class BilinearInterval:
     seen_high: float
     exact: bool
     programs: int
+    #: Both players' sequence forms attaining ``seen_low`` and ``seen_high`` (None where none).
+    profiles: tuple = field(default=(None, None), repr=False, compare=False)
 
 
 def ratio_at(z, numerator, denominator):
@@ -264,7 +266,7 @@ def _ascend(polytope, numerator, denominator, epsilon, sign, z, first, rounds):
             value = ratio_at(found[1], numerator, denominator)
             if not math.isnan(value) and sign * value < sign * best:
                 best, z = value, found[1]
-                seen.append(value)
+                seen.append((value, z))
         if not sign * best < sign * start - 1e-9:
             break
     return seen, programs
@@ -323,12 +325,12 @@ def bilinear_interval(polytope, numerator, denominator, epsilon=0.0, witnesses=(
         raise ValueError("bilinear_interval: neither player's sequences group the numerator's terms "
                          "within the denominator's")
     groups = np.unique(denominator[p])
-    programs, seen = 0, [ratio_at(z, numerator, denominator) for z in witnesses]
+    programs, seen = 0, [(ratio_at(z, numerator, denominator), z) for z in witnesses]
     ends = {1.0: (math.inf, None), -1.0: (math.inf, None)}  # sign -> (sign * bound, its profile)
     outer = max_groups is None or len(groups) <= max_groups
     if not outer:  # the ascent starts from the witnesses' ends
         for sign in ends:
-            known = [(sign * v, z) for v, z in zip(seen, witnesses) if not math.isnan(v)]
+            known = [(sign * v, z) for v, z in seen if not math.isnan(v)]
             ends[sign] = (math.inf, min(known, key=lambda vz: vz[0])[1] if known else None)
     for g in groups.tolist() if outer else ():
         num, den = _weights(numerator, p, g), _weights(denominator, p, g)
@@ -340,16 +342,18 @@ def bilinear_interval(polytope, numerator, denominator, epsilon=0.0, witnesses=(
             value, z = found
             if sign * value < ends[sign][0]:
                 ends[sign] = (sign * value, z)
-            seen.append(ratio_at(z, numerator, denominator))  # nan if z never meets the condition
+            seen.append((ratio_at(z, numerator, denominator), z))  # nan: z never meets the condition
     if len(groups) > 1:  # from each bound's group profile: the other player's part first
         for sign, (_, z) in ends.items():
             if z is not None:
                 more, count = _ascend(polytope, numerator, denominator, epsilon, sign, z, 1 - p, rounds)
                 seen += more
                 programs += count
-    seen = [v for v in seen if not math.isnan(v)]
+    seen = [(v, z) for v, z in seen if not math.isnan(v)]
     low, high = ends[1.0][0], -ends[-1.0][0]
     if math.isinf(low) or not outer:
         low = high = math.nan
-    return BilinearInterval(low, high, min(seen, default=math.nan), max(seen, default=math.nan),
-                            len(groups) == 1, programs)
+    first = min(seen, key=lambda vz: vz[0], default=(math.nan, None))
+    last = max(seen, key=lambda vz: vz[0], default=(math.nan, None))
+    return BilinearInterval(low, high, first[0], last[0], len(groups) == 1, programs,
+                            (first[1], last[1]))
