@@ -142,11 +142,11 @@ def selection_table(s) -> str:
                        for name, v in s.solves.items())
     lines = [f"turn {s.turn} rates under CFR+, under MMD (the QRE selection) and over the "
              f"{s.epsilon:g}-equilibria ({solves}):",
-             f"{'rate':<30}{'CFR+':>18}{'MMD':>18}  {'interval':<17}{'attained':<17}verdict"]
+             f"{'rate':<33}{'CFR+':>18}{'MMD':>18}  {'interval':<17}{'attained':<17}verdict"]
     for r in s.rows:
         rng = "-" if math.isnan(r.low) else f"[{_pct(r.low)}, {_pct(r.high)}]"
         seen = "" if r.exact or math.isnan(r.seen_low) else f"[{_pct(r.seen_low)}, {_pct(r.seen_high)}]"
-        lines.append(f"{r.subject + ' ' + r.kind:<30}{_pct(r.cfr_plus):>7} [{r.weight_cfr_plus:7.4f}]"
+        lines.append(f"{r.subject + ' ' + r.kind:<33}{_pct(r.cfr_plus):>7} [{r.weight_cfr_plus:7.4f}]"
                      f"{_pct(r.mmd):>7} [{r.weight_mmd:7.4f}]  {rng:<17}{seen:<17}{r.verdict}")
     lines += ["", f"determined: the interval is narrower than {100 * DETERMINED:g} points; not "
               "determined: two epsilon-equilibria found that far apart (attained: the rates of the "
