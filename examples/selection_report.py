@@ -49,8 +49,10 @@ def _table(d):
     lines = ["| rate | CFR+ | MMD | interval | attained | verdict |", "|---|---|---|---|---|---|"]
     for r in d["rates"]:
         span = "-" if r["low"] is None else f"[{pct(r['low'])}, {pct(r['high'])}]"
+        ends = ("" if r.get("weight_low") is None or r["kind"] == "card choice" else
+                f" ({r['weight_low']:.2g}, {r['weight_high']:.2g})")
         seen = ("-" if r["seen_low"] is None or r["exact"] else
-                f"[{pct(r['seen_low'])}, {pct(r['seen_high'])}]")
+                f"[{pct(r['seen_low'])}, {pct(r['seen_high'])}]{ends}")
         lines.append(f"| {r['subject']} {r['kind']} | {pct(r['cfr_plus'])} ({r['weight_cfr_plus']:.4f}) | "
                      f"{pct(r['mmd'])} ({r['weight_mmd']:.4f}) | {span} | {seen} | {r['verdict']} |")
     return lines
@@ -78,7 +80,9 @@ def write_report(limits):
              "seat), *attained* is the range of the epsilon-equilibria met (the programs' solutions, "
              "an alternating ascent, and the CFR+ and MMD strategies when their exploitability is at "
              "most epsilon). A rate is *determined* when its interval is narrower than 2 points, *not "
-             "determined* when the attained range is at least 2 points wide, *open* otherwise.", ""]
+             "determined* when the attained range is at least 2 points wide, *open* otherwise. After the attained "
+             "range, in brackets: how often its condition holds, a game, at the two profiles attaining it "
+             "(a conditional rate is nearly free where its condition nearly never holds).", ""]
     for limit in limits:
         with open(os.path.join(OUT, f"tl{limit}_selection.json")) as f:
             d = json.load(f)

@@ -117,6 +117,7 @@ def test_intervals_hold_both_solves_and_verdicts_follow(chosen):
             assert r.seen_high - r.seen_low >= DETERMINED
     steal = {r.kind: r for r in chosen.rows if r.subject == "Steal"}
     assert steal["bluff"].verdict == "not determined"  # CFR+ 0%, MMD about 60%: both equilibria
+    assert 0.0 < steal["bluff"].weight_low <= 1.0 + 1e-9 and 0.0 < steal["bluff"].weight_high <= 1.0 + 1e-9
 
 
 def _behavioural(tree, z):

@@ -196,6 +196,8 @@ class SelectionRow:
     high: float = math.nan
     seen_low: float = math.nan
     seen_high: float = math.nan
+    weight_low: float = math.nan  # how often the condition holds at the profile attaining seen_low
+    weight_high: float = math.nan  # ... and seen_high (a conditional rate is free where it is ~0)
     exact: bool = False
     seconds: float = 0.0
 
@@ -341,6 +343,8 @@ def selection(rules, epsilon=1e-3, mmd_iterations=10_000, intervals=None, turn=1
                                                max_groups=max_groups)
             row.low, row.high, row.seen_low, row.seen_high = (found.low, found.high, found.seen_low,
                                                               found.seen_high)
+            row.weight_low, row.weight_high = (math.nan if z is None else form.weight(z)
+                                               for z in found.profiles)
             row.exact, row.seconds = found.exact, time.perf_counter() - began
     solves = {name: {"iterations": int(r.iterations), "exploitability": float(r.exploitability),
                      "seconds": float(r.seconds)} for name, r in (("cfr+", cfr), ("mmd", mmd))}

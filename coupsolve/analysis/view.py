@@ -142,15 +142,18 @@ def selection_table(s) -> str:
                        for name, v in s.solves.items())
     lines = [f"turn {s.turn} rates under CFR+, under MMD (the QRE selection) and over the "
              f"{s.epsilon:g}-equilibria ({solves}):",
-             f"{'rate':<33}{'CFR+':>18}{'MMD':>18}  {'interval':<17}{'attained':<17}verdict"]
+             f"{'rate':<33}{'CFR+':>18}{'MMD':>18}  {'interval':<17}{'attained (made at its ends)':<32}verdict"]
     for r in s.rows:
         rng = "-" if math.isnan(r.low) else f"[{_pct(r.low)}, {_pct(r.high)}]"
         seen = "" if r.exact or math.isnan(r.seen_low) else f"[{_pct(r.seen_low)}, {_pct(r.seen_high)}]"
+        if seen and not math.isnan(r.weight_low):
+            seen += f" ({r.weight_low:.2g}, {r.weight_high:.2g})"
         lines.append(f"{r.subject + ' ' + r.kind:<33}{_pct(r.cfr_plus):>7} [{r.weight_cfr_plus:7.4f}]"
-                     f"{_pct(r.mmd):>7} [{r.weight_mmd:7.4f}]  {rng:<17}{seen:<17}{r.verdict}")
+                     f"{_pct(r.mmd):>7} [{r.weight_mmd:7.4f}]  {rng:<17}{seen:<32}{r.verdict}")
     lines += ["", f"determined: the interval is narrower than {100 * DETERMINED:g} points; not "
               "determined: two epsilon-equilibria found that far apart (attained: the rates of the "
-              "equilibria met); open: neither proven (a claim's rates are bilinear, bounded from outside "
+              "equilibria met, with how often the rate's condition holds a game at the two ends: a "
+              "conditional rate is nearly free where that is nearly 0); open: neither proven (a claim's rates are bilinear, bounded from outside "
               "by one program per sequence of one player)"
               + ("" if s.intervals else "; no intervals: the tree is too large for the programs")]
     return "\n".join(lines)
