@@ -5,8 +5,8 @@ Run: python examples/selection_report.py [--limits 1 2] [--epsilon 1e-3]
 For each turn limit (the two-player card-selection setup, draw payoff),
 :func:`coupsolve.analysis.selection.selection` solves the history tree with CFR+ (to exploitability
 epsilon / 2) and MMD (10,000 iterations), and bounds each turn-1 rate over the epsilon-equilibria by
-linear programs (HiGHS). Turn limit 1 takes about 5 minutes; turn limit 2 about 16 and 1.8 GiB (MMD
-4.5 minutes, then programs of seconds each, so a claim's rate there gets outer bounds only with at most 5 groups and
+linear programs (HiGHS). Turn limit 1 takes 3-5 minutes; turn limit 2 12-16 and 1.9 GiB (MMD 2-5
+minutes, then programs of seconds each, so a claim's rate there gets outer bounds only with at most 5 groups and
 an interval only when its condition holds at least 0.01 times a game). Each turn limit runs in its
 own process. Results go to ``examples/report/``: ``selection.md`` (the tables and which rates are
 determined), ``tlN_selection.json`` and ``tlN_selection.png``.

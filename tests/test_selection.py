@@ -145,19 +145,23 @@ def test_extreme_profile_is_an_epsilon_equilibrium(coup_tree):
     assert form.value(sequence_form(sigma, tree, SequenceForm(tree))) == pytest.approx(value, abs=1e-6)
 
 
-def test_attained_bluff_rates_are_epsilon_equilibria_by_the_analysis(coup_tree):
-    """The two profiles attaining the Steal's smallest and largest turn-1 bluff rate: each, as a
+@pytest.mark.parametrize("turn_limit, claim", [
+    (1, "Steal"), pytest.param(2, "Tax", marks=pytest.mark.slow)])  # turn limit 2: 35 s to minutes
+def test_attained_bluff_rates_are_epsilon_equilibria_by_the_analysis(coup_tree, turn_limit, claim):
+    """The two profiles attaining a claim's smallest and largest turn-1 bluff rate: each, as a
     behavioural policy, has exploitability at most epsilon by the exact best response, and the exact
     analysis (reach by a pass over the tree) reads the same bluff rate off it."""
+    if turn_limit != 1:
+        coup_tree = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=turn_limit))
     tree = coup_tree.tree
-    form = next(f for f in rate_forms(coup_tree) if f.subject == "Steal" and f.kind == "bluff")
+    form = next(f for f in rate_forms(coup_tree) if f.subject == claim and f.kind == "bluff")
     found = EquilibriumPolytope(tree).bilinear_interval(form.numerator, form.denominator, 1e-3)
     assert found.seen_high - found.seen_low >= DETERMINED
     for value, z in zip((found.seen_low, found.seen_high), found.profiles):
         sigma = _behavioural(tree, z)
         assert solvers.exploitability(tree, sigma) <= 1e-3 + 1e-6
-        steal = next(s for s in analyse(coup_tree, sigma).by_turn[1] if s.claim == "Steal")
-        assert steal.bluff == pytest.approx(value, abs=1e-6)
+        stats = next(s for s in analyse(coup_tree, sigma).by_turn[1] if s.claim == claim)
+        assert stats.bluff == pytest.approx(value, abs=1e-6)
 
 
 def test_table_json_and_plot(chosen, tmp_path):
