@@ -14,3 +14,6 @@ TREATY_CLAIM = E.CLAIM_TREATY
 MADE, BLUFF, CHALLENGED, SUCCESS = 0, 1, 2, 3
 #: Claims made less often than this (times a game) have their rates marked as not converged.
 REACH_THRESHOLD = 0.01
+#: A rate whose range over the epsilon-equilibria is narrower than this is *determined*
+#: (:mod:`coupsolve.analysis.selection`).
+DETERMINED = 0.02

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from coupsolve.analysis.claims import CLAIMS, REACH_THRESHOLD
+from coupsolve.analysis.claims import CLAIMS, DETERMINED, REACH_THRESHOLD
 
 
 def rate(x, made, width=7, reach=None) -> str:
@@ -126,5 +126,68 @@ def plot(a, path) -> None:
     fig.suptitle(f"{heading}\npale, hatched: made under {REACH_THRESHOLD}/game (not converged)",
                  fontsize="small")
     fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _pct(x) -> str:
+    return "-" if math.isnan(x) else f"{100 * x:.1f}%"
+
+
+def selection_table(s) -> str:
+    """The :class:`coupsolve.analysis.selection.Selection` ``s`` as text: each rate under CFR+ and MMD
+    (how often its condition holds, a game, in brackets), its interval over the epsilon-equilibria
+    (the attained part after it) and its verdict."""
+    solves = "; ".join(f"{name} {v['iterations']:,} iterations, exploitability {v['exploitability']:.2g}"
+                       for name, v in s.solves.items())
+    lines = [f"turn {s.turn} rates under CFR+, under MMD (the QRE selection) and over the "
+             f"{s.epsilon:g}-equilibria ({solves}):",
+             f"{'rate':<33}{'CFR+':>18}{'MMD':>18}  {'interval':<17}{'attained (made at its ends)':<32}verdict"]
+    for r in s.rows:
+        rng = "-" if math.isnan(r.low) else f"[{_pct(r.low)}, {_pct(r.high)}]"
+        seen = "" if r.exact or math.isnan(r.seen_low) else f"[{_pct(r.seen_low)}, {_pct(r.seen_high)}]"
+        if seen and not math.isnan(r.weight_low):
+            seen += f" ({r.weight_low:.2g}, {r.weight_high:.2g})"
+        lines.append(f"{r.subject + ' ' + r.kind:<33}{_pct(r.cfr_plus):>7} [{r.weight_cfr_plus:7.4f}]"
+                     f"{_pct(r.mmd):>7} [{r.weight_mmd:7.4f}]  {rng:<17}{seen:<32}{r.verdict}")
+    lines += ["", f"determined: the interval is narrower than {100 * DETERMINED:g} points; not "
+              "determined: two epsilon-equilibria found that far apart (attained: the rates of the "
+              "equilibria met, with how often the rate's condition holds a game at the two ends: a "
+              "conditional rate is nearly free where that is nearly 0); open: neither proven (a claim's rates are bilinear, bounded from outside "
+              "by one program per sequence of one player)"
+              + ("" if s.intervals else "; no intervals: the tree is too large for the programs")]
+    return "\n".join(lines)
+
+
+def selection_plot(s, path) -> None:
+    """Each rate of the selection ``s`` as a row: its interval over the epsilon-equilibria as a
+    whisker (the attained part as a thick bar), its CFR+ and MMD values as markers; to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = s.rows
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
+    for y, r in enumerate(rows):
+        if not math.isnan(r.low):
+            ax.errorbar((r.low + r.high) / 2, y, xerr=(r.high - r.low) / 2, color="0.3", capsize=4,
+                        lw=1, label="interval" if y == 0 or "interval" not in
+                        ax.get_legend_handles_labels()[1] else None)
+        if not math.isnan(r.seen_low):
+            ax.plot([r.seen_low, r.seen_high], [y, y], color="0.75", lw=6, solid_capstyle="butt",
+                    zorder=1, label="attained" if "attained" not in ax.get_legend_handles_labels()[1]
+                    else None)
+    ys = np.arange(len(rows))
+    ax.plot([r.cfr_plus for r in rows], ys, "o", color="tab:blue", label="CFR+")
+    ax.plot([r.mmd for r in rows], ys, "x", color="tab:red", mew=2, label="MMD (QRE)")
+    ax.set_yticks(ys, [f"{r.subject} {r.kind}" + (" *" if r.verdict == "determined" else "")
+                       for r in rows], fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel(f"rate (whisker: its range over the {s.epsilon:g}-equilibria; *: determined)")
+    fig.legend(loc="lower center", ncol=4, fontsize="small")
+    ax.set_title(s.meta.get("title", f"turn {s.turn} rates"), fontsize="small")
+    fig.tight_layout(rect=(0, 0.5 / (0.32 * len(rows) + 1.6), 1, 1))
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -13,8 +13,7 @@ import re
 from coupsolve.cli import values as V
 from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 
-# ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
-# train's --sampling and --abstraction choices (the first is the default)
+# ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
 from coupsolve.strategy.trained import ABSTRACTIONS, SAMPLINGS
 
@@ -194,20 +193,18 @@ def _add_rule_options(p, presets=PRESETS, preset=PRESETS[0], turn_limit=DEFAULT_
 def _add_rules_args(p):
     _add_rule_options(p)
     p.add_argument("--representation", choices=REPRESENTATIONS, default="auto",
-                   help="the tree to solve on: the history tree (every history stored; fastest per "
-                        "iteration), the public tree (public nodes x private states: less memory; built "
-                        "by the class walk when it takes the rules, else by stepping every history), "
-                        "pieces, the public tree built and held as a trunk and parts (the least "
-                        "memory: turn limit 4; the class walk only), or auto, the history tree when it "
-                        "fits the memory, else the public tree, else its pieces; info counts the public "
-                        "tree too unless history is given")
+                   help="the tree to solve on: history (every history stored; fastest per iteration), "
+                        "public (public nodes x private states: less memory; by the class walk when it takes "
+                        "the rules, else by stepping every history), pieces (the public tree held as a trunk "
+                        "and parts: the least memory, turn limit 4; class walk only), or auto (history when "
+                        "it fits the memory, else public, else pieces); info counts the public tree too "
+                        "unless history is given")
     p.add_argument("--pieces", type=V.pieces, metavar="N",
                    help="parts of the public tree's count by parts and of a build in pieces (default: "
                         "400; the cut is the first level of 32 x N nodes)")
     p.add_argument("--no-cache", action="store_true",
-                   help="count the tree afresh: no size from the table of known sizes or from the cache of "
-                        "earlier counts (kept in $COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or "
-                        "~/.cache/coupsolve), and none cached")
+                   help="count the tree afresh: no size from the table of known sizes or the cache of earlier "
+                        "counts ($COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or ~/.cache/coupsolve), none cached")
 
 
 def _add_solve_args(p):
@@ -310,9 +307,8 @@ def _add_train_args(p):
                         "move with this much regret, which the sampled regrets outweigh where they "
                         "disagree (0: none)")
     p.add_argument("--threads", type=V.workers, default=1, metavar="N",
-                   help="external sampling with exact information sets only: N workers in "
-                        "deterministic batches (reproducible from --seed and N, but not the one-thread "
-                        "iterates; default 1)")
+                   help="external sampling with exact information sets only: N workers in deterministic "
+                        "batches (reproducible from --seed and N, not the one-thread iterates; default 1)")
     p.add_argument("--regret", choices=REGRETS, default=REGRETS[0], help="regret matching, or RM+")
     p.add_argument("--average", choices=AVERAGES, default=AVERAGES[0],
                    help="the average strategy's weights: uniform, or linear in the iteration")
@@ -332,18 +328,22 @@ def _add_train_args(p):
     p.add_argument("--checkpoint-minutes", type=V.minutes, default=10.0, metavar="M",
                    help="minutes between checkpoints")
     p.add_argument("--resume", metavar="FILE.npz",
-                   help="continue the run saved in this checkpoint or train --out file (same rules and "
-                        "options)")
+                   help="continue the run saved in this checkpoint or train --out file (same rules, options)")
     _add_games_args(p, seed=False)
-    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file")
+    _add_report_args(p, "draw the sampled bluff and challenge rates to this image file", selection=False)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _add_report_args(p, plot_help):
+def _add_report_args(p, plot_help, selection=True):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="the analysis and the solve's provenance as one JSON object: on the last line "
                         "of the output, or in FILE")
+    if selection:  # solve, analyse
+        p.add_argument("--selection", action="store_true",
+                       help="also each turn-1 rate under CFR+, under MMD (the QRE selection) and over the "
+                            "1e-3-equilibria, determined or not (2 players, turn limit 1 or 2: minutes of "
+                            "linear programs at 2; in the JSON, and drawn to --plot's NAME.selection.SUFFIX)")
 
 
 def build_parser(commands=None) -> argparse.ArgumentParser:

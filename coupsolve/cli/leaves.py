@@ -33,6 +33,8 @@ def leaves_conflict(args) -> str | None:
         return "--leaves solves the depth-limited game on the history tree: drop --representation, --pieces and --ray"
     if "limit_payoff" in given:
         return "--limit-payoff scores the turn limit; with --leaves the blueprint's continuations do"
+    if getattr(args, "selection", False):
+        return "--selection compares the equilibria of the plain turn-limit game; with --leaves it does not apply"
     return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 
 def provenance(result, rules) -> dict:
@@ -57,9 +58,10 @@ def leaves_note(rules, leaves) -> str:
                                   if leaves.get("estimated") else "the blueprint's game exactly"))
 
 
-def present(analysis, result, rules, args, human=None, **extra) -> None:
-    """Print the analysis to ``human`` (default: standard output), draw ``args.plot`` and write
-    ``args.json`` (with ``extra`` fields)."""
+def present(analysis, result, rules, args, human=None, selection=None, **extra) -> None:
+    """Print the analysis to ``human`` (default: standard output), and the ``selection``
+    (:class:`coupsolve.analysis.selection.Selection`) if given, draw ``args.plot`` (and the
+    selection beside it) and write ``args.json`` (with ``extra`` fields)."""
     human = sys.stdout if human is None else human
     leaves = result.options.get("leaves") if isinstance(result.options, dict) else None
     if leaves:
@@ -67,13 +69,21 @@ def present(analysis, result, rules, args, human=None, **extra) -> None:
     elif rules.turn_limit < 100:  # 100: the rules' own, a game played to its end
         print(turn_limit_note(rules), file=human)
     print(analysis.to_table(), file=human)
+    if selection is not None:
+        print("\n" + selection.to_table(), file=human)
     if args.plot:
         analysis.plot(args.plot)
         print(f"plot written to {args.plot}", file=human)
+        if selection is not None:  # beside it: NAME.selection.SUFFIX
+            beside = Path(args.plot).with_name(f"{Path(args.plot).stem}.selection{Path(args.plot).suffix}")
+            selection.plot(beside)
+            print(f"selection plot written to {beside}", file=human)
     if args.json:
         report = {**provenance(result, rules), **extra,
                   "bluff": {k: (None if math.isnan(v) else v) for k, v in analysis.bluff.items()},
                   "analysis": analysis.to_dict()}
+        if selection is not None:
+            report["selection"] = selection.to_dict()
         write_json(report, args.json, human)
 
 

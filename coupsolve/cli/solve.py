@@ -85,11 +85,15 @@ def cmd_solve(args) -> int:
 
     check_outputs(args)
     rules = rules_of(args)
+    if getattr(args, "selection", False):
+        from coupsolve.analysis.selection import check_rules
+
+        check_rules(rules)
     solvers.check_threads(args.threads)  # before the build, not after it
+    options = plan_options(args)  # its refusals before a Ray cluster is started
     backend = _ray_backend(args)  # connected before the build
     human = sys.stderr if args.json == "-" else sys.stdout
     say = printer(human)
-    options = plan_options(args)
     asked = planner.asked_precision(options)
     iterations, target = stopping_rule(args, rules, asked, human)  # up front, before any count
     resumed = 0 if args.resume is None else strategy.resume_iterations(args.resume, rules)
@@ -149,6 +153,13 @@ def cmd_solve(args) -> int:
     else:
         print("analysing the strategy ...", file=human, flush=True)
         analysis = analyse(analysed, result.average_policy, meta=meta)
-    present(analysis, result, rules, args, human, histories=tree.num_nodes if plan is None else plan.histories,
+    chosen = None
+    if getattr(args, "selection", False):
+        from coupsolve.analysis.selection import selection
+
+        print("comparing the rates under CFR+, MMD and the epsilon-equilibria ...", file=human, flush=True)
+        chosen = selection(rules, say=lambda line: print(f"  {line}", file=human, flush=True))
+    present(analysis, result, rules, args, human, selection=chosen,
+            histories=tree.num_nodes if plan is None else plan.histories,
             infosets=infosets, build_seconds=build_s)
     return 130 if result.interrupted else 0

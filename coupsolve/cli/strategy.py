@@ -20,6 +20,7 @@ from coupsolve.cli.solve import printer
 
 def cmd_analyse(args) -> int:
     """``coupsolve analyse``."""
+    from coupsolve.analysis.selection import check_rules as check_selection
     from coupsolve.cli.report import present, title
     from coupsolve.cli.train import present_sampled
     from coupsolve.strategy import describe, load
@@ -27,6 +28,11 @@ def cmd_analyse(args) -> int:
     check_outputs(args)
     loaded = load(args.strategy, printer(sys.stdout))
     rules = loaded.rules
+    if args.selection:
+        if loaded.kind == "trained":
+            raise CliError(f"--selection: {args.strategy} is a trained strategy; the selection compares "
+                           "the equilibria of a solved two-player game")
+        check_selection(rules)
     if args.sampled and loaded.kind != "pieces":  # options that would do nothing: refused
         what = ("a trained strategy, always analysed from self-play" if loaded.kind == "trained"
                 else "analysed exactly on its tree")
@@ -46,7 +52,13 @@ def cmd_analyse(args) -> int:
     stopped = " (interrupted)" if result.interrupted else ""
     print(f"rules: {rules}\n{result.algorithm}, {result.iterations:,} iterations{stopped}, exploitability "
           f"{result.exploitability:.3g}, coupsolve {result.version}\n")
-    present(analysis, result, rules, args)
+    chosen = None
+    if args.selection:
+        from coupsolve.analysis.selection import selection
+
+        print("comparing the rates under CFR+, MMD and the epsilon-equilibria ...", flush=True)
+        chosen = selection(rules, say=lambda line: print(f"  {line}", flush=True))
+    present(analysis, result, rules, args, selection=chosen)
     return 0
 
 

@@ -96,8 +96,9 @@ def _histories_first(rules, options, say):
         return Plan(rules, _named("history"), size, precision_for(options, "history"), need[2], room)
     cap = public.AUTO_CLASS_MAX_HISTORIES if public_builder(rules)[0].name == "classbuild" else \
         public.AUTO_PUBLIC_MAX_HISTORIES
-    if options.representation == "history" or size.nodes > cap:
-        hint = ("--representation public" if options.representation == "history" else
+    if options.representation == "history" or size.nodes > cap or options.history_only:
+        hint = ("another --algorithm (MMD solves the history tree only)" if options.history_only else
+                "--representation public" if options.representation == "history" else
                 public_hint(rules, size.nodes, options))
         raise PlanError(f"the build and solve need about {fmt(need[2])}, more than the {fmt(room)} of "
                         f"memory; try a lower --turn-limit or {hint}")

@@ -24,7 +24,7 @@ from solvers.kinds import CHANCE, DECISION, TERMINAL
 from solvers.memory import check_fits
 from solvers.trees.gametree import GameTree
 
-__all__ = ["HistoryMMD", "SequenceForm", "sequence_form"]
+__all__ = ["HistoryMMD", "SequenceForm", "history_sequences", "sequence_form"]
 
 
 @numba.njit(cache=True)
@@ -46,6 +46,20 @@ def _last_sequences(kind, player, infoset, child_start, num_children, chance_pro
             if kind[i] == DECISION:
                 seq[c, player[i]] = ioff[infoset[i]] + k
     return seq, reach
+
+
+def history_sequences(tree):
+    """Each history's last sequence of each player and chance's reach probability of it.
+
+    Returns
+    -------
+    seq : ndarray, int64, shape (num_nodes, 2)
+        Player 0's and player 1's last sequence (tree numbering; ``a`` and ``a + 1`` the empty ones).
+    reach : ndarray, float64, shape (num_nodes,)
+    """
+    f = tree.flat
+    return _last_sequences(f.node_kind, f.node_player, f.node_infoset, f.child_start, f.num_children,
+                           f.chance_prob, f.infoset_offset, tree.num_actions)
 
 
 class SequenceForm:
