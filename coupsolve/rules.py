@@ -403,7 +403,10 @@ class Rules:
         return p
 
     def __str__(self) -> str:
-        changed = self.game_params()
+        """The options that differ from the defaults, after the players and the setup, which are always
+        named: ``Rules()`` deals the standard setup (as ``python_coup`` with no ``setup`` does) while the
+        command line's default preset is the card-selection setup, so no output leaves it implicit."""
+        changed = {"players": self.players, "setup": self.setup, **self.game_params()}
         inner = ", ".join(f"{k}={v}" for k, v in changed.items())
         return f"Rules({inner})"
 

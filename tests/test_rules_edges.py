@@ -187,3 +187,21 @@ def test_a_parameter_given_twice_is_named():
     with pytest.raises(ValueError, match=r"turn_limit is given more than once") as err:
         coupsolve.load_game("python_coup(turn_limit=1,turn_limit=2)")
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("options", [{}, {"turn_limit": 1}, {"players": 3, "turn_limit": 2}])
+def test_one_default_setup_through_every_door(options):
+    """``Rules(...)``, ``coupsolve.load_game(...)`` and OpenSpiel's game string with no ``setup`` are one
+    game (the standard setup); the command line's default preset is named in its output instead."""
+    rules = Rules(**options)
+    text = "python_coup(" + ",".join(f"{k}={v}" for k, v in options.items()) + ")"
+    assert str(pyspiel.load_game(text)) == rules.game_string()
+    assert coupsolve.load_game(**options).rules == rules == pyspiel.load_game(text).rules
+    assert rules.setup == "standard"
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(turn_limit=1), Rules.two_player_selection(turn_limit=1),
+                                   Rules.standard(players=4, selective_coup=True)])
+def test_the_rules_name_their_setup_and_players(rules):
+    # "Rules(turn_limit=1)" left the setup implicit, and the doors' defaults differ (the CLI's is selection)
+    assert f"players={rules.players}, setup={rules.setup}" in str(rules)
