@@ -403,12 +403,9 @@ class Rules:
         return p
 
     def __str__(self) -> str:
-        """The options that differ from the defaults, after the players and the setup, which are always
-        named: ``Rules()`` deals the standard setup (as ``python_coup`` with no ``setup`` does) while the
-        command line's default preset is the card-selection setup, so no output leaves it implicit."""
+        """The players and setup (always: the command line's default is not ``Rules()``'s), the rest if changed."""
         changed = {"players": self.players, "setup": self.setup, **self.game_params()}
-        inner = ", ".join(f"{k}={v}" for k, v in changed.items())
-        return f"Rules({inner})"
+        return "Rules(" + ", ".join(f"{k}={v}" for k, v in changed.items()) + ")"
 
 
 Rules.__doc__ += "\n    Ranges (``RANGES``)\n    -------------------\n" + "".join(
