@@ -109,7 +109,7 @@ def cmd_solve(args) -> int:
             target_exploitability=target, seed=None if args.resume else args.seed,
             check_every=args.check_every, progress=not args.no_progress, precision=plan.precision,
             updates=args.updates, threads=args.threads, checkpoint=checkpoint, resume=args.resume,
-            checkpoint_every=args.checkpoint_every if checkpoint else None, backend=backend)
+            checkpoint_every=args.checkpoint_every if checkpoint else None, backend=backend, say=say)
     strategy.record(result, plan, analysed)  # which tree analyse and play rebuild
     status = " (interrupted: the last complete iteration is kept)" if result.interrupted else ""
     print(f"\n{result.algorithm}: {result.iterations:,} iterations in {result.seconds:.1f} s{status}; "
