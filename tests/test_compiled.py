@@ -2,7 +2,6 @@
 passed without a word), and only then."""
 
 import numba
-import pyspiel
 import pytest
 
 import solvers
@@ -19,11 +18,6 @@ def _fresh_kernel():
     return add_one
 
 
-@pytest.fixture(scope="module")
-def kuhn():
-    return solvers.GameTree.from_openspiel(pyspiel.load_game("kuhn_poker"))
-
-
 def test_a_kernel_is_ready_once_compiled():
     kernel = _fresh_kernel()
     assert not kernel_ready(kernel)  # not compiled, no disk cache
@@ -37,6 +31,7 @@ def test_every_representation_names_its_compiled_kernels(rep):
 
 
 def test_the_solve_says_it_compiles_only_when_it_does(kuhn, monkeypatch):
+    _, kuhn = kuhn
     said = []
     solvers.solve(kuhn, iterations=2, progress=False, say=said.append)  # compiles (or loads) the kernels
     assert kernels_ready(kuhn)

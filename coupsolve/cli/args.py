@@ -15,7 +15,8 @@ from coupsolve.cli import values as V
 # ``--precision auto``: resolved once, for the tree the plan chooses (coupsolve.plan.precision_for);
 # train's --sampling and --abstraction choices (the first is the default)
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
-from coupsolve.strategy.trained import ABSTRACTIONS, SAMPLINGS
+from coupsolve.sampling import ABSTRACTIONS
+from solvers.options import SAMPLINGS
 
 PRESETS = ("two-player-selection", "two-player-standard")
 DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
@@ -208,7 +209,8 @@ def _add_rules_args(p):
 
 
 def _add_solve_args(p):
-    from solvers import ALGORITHMS, PRECISIONS, UPDATES
+    from solvers.cfr.algorithms import ALGORITHMS
+    from solvers.options import PRECISIONS, UPDATES
 
     _add_rules_args(p)
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
@@ -284,7 +286,7 @@ def _training_field(text):
 
 
 def _add_train_args(p):
-    from solvers.mccfr.solver import AVERAGES, REGRETS
+    from solvers.options import AVERAGES, REGRETS
 
     p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     _add_rule_options(p, PRESETS + ("standard",), None, None,
