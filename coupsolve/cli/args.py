@@ -292,13 +292,17 @@ def _add_train_args(p):
     _add_rule_options(p, PRESETS + ("standard",), None, None,
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
                       "--max-infosets is not given, and refuses a larger one before allocating it")
-    p.add_argument("--sampling", choices=SAMPLINGS, default=SAMPLINGS[0],
+    p.add_argument("--sampling", choices=SAMPLINGS,
                    help="MCCFR's sampling: external (every action of the traverser), outcome (one "
                         "sampled path, importance-weighted) or probe (one sampled path, every action "
-                        "of the traverser on it valued by a rollout: for long games; features only)")
-    p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
+                        "of the traverser on it valued by a rollout: for long games; features only) "
+                        "(default: with neither this nor --abstraction, chosen for the game: external "
+                        "over exact information sets when they are known to fit the table, else probe "
+                        "over features; else external)")
+    p.add_argument("--abstraction", choices=ABSTRACTIONS,
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
-                        "imperfect recall, for long games: no equilibrium guarantee)")
+                        "imperfect recall, for long games: no equilibrium guarantee) (default: chosen "
+                        "with --sampling, else exact)")
     p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "

@@ -61,7 +61,7 @@ def run(solver, *, iterations=None, seconds=None, check_every=None, check=None, 
             if seconds is not None and time.perf_counter() - t0 >= seconds:
                 break
             before = solver.iterations
-            count = min(chunk, *(b - before for b in (iterations, next_check, next_save) if b is not None))
+            count = min([chunk] + [b - before for b in (iterations, next_check, next_save) if b is not None])
             elapsed = solver.step(count)
             done = solver.iterations - before
             chunk = max(1, min(MAX_CHUNK, int(CHUNK_SECONDS * done / max(elapsed, 1e-9))))
