@@ -296,13 +296,11 @@ def _add_train_args(p):
                    help="MCCFR's sampling: external (every action of the traverser), outcome (one "
                         "sampled path, importance-weighted) or probe (one sampled path, every action "
                         "of the traverser on it valued by a rollout: for long games; features only) "
-                        "(default: with neither this nor --abstraction, chosen for the game: external "
-                        "over exact information sets when they are known to fit the table, else probe "
-                        "over features; else external)")
+                        "(default: with neither option, external over exact information sets when they "
+                        "are known to fit the table, else probe over features; else external)")
     p.add_argument("--abstraction", choices=ABSTRACTIONS,
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
-                        "imperfect recall, for long games: no equilibrium guarantee) (default: chosen "
-                        "with --sampling, else exact)")
+                        "imperfect recall, for long games: no equilibrium guarantee) (default: see --sampling)")
     p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
