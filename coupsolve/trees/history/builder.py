@@ -73,7 +73,7 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     ``fill=False``: count nodes per level into ``out.level_count``. ``fill=True``: write ``out`` and
     the information sets (``table`` maps the first hash to an index into ``iset``). ``counts``
     (int64, 8) returns ``[nodes, decision nodes, decision children, infosets, infoset actions, node of
-    the error, chance nodes, chance edges]``. Returns a status code (``OK``, ``ERR_*``:
+    the error, chance nodes, chance edges, limit leaves recorded]``. Returns a status code (``OK``, ``ERR_*``:
     ``ERR_COLLISION`` for the same first hash with another second, ``ERR_RECALL`` for the same key with
     another owner or action count, ``ERR_STOPPED`` when the polled ``control`` (int64, 2) asks it to:
     ``control[0]`` non-zero (Ctrl-C) or more than ``control[1]`` histories walked). When counting,
@@ -109,7 +109,7 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     n_infosets = 0
     n_actions = 0
     counts[:3] = 0
-    counts[6:] = 0
+    counts[6:] = 0  # and the limit leaves (``out.leaf_node``, when wanted)
     depth = 0
     node[0] = 0
     entered = True
@@ -134,6 +134,13 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
                     out.payoff[v] = ret[0]
                     for q in range(out.payoffs.shape[1]):
                         out.payoffs[v, q] = ret[q]
+                    if out.leaf_node.shape[0] > 0 and s[E.S_WINNER] < 0:  # ended at the turn limit
+                        if counts[8] >= out.leaf_node.shape[0]:
+                            counts[5] = v
+                            return ERR_CAPACITY
+                        out.leaf_node[counts[8]] = v
+                        out.leaf_key[counts[8]] = h[depth]
+                        counts[8] += 1
             elif E.is_chance(s):
                 k = E.chance_outcomes(P, s, acts[depth], probs[depth])
                 counts[6] += 1
@@ -257,7 +264,7 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     check_rules(rules)
     D = max_depth(rules) + 1
     level_count = np.zeros(D + 1, dtype=np.int64)
-    counts = np.zeros(8, dtype=np.int64)
+    counts = np.zeros(9, dtype=np.int64)
     sketch = new_sketch()
     if not _walk.signatures:  # compile first (a minute), so that ``seconds`` times the count alone
         _walk(rules.params(), D - 1, False, empty_nodes(level_count.copy()), _new_table(),
@@ -282,13 +289,15 @@ def _new_table():
 
 
 def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = False,
-              verbose: bool = False, progress=None):
+              leaves: bool = False, verbose: bool = False, progress=None):
     """The fill pass: ``(node arrays, information-set arrays, counts, sizes and seconds)``.
 
     The shared core of :func:`coupsolve.build_tree` and :func:`coupsolve.build_coup_tree`; ``size`` is counted
     when not given. Raises ``MemoryError`` before allocating a tree that will not fit.
     ``progress(histories filled, histories)`` is called about once a second; Ctrl-C stops the pass
-    within about a second (``KeyboardInterrupt``).
+    within about a second (``KeyboardInterrupt``). With ``leaves``, the node arrays also list the
+    histories that end at the turn limit and every player's observation hashes there
+    (``out.leaf_node[:counts[8]]``, ``out.leaf_key``).
     """
     check_rules(rules)
     if size is None:
@@ -302,8 +311,8 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
         print(f"{size.nodes:,} histories in {len(size.levels)} levels; "
               f"at most {format_bytes(need)} to build (count pass {size.seconds:.1f} s)")
     t0 = time.perf_counter()
-    out, iset = allocate(size, context)
-    counts = np.zeros(8, dtype=np.int64)
+    out, iset = allocate(size, context, leaves)
+    counts = np.zeros(9, dtype=np.int64)
     control = _control(size.nodes)  # a walk past the size stops (it cannot fit the arrays)
     report = None if progress is None else (lambda done: progress(done, size.nodes))
     status = _run_walk((rules.params(), max_depth(rules), True, out, _new_table(), iset, counts,

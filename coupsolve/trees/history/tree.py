@@ -127,11 +127,18 @@ class CoupTree:
     build_info : dict
         ``histories``, ``infosets``, ``levels``, ``count_seconds``, ``fill_seconds``, ``seconds``,
         ``bytes``, ``bytes_per_history``.
+    leaf_node : ndarray, int64, or None
+        With ``leaves=True``: the histories that end at the turn limit (with no winner), ascending.
+    leaf_key : ndarray, uint64, shape (len(leaf_node), players, 2), or None
+        Each player's two observation hashes at each of those histories: two leaves with the same
+        pair for a player are one information set of that player.
     """
 
-    def __init__(self, tree, rules, node_context, infoset_rep, build_info, renderer):
+    def __init__(self, tree, rules, node_context, infoset_rep, build_info, renderer,
+                 leaf_node=None, leaf_key=None):
         self.tree, self.rules, self.node_context = tree, rules, node_context
         self.infoset_rep, self.build_info, self._renderer = infoset_rep, build_info, renderer
+        self.leaf_node, self.leaf_key = leaf_node, leaf_key
 
     def state_at(self, v: int):
         """The OpenSpiel state of history ``v`` (replayed from the root)."""
@@ -142,7 +149,7 @@ class CoupTree:
 
 
 def build_coup_tree(rules: Rules, *, context: bool = True, size: TreeSize | None = None,
-                    verbose: bool = False, progress=None) -> CoupTree:
+                    verbose: bool = False, progress=None, leaves: bool = False) -> CoupTree:
     """The whole game tree of ``rules`` (any number of players) with its Coup-side extras (:class:`CoupTree`).
 
     Parameters
@@ -158,10 +165,17 @@ def build_coup_tree(rules: Rules, *, context: bool = True, size: TreeSize | None
     progress : callable, optional
         ``progress(histories filled, histories)``, called about once a second while the tree is
         filled (Ctrl-C stops the fill within about a second).
+    leaves : bool
+        List the histories that end at the turn limit and each player's observation there
+        (``leaf_node``, ``leaf_key``), for depth-limited solving (:mod:`coupsolve.depth`): 40 bytes
+        per terminal history and player pair.
     """
-    out, iset, counts, info = fill_tree(rules, size, context=context, verbose=verbose, progress=progress)
+    out, iset, counts, info = fill_tree(rules, size, context=context, leaves=leaves, verbose=verbose,
+                                        progress=progress)
     began = time.perf_counter()
     tree, renderer = _game_tree(rules, out, iset, counts)
     info.update(seconds=info["count_seconds"] + info["fill_seconds"] + time.perf_counter() - began,
                 bytes=tree.nbytes, bytes_per_history=tree.nbytes / tree.num_nodes)
-    return CoupTree(tree, rules, out.context if context else None, renderer.rep, info, renderer)
+    k = int(counts[8])
+    return CoupTree(tree, rules, out.context if context else None, renderer.rep, info, renderer,
+                    out.leaf_node[:k].copy() if leaves else None, out.leaf_key[:k].copy() if leaves else None)
