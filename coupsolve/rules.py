@@ -403,9 +403,9 @@ class Rules:
         return p
 
     def __str__(self) -> str:
-        changed = self.game_params()
-        inner = ", ".join(f"{k}={v}" for k, v in changed.items())
-        return f"Rules({inner})"
+        """The players and setup (always: the command line's default is not ``Rules()``'s), the rest if changed."""
+        changed = {"players": self.players, "setup": self.setup, **self.game_params()}
+        return "Rules(" + ", ".join(f"{k}={v}" for k, v in changed.items()) + ")"
 
 
 Rules.__doc__ += "\n    Ranges (``RANGES``)\n    -------------------\n" + "".join(

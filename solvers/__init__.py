@@ -66,56 +66,57 @@ Flat policies are float64 arrays with one probability per infoset action,
 aligned with ``tree.infoset_offset``.
 """
 
+import importlib as _importlib
 import os as _os
 
 from solvers.cache_guard import guard as _guard
 
 _guard(_os.path.dirname(__file__))  # before any kernel loads from the cache
 
-from solvers.cfr.algorithms import ALGORITHMS, AlgorithmSpec
-from solvers.history.best_response import BestResponse, best_response, expected_values, exploitability, nash_conv
-from solvers.cfr.drive import solve
-from solvers.history.evaluate import reach_and_values
-from solvers.kinds import CHANCE, DECISION, TERMINAL
-from solvers.memory import check_fits, estimate_solve_bytes, estimate_tree_bytes
-from solvers.mccfr.solver import MCCFRSolver, SamplingGame, TableFull  # external-sampling MCCFR (solvers/mccfr/solver.py)
-from solvers.trees.publictree import PublicTree
-from solvers.public.rep import PublicTreeRep
-from solvers.pieces.local import PublicPieces  # registers its representation
-from solvers.pieces.remote import RemotePieces
-from solvers.policy import check_policy, from_openspiel_policy, to_openspiel_policy
-from solvers.cfr.result import SolveResult
-from solvers.cfr.solver import PRECISIONS, UPDATES, Solver, check_threads
-from solvers.trees.gametree import GameTree
+#: Each public name and the module it is imported from on first use (numba, and every kernel module,
+#: load only when a name that needs them is asked for: a command line's parser reads none).
+_LAZY = {
+    "ALGORITHMS": "solvers.cfr.algorithms", "AlgorithmSpec": "solvers.cfr.algorithms",
+    "BestResponse": "solvers.history.best_response", "best_response": "solvers.history.best_response",
+    "expected_values": "solvers.history.best_response", "exploitability": "solvers.history.best_response",
+    "nash_conv": "solvers.history.best_response",
+    "solve": "solvers.cfr.drive",
+    "reach_and_values": "solvers.history.evaluate",
+    "CHANCE": "solvers.kinds", "DECISION": "solvers.kinds", "TERMINAL": "solvers.kinds",
+    "check_fits": "solvers.memory", "estimate_solve_bytes": "solvers.memory",
+    "estimate_tree_bytes": "solvers.memory",
+    "MCCFRSolver": "solvers.mccfr.solver", "SamplingGame": "solvers.mccfr.solver",
+    "TableFull": "solvers.mccfr.solver",  # external-sampling MCCFR (solvers/mccfr/solver.py)
+    "PublicTree": "solvers.trees.publictree",
+    "PublicTreeRep": "solvers.public.rep",
+    "PublicPieces": "solvers.pieces.local",
+    "RemotePieces": "solvers.pieces.remote",
+    "check_policy": "solvers.policy", "from_openspiel_policy": "solvers.policy",
+    "to_openspiel_policy": "solvers.policy",
+    "SolveResult": "solvers.cfr.result",
+    "PRECISIONS": "solvers.options", "UPDATES": "solvers.options",
+    "Solver": "solvers.cfr.solver", "check_threads": "solvers.cfr.solver",
+    "GameTree": "solvers.trees.gametree",
+}
 
-__all__ = [
-    "ALGORITHMS",
-    "AlgorithmSpec",
-    "BestResponse",
-    "CHANCE",
-    "DECISION",
-    "GameTree",
-    "PRECISIONS",
-    "PublicPieces",
-    "PublicTree",
-    "PublicTreeRep",
-    "RemotePieces",
-    "SolveResult",
-    "Solver",
-    "TERMINAL",
-    "UPDATES",
-    "best_response",
-    "check_fits",
-    "check_policy",
-    "check_threads",
-    "estimate_solve_bytes",
-    "estimate_tree_bytes",
-    "expected_values",
-    "exploitability",
-    "from_openspiel_policy",
-    "nash_conv",
-    "reach_and_values",
-    "solve",
-    "to_openspiel_policy",
-]
-__all__ += ["MCCFRSolver", "SamplingGame", "TableFull"]
+
+def __getattr__(name):
+    """A public name (:data:`_LAZY`), or a subpackage, imported on first use."""
+    if name in _LAZY:
+        value = getattr(_importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):
+        try:
+            return _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = sorted(_LAZY)

@@ -209,3 +209,49 @@ def test_resume_with_other_rules_names_the_options_that_differ(capsys, tmp_path)
                          "--resume", ck)
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert "--turn-limit 1 (not 2)" in err and "python_coup(" not in err
+
+
+def test_the_defaults_train_a_full_length_game_of_three_players(capsys):
+    """``train --players 3 --minutes 1`` failed with its own defaults (external sampling over exact keys:
+    the table full after 0 iterations, issue 48); the planner picks probing over features for it."""
+    status, out, err = cli(capsys, "train", "--no-progress", "--players", 3, "--iterations", 3, "--games", 4,
+                           "--max-infosets", 20_000)
+    assert status == 0, err
+    assert "probe sampling, features information sets (a game of more than two players" in out
+    assert "3 iterations" in out
+
+
+def test_the_training_plan_picks_what_fits_the_table():
+    from coupsolve import Rules
+    from coupsolve.plan.training import choose_training
+
+    tl1 = Rules.two_player_selection(turn_limit=1)  # 2,412 information sets, a packaged size
+    assert choose_training(tl1)[:2] == ("external", "exact")
+    assert choose_training(tl1, room=1000)[:2] == ("probe", "features")  # more than the table holds
+    assert choose_training(tl1, cache=False)[:2] == ("probe", "features")  # not known to fit
+    assert choose_training(Rules.two_player_selection(turn_limit=4))[:2] == ("probe", "features")
+    assert choose_training(Rules.standard(players=3))[:2] == ("probe", "features")
+    assert "played to the end" in choose_training(Rules.standard(players=2)).why
+    assert choose_training(tl1, sampling="outcome") == ("outcome", "exact", "as given")  # given: kept
+    assert choose_training(Rules.standard(players=4), abstraction="exact")[:2] == ("external", "exact")
+
+
+def test_a_resumed_run_keeps_its_recorded_options(capsys, tmp_path):
+    from coupsolve import Rules
+    from coupsolve.plan.training import choose_training
+
+    check = tmp_path / "c.npz"
+    status, _, err = cli(capsys, *TINY, "--iterations", 5, "--sampling", "outcome", "--checkpoint", check,
+                         "--games", 4)
+    assert status == 0, err
+    plan = choose_training(Rules.two_player_selection(turn_limit=1), resume=str(check))
+    assert plan[:2] == ("outcome", "exact") and "as" in plan.why
+    status, out, err = cli(capsys, *TINY, "--iterations", 10, "--resume", check, "--games", 4)
+    assert status == 0 and "outcome sampling" in out, err
+
+
+def test_minutes_alone_stop_the_run(capsys):
+    # --minutes without --iterations or --checkpoint: the stepping loop took min() of one number
+    status, out, err = cli(capsys, *TINY, "--minutes", 0.01, "--games", 4)
+    assert status == 0, err
+    assert " iterations in " in out

@@ -89,3 +89,44 @@ def test_the_registry_chooses_by_rules_and_by_count(monkeypatch):
         B.named("elsewhere")
     with pytest.raises(TypeError, match="count of no registered tree builder"):
         B.builder_of("a size")
+
+
+GiB = 2**30
+
+
+@pytest.mark.parametrize("memory,verdict", [
+    (50 * GiB, "so a solve builds the public tree whole, and it fits"),
+    (20 * GiB, "so a solve builds the public tree in pieces, and it fits"),
+    (10 * GiB, "or --ray ADDRESS to hold the parts on a Ray cluster"),
+])
+def test_info_says_what_a_solve_of_turn_limit_4_builds(memory, verdict):
+    """info --turn-limit 4 said "a build and solve does NOT fit" (the history tree) while solve works in
+    pieces (issue 48): it goes on as choose() does, from the packaged count of the public tree."""
+    rules = coupsolve.Rules.two_player_selection(turn_limit=4)
+    lines = []
+    planner.survey(rules, Options(max_memory=memory), lines.append)
+    text = "\n".join(lines)
+    assert "a build and solve does NOT fit" in text  # the history tree's 244 GiB
+    assert "a known count, packaged with coupsolve" in text  # nothing counted
+    assert lines[-1].startswith(verdict) or verdict in lines[-1]
+    if memory > 10 * GiB:
+        assert "it counts the public tree first (about 53 minutes here" in lines[-1]
+
+
+def test_the_packaged_public_count_is_for_info_only():
+    from coupsolve.trees import sizecache
+
+    rules = coupsolve.Rules.two_player_selection(turn_limit=4)
+    assert sizecache.lookup_public(rules, planner.COUNT_PARTS) is None  # what a solve builds from
+    known = sizecache.lookup_public_source(rules, planner.COUNT_PARTS, known=True)
+    assert known[1] == sizecache.KNOWN and known[0].nodes == 8_063_906 and len(known[0].parts) == 399
+    assert sizecache.lookup_public(rules, planner.COUNT_PARTS, cache=False, known=True) is None  # --no-cache
+
+
+def test_info_without_a_public_count_says_what_counting_it_takes():
+    rules = coupsolve.Rules.two_player_selection(turn_limit=3)
+    lines = []
+    planner.survey(rules, Options(max_memory=GiB), lines.append)
+    assert "a build and solve does NOT fit" in lines[-2]
+    assert lines[-1].startswith("a solve goes on to the public tree: --representation public counts")
+    assert "coupsolve info --representation public counts it now" in lines[-1]

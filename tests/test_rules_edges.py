@@ -169,7 +169,9 @@ def test_unknown_names_list_the_valid_ones(how):
     assert "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("text", ["python_coup(players=3", "kuhn_poker()", "python_coup(players)"])
+@pytest.mark.parametrize("text", ["python_coup(players=3", "kuhn_poker()", "python_coup(players)",
+                                  "python_coup(turn_limit=1,turn_limit=2)",
+                                  "python_coup(turn_limit=1, players=2, turn_limit=1)"])
 def test_malformed_game_strings(text):
     with pytest.raises(ValueError, match="game string"):
         coupsolve.load_game(text)
@@ -178,3 +180,28 @@ def test_malformed_game_strings(text):
 def test_the_ranges_are_documented_from_the_table():
     for name, rng in R.RANGES.items():
         assert f"{name}: {rng.describe()}" in " ".join(Rules.__doc__.split())
+
+
+def test_a_parameter_given_twice_is_named():
+    # OpenSpiel's own parser keeps the last value silently; coupsolve's refuses the string
+    with pytest.raises(ValueError, match=r"turn_limit is given more than once") as err:
+        coupsolve.load_game("python_coup(turn_limit=1,turn_limit=2)")
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("options", [{}, {"turn_limit": 1}, {"players": 3, "turn_limit": 2}])
+def test_one_default_setup_through_every_door(options):
+    """``Rules(...)``, ``coupsolve.load_game(...)`` and OpenSpiel's game string with no ``setup`` are one
+    game (the standard setup); the command line's default preset is named in its output instead."""
+    rules = Rules(**options)
+    text = "python_coup(" + ",".join(f"{k}={v}" for k, v in options.items()) + ")"
+    assert str(pyspiel.load_game(text)) == rules.game_string()
+    assert coupsolve.load_game(**options).rules == rules == pyspiel.load_game(text).rules
+    assert rules.setup == "standard"
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(turn_limit=1), Rules.two_player_selection(turn_limit=1),
+                                   Rules.standard(players=4, selective_coup=True)])
+def test_the_rules_name_their_setup_and_players(rules):
+    # "Rules(turn_limit=1)" left the setup implicit, and the doors' defaults differ (the CLI's is selection)
+    assert f"players={rules.players}, setup={rules.setup}" in str(rules)

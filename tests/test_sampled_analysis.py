@@ -96,3 +96,55 @@ def test_table_marks_rates_from_few_events(four_players):
             assert f"({100 * s.bluff.value:.1f}%" in text
     with pytest.raises(ValueError, match="one per seat"):
         sampled_analysis(game, [UniformRandomPolicy(game)] * 3, games=1)
+
+
+def _marked(text):
+    return text.strip().startswith("(")
+
+
+def test_the_table_fits_100_columns_and_its_marks_are_what_the_legend_says(four_players):
+    """The by-turn table was about 190 columns wide (issue 48); every line now fits WIDTH, the turns in
+    blocks, and a rate is in parentheses exactly when it comes from fewer than MIN_EVENTS of what the
+    legend says it counts (claims for bluff and challenged, challenges for chal. wins)."""
+    from coupsolve.analysis.sampled import WIDTH, _cell
+
+    game, a = four_players
+    text = a.to_table()
+    assert max(len(line) for line in text.splitlines()) <= WIDTH == 100
+    assert all(f" {turn}" in text for turn in a.by_turn)  # every turn still has its column
+    assert "claims for bluff and challenged, challenges for chal. wins" in text
+    main = text.split("claim (character)")[1].split("\n\n")[0].splitlines()[1:]  # the claims table
+    lines = {line[:23].strip(): line for line in main}
+    for s in a.claims:
+        if s.made.value <= 0:
+            continue
+        label = s.claim if s.character in s.claim.split() else f"{s.claim} ({s.character})"
+        row = lines[label]
+        cells = [row[40:60], row[60:80], row[80:100]]  # bluff, challenged, chal. wins (20 columns each)
+        for cell, estimate in zip(cells, (s.bluff, s.challenged, s.challenge_success)):
+            assert _marked(cell) == (0 < estimate.events < MIN_EVENTS), (s.claim, cell, estimate)
+        assert s.challenged.events == s.bluff.events  # both count the claims; chal. wins the challenges
+        assert s.challenge_success.events == round(s.challenged.value * s.challenged.events)
+    for rows in a.by_turn.values():
+        for row in rows:
+            if row.made.value > 0:
+                assert _marked(_cell(row)) == (row.bluff.events < MIN_EVENTS)
+
+
+def test_the_exact_tables_legend_names_what_it_marks(solved):
+    """The exact table marked a rarely challenged claim's "chal. wins" while its legend said the claim
+    was made rarely (Steal, made once a game, "(0.0%)" under "the claim is made less than 0.01 times")."""
+    from coupsolve.analysis.claims import REACH_THRESHOLD
+
+    rules, coup_tree, sigma = solved
+    exact = analyse(coup_tree, sigma)
+    text = exact.to_table()
+    main = text.split("chal. wins")[1].split("\n\n")[0].splitlines()[1:]  # the claims table
+    rows = {line[:17].strip(): line for line in main}
+    marked_by_challenges = [s.claim for s in exact.claims if s.made >= REACH_THRESHOLD
+                            and _marked(rows[s.claim][68:80])]
+    assert marked_by_challenges  # Steal at turn limit 1: made about once a game, never challenged
+    for claim in marked_by_challenges:
+        s = next(s for s in exact.claims if s.claim == claim)
+        assert s.made * s.challenged < REACH_THRESHOLD  # marked for its challenges, not its claims
+    assert "the claim is made less than" not in text and "for chal. wins, the challenges" in text

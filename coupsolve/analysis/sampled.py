@@ -293,24 +293,48 @@ def _rate(e, width) -> str:
 def _table(a) -> str:
     shown = a.shown_claims()
     pct = f"{100 * a.confidence:g}%"
-    lines = [f"{a.games:,} sampled games (seed {a.seed}); mean payoff: "
-             + ", ".join(f"p{p} {e.value:+.3f} +- {e.high - e.value:.3f}" for p, e in enumerate(a.returns)),
-             "", f"{'claim':<17}{'character':<18}{'made/game':>10}{'+-' + pct:>9}{'bluff':>22}"
-             f"{'challenged':>22}{'chal. wins':>22}"]
+    payoffs = [f"p{p} {e.value:+.3f} +- {e.high - e.value:.3f}" for p, e in enumerate(a.returns)]
+    head = f"{a.games:,} sampled games (seed {a.seed}); mean payoff: "
+    lines = [head + ", ".join(payoffs)] if len(head) + 21 * len(payoffs) <= WIDTH else \
+        [head.rstrip()] + ["  " + ", ".join(payoffs[i:i + 4]) for i in range(0, len(payoffs), 4)]
+    lines += ["", f"{'claim (character)':<23}{'made/game':>9}{'+-' + pct:>8}{'bluff':>20}"
+              f"{'challenged':>20}{'chal. wins':>20}"]
     for c in shown:
         s = a.claims[c]
+        label = s.claim if s.character in s.claim.split() else f"{s.claim} ({s.character})"
         if s.made.value <= 0.0:
-            lines.append(f"{s.claim:<17}{s.character:<18}{0.0:>10.3f}{'':>9}{'never made':>22}")
+            lines.append(f"{label:<23}{0.0:>9.3f}{'':>8}{'never made':>20}")
             continue
-        lines.append(f"{s.claim:<17}{s.character:<18}{s.made.value:>10.3f}{s.made.high - s.made.value:>9.3f}"
-                     f"{_rate(s.bluff, 22)}{_rate(s.challenged, 22)}{_rate(s.challenge_success, 22)}")
+        lines.append(f"{label:<23}{s.made.value:>9.3f}{s.made.high - s.made.value:>8.3f}"
+                     f"{_rate(s.bluff, 20)}{_rate(s.challenged, 20)}{_rate(s.challenge_success, 20)}")
     for title, rows_by in (("by turn", a.by_turn), ("by the claimant's influence", a.by_influence)):
-        lines += ["", f"bluff rate {title} (made/game in brackets):",
-                  f"{'':<17}" + "".join(f"{str(k):>30}" for k in rows_by)]
-        for c in shown:
-            lines.append(f"{CLAIMS[c]:<17}" + "".join(
-                (f"{'never made':>20}" if rows[c].made.value <= 0 else _rate(rows[c].bluff, 20))
-                + f" [{rows[c].made.value:7.4f}]" for rows in rows_by.values()))
-    lines += ["", f"[low-high]: {pct} intervals (Wilson for the rates, normal for made/game); ( ): from "
-              f"fewer than {MIN_EVENTS} claims or challenges; never made: no rate (not a bluff rate of 0%)"]
+        lines += _breakdown(f"bluff rate {title}, then made/game", rows_by, shown)
+    lines += ["", f"[low-high]: {pct} intervals (Wilson for the rates, normal for made/game).",
+              f"( ): from fewer than {MIN_EVENTS} events: claims for bluff and challenged, challenges for "
+              "chal. wins.", "-: no event (no challenge); never made: no rate (not a bluff rate of 0%)."]
     return "\n".join(lines)
+
+
+#: Columns the breakdowns by turn and by influence fit in: their columns go in blocks of as many as fit.
+WIDTH = 100
+_CELL = 27  # a rate with its interval (19 characters, parentheses included) and " 0.245" made/game
+
+
+def _breakdown(title, rows_by, shown):
+    """The lines of a breakdown (by turn, by influence) in blocks of columns within :data:`WIDTH`."""
+    per = max(1, (WIDTH - 17) // _CELL)
+    keys = list(rows_by)
+    lines = []
+    for i in range(0, len(keys), per):
+        block = keys[i:i + per]
+        part = "" if len(keys) <= per else f" ({block[0]} to {block[-1]})" if len(block) > 1 else f" ({block[0]})"
+        lines += ["", f"{title}{part}:", f"{'':<17}" + "".join(f"{str(k):>{_CELL}}" for k in block)]
+        for c in shown:
+            lines.append(f"{CLAIMS[c]:<17}" + "".join(_cell(rows_by[k][c]) for k in block))
+    return lines
+
+
+def _cell(row) -> str:
+    """A breakdown's cell: the bluff rate with its interval, then the claims a game."""
+    rate = f"{'never made':>19}" if row.made.value <= 0 else _rate(row.bluff, 19)
+    return f" {rate} {row.made.value:6.3f}"

@@ -1,8 +1,9 @@
 """The text tables and the plot of an :class:`coupsolve.analysis.history.Analysis`.
 
-Every rate is shown beside how often its claim is made; a rate whose claim is made less than
-``REACH_THRESHOLD`` times a game is in parentheses (pale and hatched in the plot), a claim never made
-reads "never made" (no bar, the words on the plot), distinct from a bluff rate of 0%.
+Every rate is shown beside how often its claim is made; a rate whose events come less than
+``REACH_THRESHOLD`` times a game (the claim's, or for the challenge's success rate the challenges') is in
+parentheses (pale and hatched in the plot), a claim never made reads "never made" (no bar, the words on
+the plot), distinct from a bluff rate of 0%.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def table(a) -> str:
         for c in shown:
             lines.append(f"{CLAIMS[c]:<17}" + "".join(
                 f"{rate(rows[c].bluff, rows[c].made, 11)} [{rows[c].made:7.4f}]" for rows in rows_by.values()))
-    lines += ["", f"( ): the claim is made less than {REACH_THRESHOLD} times a game, so the strategy there "
-              "is not converged; never made: no rate (not a bluff rate of 0%)"]
+    lines += ["", f"( ): what the rate counts comes less than {REACH_THRESHOLD} times a game (the claim; for "
+              "chal. wins, the challenges), so the strategy there is not converged; never made: no rate "
+              "(not a bluff rate of 0%)"]
     if a.choice:
         lines += ["", "card choice: probability; value to the chooser if it then plays the strategy, "
                   "if it then best-responds to the opponent's strategy, and the regret (best card's "

@@ -10,7 +10,9 @@ tree too big for memory) prints one line ``coupsolve: error: ...`` and exits wit
 long step where it can be known then: the command line's own :class:`CliError` and the library's
 one-line ``ValueError`` subclasses (:class:`coupsolve.plan.PlanError`,
 :class:`coupsolve.strategy.StrategyError`) alike. An interrupted solve saves and reports what it
-finished and exits with 130. The commands live in :mod:`~coupsolve.cli.solve` (info, solve),
+finished and exits with 130, and a Ctrl-C while the command line starts says "coupsolve: interrupted"
+too (:mod:`coupsolve.start`). The parser imports no command's work: ``--help`` loads neither numba nor
+the solvers (``tests/test_cli_startup.py``). The commands live in :mod:`~coupsolve.cli.solve` (info, solve),
 :mod:`~coupsolve.cli.train` (train), :mod:`~coupsolve.cli.strategy` (analyse, play),
 :mod:`~coupsolve.cli.match` (match), :mod:`~coupsolve.cli.serve` (serve) and here (random, from :mod:`coupsolve.openspiel.narrate`); the
 parser in :mod:`~coupsolve.cli.args`; the checks made before any work in :mod:`~coupsolve.cli.checks`.
@@ -21,10 +23,13 @@ from __future__ import annotations
 import os
 import sys
 
-from coupsolve.cli.args import (DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET, DEFAULT_TURN_LIMIT, PRESETS,  # noqa: F401
-                       CliError)
-from coupsolve.cli.args import build_parser as _build_parser
-from coupsolve.openspiel.narrate import random_game_log
+from coupsolve.start import INTERRUPTED, command_line_start, started, was_interrupted
+
+with command_line_start():  # the coupsolve script imports this module before main runs
+    from coupsolve.cli.args import (DEFAULT_MAX_ITERATIONS, DEFAULT_TARGET, DEFAULT_TURN_LIMIT,  # noqa: F401
+                                    PRESETS, CliError)
+    from coupsolve.cli.args import build_parser as _build_parser
+    from coupsolve.openspiel.narrate import random_game_log
 
 __all__ = ["CliError", "build_parser", "main", "random_game_log"]
 
@@ -53,15 +58,21 @@ def build_parser():
 
 def main(argv=None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
-    args = build_parser().parse_args(argv)
-    try:
+    started()  # a Ctrl-C is a KeyboardInterrupt again, caught below
+    try:  # the commands import what they use (numba, the solvers) when they run: a Ctrl-C there too
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except (CliError, ValueError, MemoryError) as e:  # ValueError: PlanError, StrategyError, ...
         print(f"coupsolve: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("coupsolve: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+    except ImportError:  # a Ctrl-C that fell in a C extension's import comes out as an ImportError
+        if not was_interrupted():
+            raise
+        print("coupsolve: interrupted", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:  # the reader went away (for example `| head`): stop quietly
         sys.stdout = open(os.devnull, "w")
         return 0

@@ -15,7 +15,8 @@ from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 
 # ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
-from coupsolve.strategy.trained import ABSTRACTIONS, SAMPLINGS
+from coupsolve.sampling import ABSTRACTIONS
+from solvers.options import SAMPLINGS
 
 PRESETS = ("two-player-selection", "two-player-standard")
 DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
@@ -208,7 +209,8 @@ def _add_rules_args(p):
 
 
 def _add_solve_args(p):
-    from solvers import ALGORITHMS, PRECISIONS, UPDATES
+    from solvers.cfr.algorithms import ALGORITHMS
+    from solvers.options import PRECISIONS, UPDATES
 
     _add_rules_args(p)
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
@@ -285,19 +287,21 @@ def _training_field(text):
 
 
 def _add_train_args(p):
-    from solvers.mccfr.solver import AVERAGES, REGRETS
+    from solvers.options import AVERAGES, REGRETS
 
     p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     _add_rule_options(p, PRESETS + ("standard",), None, None,
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
                       "--max-infosets is not given, and refuses a larger one before allocating it")
-    p.add_argument("--sampling", choices=SAMPLINGS, default=SAMPLINGS[0],
+    p.add_argument("--sampling", choices=SAMPLINGS,
                    help="MCCFR's sampling: external (every action of the traverser), outcome (one "
                         "sampled path, importance-weighted) or probe (one sampled path, every action "
-                        "of the traverser on it valued by a rollout: for long games; features only)")
-    p.add_argument("--abstraction", choices=ABSTRACTIONS, default=ABSTRACTIONS[0],
+                        "of the traverser on it valued by a rollout: for long games; features only) "
+                        "(default: with neither option, external over exact information sets when they "
+                        "are known to fit the table, else probe over features; else external)")
+    p.add_argument("--abstraction", choices=ABSTRACTIONS,
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
-                        "imperfect recall, for long games: no equilibrium guarantee)")
+                        "imperfect recall, for long games: no equilibrium guarantee) (default: see --sampling)")
     p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "

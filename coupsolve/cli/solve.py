@@ -126,7 +126,7 @@ def cmd_solve(args) -> int:
             target_exploitability=target, seed=None if args.resume else args.seed,
             check_every=args.check_every, progress=not args.no_progress, precision=precision,
             updates=args.updates, threads=args.threads, checkpoint=checkpoint, resume=args.resume,
-            checkpoint_every=args.checkpoint_every if checkpoint else None, backend=backend)
+            checkpoint_every=args.checkpoint_every if checkpoint else None, backend=backend, say=say)
     if args.leaves:
         from coupsolve.depth.build import record
 

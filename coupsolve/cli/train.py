@@ -50,12 +50,16 @@ def cmd_train(args) -> int:
     """``coupsolve train``."""
     from solvers.mccfr.solver import TableFull, train
 
+    from coupsolve.plan.training import choose_training
     from coupsolve.strategy.trained import field_words, make_game, make_solver, save_trained, warm_up
 
     check_outputs(args)
     if args.iterations is None and args.minutes is None:
         raise CliError("give --iterations N, --minutes M or both; otherwise training would never stop")
     rules = rules_of(args)
+    chosen = choose_training(rules, args.sampling, args.abstraction, room=args.max_infosets or 1 << 20,
+                             resume=args.resume)
+    args.sampling, args.abstraction = chosen.sampling, chosen.abstraction
     if args.sampling == "probe" and args.abstraction != "features":
         raise CliError("--sampling probe is bound to the features information sets: add --abstraction "
                        "features")
@@ -70,7 +74,8 @@ def cmd_train(args) -> int:
                          max_memory=args.max_memory, threads=args.threads, regret=args.regret,
                          average=args.average, seed=args.seed, sampling=args.sampling,
                          abstraction=args.abstraction, field=args.field, warm_start=args.warm_start)
-    print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets, "
+    print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets"
+          + ("" if chosen.why == "as given" else f" ({chosen.why})") + ", "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", {solver.threads} threads in batches of {solver.batch} "
                                    f"iterations each" if solver.batch else "")

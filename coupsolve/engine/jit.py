@@ -15,17 +15,7 @@ import functools
 
 import numba
 
+from solvers.compiled import kernel_ready  # noqa: F401 (the engine's callers ask it here)
+
 #: ``numba.njit`` with ``_nrt=False`` (no reference counting: see the module docstring).
 njit = functools.partial(numba.njit, _nrt=False)
-
-
-def kernel_ready(kernel) -> bool:
-    """Whether the numba dispatcher ``kernel`` is compiled in this process or in numba's disk cache, so
-    that a first call starts without compiling (the command line says "compiling, first run only"
-    otherwise)."""
-    import os
-
-    if getattr(kernel, "signatures", True):
-        return True
-    cache = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
-    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))

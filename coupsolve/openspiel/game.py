@@ -321,6 +321,7 @@ def parse_game_string(text: str) -> dict:
 
     Numbers of any size are Python ints and ``True``/``False`` bools, so a value OpenSpiel's own parser
     cannot hold (``turn_limit=3000000000``) reaches the ``Rules`` range check instead of a CHECK failure.
+    A parameter given twice is refused: OpenSpiel's parser keeps the last one silently.
     """
     match = re.fullmatch(rf"\s*{SHORT_NAME}\s*(?:\((.*)\))?\s*", text, flags=re.S)
     if match is None:
@@ -330,6 +331,8 @@ def parse_game_string(text: str) -> dict:
         name, sep, value = (part.strip() for part in item.partition("="))
         if not sep or not name:
             raise ValueError(f"game string {text!r}: {item.strip()!r} is not name=value")
+        if name in params:
+            raise ValueError(f"game string {text!r}: {name} is given more than once")
         params[name] = (int(value) if re.fullmatch(r"[+-]?[0-9]+", value)
                         else value == "True" if value in ("True", "False") else value)
     return params

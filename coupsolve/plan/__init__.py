@@ -85,24 +85,34 @@ class Plan(NamedTuple):
 def _histories_first(rules, options, say):
     """The history tree's size when it fits (else None, with the size's histories for the public
     tree's refusals), or a refusal."""
-    from coupsolve.plan import public  # its thresholds read when used
-    from coupsolve.trees.builders import public_builder
-
     try:
         size, need, room = measure_history(rules, options, say, build=True)
     except PlanError as e:  # more histories than the budget holds: not tried on the public tree
         raise PlanError(f"{e} ({public_hint(rules, options=options)})") from None
     if room is None or need[2] <= room:
         return Plan(rules, _named("history"), size, precision_for(options, "history"), need[2], room)
+    refusal = _no_public(rules, options, size, need, room)
+    if refusal is not None:
+        raise refusal
+    say("the history tree does not fit: trying the public tree")
+    return None
+
+
+def _no_public(rules, options, size, need, room):
+    """When the history tree of ``size`` does not fit: None if a solve goes on to the public tree, else
+    its refusal (a :class:`PlanError`): the history tree asked for, or one whose public count would take
+    hours (:data:`~coupsolve.plan.public.AUTO_CLASS_MAX_HISTORIES`)."""
+    from coupsolve.plan import public  # its thresholds read when used
+    from coupsolve.trees.builders import public_builder
+
     cap = public.AUTO_CLASS_MAX_HISTORIES if public_builder(rules)[0].name == "classbuild" else \
         public.AUTO_PUBLIC_MAX_HISTORIES
     if options.representation == "history" or size.nodes > cap or options.history_only:
         hint = ("another --algorithm (MMD solves the history tree only)" if options.history_only else
                 "--representation public" if options.representation == "history" else
                 public_hint(rules, size.nodes, options))
-        raise PlanError(f"the build and solve need about {fmt(need[2])}, more than the {fmt(room)} of "
-                        f"memory; try a lower --turn-limit or {hint}")
-    say("the history tree does not fit: trying the public tree")
+        return PlanError(f"the build and solve need about {fmt(need[2])}, more than the {fmt(room)} of "
+                         f"memory; try a lower --turn-limit or {hint}")
     return None
 
 
@@ -161,8 +171,11 @@ def survey(rules, options=None, say=silent) -> None:
     not raised; one of the pieces is said too."""
     options = options or Options()
     if options.representation not in ("public", "pieces"):
-        measure_history(rules, options, say)
-        say("(coupsolve info --representation public also counts the public tree)")
+        size, need, room = measure_history(rules, options, say)
+        if room is None or need[2] <= room or options.representation == "history":
+            say("(coupsolve info --representation public also counts the public tree)")
+        else:
+            _survey_next(rules, options, say, size, need, room)
         return
     try:
         measure_history(rules, options, say)
@@ -174,3 +187,53 @@ def survey(rules, options=None, say=silent) -> None:
             plan_pieces(size, options, say, room, peak)
         except PlanError as e:
             say(str(e))
+
+
+def _survey_next(rules, options, say, size, need, room):
+    """``info`` of a history tree that does not fit: what a solve (``--representation auto``) does next,
+    as :func:`choose` decides it: the refusal, or the public tree, whole or in pieces, from a count known
+    without counting (cached, or packaged for the presets at turn limit 4); else what counting it would
+    take."""
+    refusal = _no_public(rules, options, size, need, room)
+    if refusal is not None:
+        say(f"a solve stops there: {refusal}")
+        return
+    builder = _named("classbuild")
+    if sizecache_public(rules, options) is None:
+        say(f"a solve goes on to the public tree: {public_hint(rules, size.nodes, options)}; coupsolve "
+            "info --representation public counts it now (the count is cached for the solve)")
+        return
+    say("a solve goes on to the public tree (--representation auto):")
+    public_size, peak, _ = measure_public(rules, options, say, known=True)
+    if peak <= room:
+        say("so a solve builds the public tree whole, and it fits" + _counted_first(rules, options, size))
+        return
+    if not builder.owns(public_size):
+        say(f"so nothing fits here: try a lower --turn-limit, or --ray ADDRESS to solve on a cluster")
+        return
+    try:
+        plan_pieces(public_size, options, say, room, peak)
+    except PlanError as e:
+        say(f"{e}, or --ray ADDRESS to hold the parts on a Ray cluster")
+        return
+    say("so a solve builds the public tree in pieces, and it fits" + _counted_first(rules, options, size))
+
+
+def sizecache_public(rules, options):
+    """The public tree's count known without counting (cached, or packaged), or None."""
+    from coupsolve.plan.public import parts_of
+    from coupsolve.trees import sizecache
+
+    return sizecache.lookup_public(rules, parts_of(options), options.cache, known=True)
+
+
+def _counted_first(rules, options, size):
+    """``; it counts ... first`` when the public count known is the packaged one, not a cached count a
+    solve builds from."""
+    from coupsolve.plan.public import _minutes, parts_of
+    from coupsolve.trees import sizecache
+
+    if sizecache.lookup_public(rules, parts_of(options), options.cache) is not None:
+        return ""
+    return (f"; it counts the public tree first{_minutes(_named('classbuild'), size.nodes)}, as a tree "
+            "is built only from a count of this very code")

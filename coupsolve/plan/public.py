@@ -67,11 +67,12 @@ def public_hint(rules, histories=None, options=None) -> str:
     return text
 
 
-def measure_public(rules, options, say=silent):
+def measure_public(rules, options, say=silent, known=False):
     """Count the public tree of ``rules`` with its builder (said in one line; progress, Ctrl-C) and say
     its size and memory. The class walk's count by parts is cached
     (:func:`coupsolve.trees.sizecache.lookup_public`: a count of this very code, unless
-    ``options.cache`` is off): ``info`` then ``solve`` count it once.
+    ``options.cache`` is off): ``info`` then ``solve`` count it once. With ``known`` (``info``, which
+    builds nothing), a count of the packaged table answers too.
 
     Returns
     -------
@@ -83,10 +84,12 @@ def measure_public(rules, options, say=silent):
     builder, why = public_builder(rules)
     room, what = budget(options)
     cache = builder.name == "classbuild" and options.cache
-    size = sizecache.lookup_public(rules, parts_of(options), cache)
+    found = sizecache.lookup_public_source(rules, parts_of(options), cache, known)
+    size = None if found is None else found[0]
     if size is not None:
-        say(f"the public tree's count by the class walk: a cached count (counted in {size.seconds:.1f} "
-            "s on an earlier run)")
+        say(f"the public tree's count by the class walk: " + (
+            f"a cached count (counted in {size.seconds:.1f} s on an earlier run)" if found[1] == sizecache.CACHED
+            else f"a known count, packaged with coupsolve (counted in {size.seconds / 60:.0f} minutes)"))
     else:
         size = _count_public(rules, options, say, builder, why)
         if cache:

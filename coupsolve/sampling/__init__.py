@@ -2,3 +2,8 @@
 of seats (:mod:`~coupsolve.sampling.game`) and the information-set keys, exact or abstracted
 (:mod:`~coupsolve.sampling.keys`).
 """
+
+#: The information-set abstractions (the first is the default): exact keys (perfect recall) or the
+#: features a player can act on (:mod:`~coupsolve.sampling.keys`). Here, beside no kernel, so that the
+#: command line offers them without importing numba.
+ABSTRACTIONS = ("exact", "features")

@@ -26,12 +26,12 @@ from solvers.mccfr.solver import SamplingGame
 from coupsolve import engine as E
 from coupsolve.engine.jit import njit as _njit_nrt
 from coupsolve.rules import Rules
+from coupsolve.sampling import ABSTRACTIONS
 from coupsolve.sampling import keys as sampling_keys
 from coupsolve.sampling.steps import FUNCTIONS
 
 __all__ = ["sampling_game", "ABSTRACTIONS"]
 
-ABSTRACTIONS = ("exact", "features")
 
 
 # The kernels of solvers.mccfr.kernel bound to Coup, cached here (see that module on why).

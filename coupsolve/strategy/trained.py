@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import os
 
-from solvers.mccfr.solver import SAMPLINGS
+from solvers.options import SAMPLINGS
 
+from coupsolve.sampling import ABSTRACTIONS  # the information-set abstractions of a training
 from coupsolve.strategy.solved import StrategyError
 
 __all__ = ["ABSTRACTIONS", "SAMPLINGS", "TRAINED", "describe", "is_trained", "load_trained",
            "make_game", "make_solver", "save_trained", "table_room", "trained_policy", "warm_up"]
 
-#: The information-set abstractions of a training (the first is the default; the samplings, SAMPLINGS,
-#: are the solver's).
-ABSTRACTIONS = ("exact", "features")
 #: The metadata key that tells a train strategy from a plain checkpoint.
 TRAINED = "trained"
 #: Room for actions per information set (6-player games average about 5; 2-player ones under 4).

@@ -43,8 +43,8 @@ import numpy as np
 
 from coupsolve.trees.history.size import TreeSize
 
-__all__ = ["COUNT_LAYOUT", "KnownSize", "cache_path", "entry_of", "lookup", "lookup_public", "remember",
-           "remember_public", "size_of"]
+__all__ = ["COUNT_LAYOUT", "KnownSize", "cache_path", "entry_of", "lookup", "lookup_public",
+           "lookup_public_source", "public_key", "remember", "remember_public", "size_of"]
 
 #: What a count counts (histories as ``coupsolve.trees.history.builder`` walks them, the fields of a TreeSize): raise
 #: it when that changes, and regenerate the packaged table.
@@ -300,7 +300,8 @@ def _bound_or_zero(entry) -> int:
 
 
 # ------------------------------------------------------------------ the public tree's counts by parts
-def _public_key(rules, parts) -> str:
+def public_key(rules, parts) -> str:
+    """The key of the count by ``parts`` parts of ``rules``' public tree (in the cache and the table)."""
 
     return f"{rules.game_string()} | public tree counted by {int(parts)} parts"
 
@@ -340,23 +341,36 @@ def public_size_of(rules, entry: dict):
     return ClassSize(rules, parts=parts, **f)
 
 
-def lookup_public(rules, parts, cache: bool = True):
-    """The cached count of ``rules``' public tree by ``parts`` parts (a ClassSize), or None."""
+def lookup_public(rules, parts, cache: bool = True, known: bool = False):
+    """The cached count of ``rules``' public tree by ``parts`` parts (a ClassSize), or None; with
+    ``known``, else the packaged table's (``known_public_sizes.json``: the presets at turn limit 4,
+    written by ``benchmarks/known_public_sizes.py``), which answers ``info`` but is never built from."""
+    found = lookup_public_source(rules, parts, cache, known)
+    return None if found is None else found[0]
+
+
+def lookup_public_source(rules, parts, cache: bool = True, known: bool = False):
+    """``(ClassSize, CACHED or KNOWN)`` of :func:`lookup_public`, or None."""
     if not cache:
         return None
-    entry = _cached().get(_public_key(rules, parts))
-    if entry is None:
-        return None
-    try:
-        return public_size_of(rules, entry)
-    except ValueError as e:
-        _warn(f"ignoring the public count of {rules} in the size cache: {e}")
-        return None
+    key = public_key(rules, parts)
+    tables = [(_cached(), CACHED, "the size cache")]
+    if known:
+        tables.append((_read(str(resources.files("coupsolve.trees") / "known_public_sizes.json"),
+                             {"layout": COUNT_LAYOUT}, "the packaged table of public counts"), KNOWN,
+                       "the packaged table of public counts"))
+    for sizes, source, what in tables:
+        if key in sizes:
+            try:
+                return public_size_of(rules, sizes[key]), source
+            except ValueError as e:
+                _warn(f"ignoring the public count of {rules} in {what}: {e}")
+    return None
 
 
 def remember_public(rules, parts, size) -> None:
     """Record the count by ``parts`` parts ``size`` of ``rules``' public tree in the cache file."""
     path, stamp = cache_path(), _stamp()
     sizes = dict(_cached(warn=False))
-    sizes[_public_key(rules, parts)] = public_entry(size)
+    sizes[public_key(rules, parts)] = public_entry(size)
     _write(path, stamp, sizes)

@@ -33,6 +33,7 @@ import numpy as np
 
 from solvers.npz import save_or_warn
 from solvers.cfr.algorithms import get_algorithm
+from solvers.compiled import kernels_ready
 from solvers.history.rep import PARALLEL_MIN_HISTORIES
 from solvers.cfr.representation import representation_for
 from solvers.cfr.stepping import run
@@ -55,7 +56,7 @@ def _target_arg(value):
 
 def solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None,
           check_every=100, progress=True, checkpoint=None, checkpoint_every=None, resume=None,
-          precision="float64", updates="alternating", threads=1, backend=None):
+          precision="float64", updates="alternating", threads=1, backend=None, say=None):
     """Approximate a Nash equilibrium of ``tree`` with a CFR-family algorithm.
 
     (Long only by this docstring: the body validates the arguments, makes or
@@ -127,6 +128,9 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     backend : optional
         None: this process. :class:`solvers.pieces.ray.RayBackend`: a public tree's parts on the
         actors of a Ray cluster, the trunk here; the iterates are the same numbers.
+    say : callable, optional
+        Given one line before a long first compile of the solver's kernels (none of them in numba's
+        cache yet: :func:`solvers.compiled.kernels_ready`), so a command does not wait without a word.
 
     Returns
     -------
@@ -158,13 +162,14 @@ def solve(tree, algorithm=None, iterations=None, target_exploitability=None, see
     options = dict(precision=precision, updates=updates, threads=check_options(precision, updates,
                                                                                threads),
                    backend=backend)
-    if algorithm is not None:
-        get_algorithm(algorithm)
+    spec = None if algorithm is None else get_algorithm(algorithm)
     if target is not None and target < exploitability_floor(tree, precision):
         warnings.warn(f"target_exploitability={target:g} is below what {precision} reaches (the "
                       f"exploitability levels off near {exploitability_floor(tree, precision):.1g})"
                       + ("; the solve will stop only at iterations" if iterations is not None else
                          "; with no iterations cap the solve will not stop"), stacklevel=2)
+    if say is not None and not kernels_ready(tree, spec):
+        say("compiling the solver (first run only, about half a minute) ...")
     if resume is not None:
         solver = Solver.load(resume, tree, algorithm=algorithm, seed=seed, **options)
         if iterations is not None and iterations < solver.iterations:

@@ -116,6 +116,20 @@ def register(tree_type, representation, family="cfr"):
     _REGISTRY.insert(0, (tree_type, family, representation))
 
 
+#: The modules that register the solvers' own representations (imported by :func:`representation_for`
+#: on first use: ``import solvers`` imports no kernel module). Each registers after what it imports, so a
+#: tree type registers after its base type and is found first.
+_BUILTIN = ("solvers.history.rep", "solvers.history.mmd", "solvers.public.rep", "solvers.pieces.local",
+            "solvers.pieces.remote")
+
+
+def _register_builtin():
+    import importlib
+
+    for name in _BUILTIN:
+        importlib.import_module(name)
+
+
 def representation_for(tree, spec=None):
     """The representation class registered for ``tree``'s type and ``spec``'s family (the CFR
     family when ``spec`` is None or has none; the latest registration wins).
@@ -126,6 +140,7 @@ def representation_for(tree, spec=None):
         If no representation takes trees of this type (for this family).
     """
     family = getattr(spec, "family", "cfr")
+    _register_builtin()
     for tree_type, fam, representation in _REGISTRY:
         if isinstance(tree, tree_type) and fam == family:
             return representation

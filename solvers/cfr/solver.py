@@ -27,6 +27,7 @@ import numpy as np
 
 from solvers.history.layout import PARTS
 from solvers.cfr.algorithms import get_algorithm
+from solvers.options import PRECISIONS, UPDATES
 from solvers.history.best_response import exploitability_of
 from solvers.cfr.checkpoint import CheckpointState, check_checkpoint, load_checkpoint, save_checkpoint
 from solvers.history.rep import HistoryTree  # noqa: F401  (registers the GameTree representation)
@@ -36,10 +37,6 @@ from solvers.cfr.result import SolveResult
 
 __all__ = ["Solver", "check_threads", "exploitability_floor", "PRECISIONS", "PRECISION_FLOOR", "UPDATES"]
 
-#: Accepted values of ``precision``; the first is the default.
-PRECISIONS = ("float64", "float32")
-#: Accepted values of ``updates``; the first is the default.
-UPDATES = ("alternating", "simultaneous")
 #: The exploitability the passes level off at in each precision, relative to the payoff range (float32
 #: values carry about 7 significant digits): a target below it is never reached.
 PRECISION_FLOOR = {"float64": 1e-13, "float32": 1e-7}

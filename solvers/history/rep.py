@@ -29,7 +29,7 @@ from solvers.history._kernel import run_iterations
 from solvers.history.layout import cached as layout_cached
 from solvers.history.layout import layout_for
 from solvers.history.passes import init_values, normalize_average
-from solvers.history.best_response import _values, _Workspace
+from solvers.history.best_response import _values, _Workspace, br_kernel
 from solvers.kinds import CHANCE, TERMINAL
 from solvers.memory import check_fits, estimate_solve_bytes, real_dtype
 from solvers.cfr.state import Params, SolverState, schedule_fields
@@ -74,6 +74,9 @@ class HistoryTree:
         The kernel's buffers (internal order); read by profiling tools only.
     params : solvers.cfr.state.Params
     """
+
+    #: The dispatchers of the first iteration and check (solvers.compiled.kernels_ready).
+    KERNELS = (init_values, run_iterations, normalize_average, br_kernel)
 
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),

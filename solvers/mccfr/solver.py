@@ -48,13 +48,11 @@ from solvers.mccfr.tablefile import check_table
 from solvers.mccfr import batch as B
 from solvers.memory import check_fits, format_bytes
 from solvers.cfr.solver import int_arg
+from solvers.options import AVERAGES, REGRETS, SAMPLINGS
 
 __all__ = ["SamplingGame", "MCCFRSolver", "TableFull", "bind", "estimate_bytes", "train", "REGRETS",
            "AVERAGES", "SAMPLINGS"]
 
-REGRETS = ("rm", "rm+")
-AVERAGES = ("uniform", "linear")
-SAMPLINGS = ("external", "outcome", "probe")
 #: A sampling's kernel: its position in ``SamplingGame.kernels`` and its name in messages.
 _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-sampling"),
               "probe": (4, "probing"), "batches": (5, "batched external-sampling")}

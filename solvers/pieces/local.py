@@ -28,6 +28,7 @@ import hashlib
 import numpy as np
 
 from solvers.history.passes import normalize_average
+from solvers.public import backward_levels, forward_levels, values_levels
 from solvers.trees.infosets import InfosetTable
 from solvers.memory import check_fits, real_dtype
 from solvers.trees.publictree import PublicTree
@@ -167,6 +168,9 @@ class PiecesRep(PartsRep):
     (a float32 solve's are float32: half the bytes of float64), and a
     checkpoint writes them as they are.
     """
+
+    #: The dispatchers of the first iteration and check (solvers.compiled.kernels_ready).
+    KERNELS = (backward_levels, forward_levels, values_levels, normalize_average)
 
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),

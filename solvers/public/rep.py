@@ -123,6 +123,9 @@ class PublicTreeRep:
     threads : int
     """
 
+    #: The dispatchers of the first iteration and check (solvers.compiled.kernels_ready).
+    KERNELS = (run_iterations, evaluate, forward, values)
+
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its public tree")
