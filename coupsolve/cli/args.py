@@ -16,7 +16,7 @@ from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 # ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
 from coupsolve.plan.options import AUTO as AUTO_PRECISION
 from coupsolve.sampling import ABSTRACTIONS
-from solvers.options import SAMPLINGS
+from solvers.options import AVERAGES, PRECISIONS, REGRETS, SAMPLINGS, UPDATES
 
 PRESETS = ("two-player-selection", "two-player-standard")
 DEFAULT_TURN_LIMIT = 2  # the largest limit the default solve finishes in about two minutes here
@@ -210,7 +210,6 @@ def _add_rules_args(p):
 
 def _add_solve_args(p):
     from solvers.cfr.algorithms import ALGORITHMS
-    from solvers.options import PRECISIONS, UPDATES
 
     _add_rules_args(p)
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
@@ -287,8 +286,6 @@ def _training_field(text):
 
 
 def _add_train_args(p):
-    from solvers.options import AVERAGES, REGRETS
-
     p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     _add_rule_options(p, PRESETS + ("standard",), None, None,
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
@@ -322,8 +319,7 @@ def _add_train_args(p):
                         "first (default: none; give one of them)")
     p.add_argument("--minutes", type=V.minutes, metavar="M", help="minutes of training in this run")
     p.add_argument("--max-infosets", type=V.count, metavar="N",
-                   help="room for this many information sets (default: 1,048,576, or as many as "
-                        "--max-memory holds)")
+                   help="room for this many information sets (default: 1,048,576, or as many as --max-memory holds)")
     p.add_argument("--out", metavar="FILE.npz", help="save the strategy to this .npz file")
     p.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     p.add_argument("--checkpoint", metavar="FILE.npz",
