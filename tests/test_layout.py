@@ -21,8 +21,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = ("coupsolve", "solvers")
 #: The modules allowed directly in each package: its face and what every subpackage uses.
 TOP_LEVEL = {
-    "coupsolve": {"__init__", "__main__", "rules", "names", "strategy", "plan"},
-    "solvers": {"__init__", "cache_guard", "npz", "kinds", "memory", "policy", "atomics"},
+    "coupsolve": {"__init__", "__main__", "start", "rules", "names", "strategy", "plan"},
+    "solvers": {"__init__", "cache_guard", "npz", "kinds", "memory", "policy", "atomics", "compiled",
+                "options"},
 }
 
 

@@ -73,6 +73,30 @@ def _built_line(plan, tree, seconds):
     return f"built the {what} in {seconds:.1f} s: {tree.num_infosets:,} information sets, {per}"
 
 
+def _build(args, rules, options, asked, target, say, human):
+    """``(plan, game, tree, analysed, precision, seconds)``: the depth-limited game of ``--leaves``
+    (``plan`` None), else the tree the plan chooses (``game`` None), built and said."""
+    from coupsolve import plan as planner
+
+    t0 = time.perf_counter()
+    if args.leaves:
+        from coupsolve.depth.build import build
+
+        game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say)
+        seconds = time.perf_counter() - t0
+        print(f"built the depth-limited tree in {seconds:.1f} s: {game.tree.num_nodes:,} histories, "
+              f"{len(game.cut.leaf_node):,} leaves, {game.tree.num_infosets:,} information sets", file=human)
+        return None, game, game.tree, game.coup_tree, "float64", seconds
+    plan = planner.choose(rules, options, say)
+    if plan.precision != asked:  # auto, and a tree in pieces
+        target_warning(args, rules, target, plan.precision, human)
+    t0 = time.perf_counter()
+    tree, analysed = plan.build(say)
+    seconds = time.perf_counter() - t0
+    print(_built_line(plan, tree, seconds), file=human)
+    return plan, None, tree, analysed, plan.precision, seconds
+
+
 def cmd_solve(args) -> int:
     """``coupsolve solve`` (and ``demo``)."""
     import solvers
@@ -97,25 +121,7 @@ def cmd_solve(args) -> int:
     asked = planner.asked_precision(options)
     iterations, target = stopping_rule(args, rules, asked, human)  # up front, before any count
     resumed = 0 if args.resume is None else strategy.resume_iterations(args.resume, rules)
-    t0 = time.perf_counter()
-    if args.leaves:
-        from coupsolve.depth.build import build
-
-        plan, game = None, build(rules, args.leaves, args.continuations, rollouts=args.rollouts,
-                                 seed=args.seed, say=say)
-        tree, analysed, precision = game.tree, game.coup_tree, "float64"
-        build_s = time.perf_counter() - t0
-        print(f"built the depth-limited tree in {build_s:.1f} s: {tree.num_nodes:,} histories, "
-              f"{len(game.cut.leaf_node):,} leaves, {tree.num_infosets:,} information sets", file=human)
-    else:
-        plan = planner.choose(rules, options, say)
-        if plan.precision != asked:  # auto, and a tree in pieces
-            target_warning(args, rules, target, plan.precision, human)
-        t0 = time.perf_counter()
-        tree, analysed = plan.build(say)
-        precision = plan.precision
-        build_s = time.perf_counter() - t0
-        print(_built_line(plan, tree, build_s), file=human)
+    plan, game, tree, analysed, precision, build_s = _build(args, rules, options, asked, target, say, human)
     if resumed:
         print(f"resuming {args.resume} at iteration {resumed:,}", file=human)
     checkpoint = args.checkpoint or args.resume
