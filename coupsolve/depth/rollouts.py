@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, types
 
 from solvers.mccfr.kernel import OK, call_kernel
+from solvers.memory import check_fits
 from solvers.mccfr.rollout import STOPPED, leaf_rollouts
 
 from coupsolve import engine as E
@@ -124,6 +125,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     game = make_game(rules, abstraction, None, warm)  # no field: the cut tree has no draws of bots
     table = solver.lookup_arrays()
     L, tree = len(cut.leaf_node), cut.tree
+    check_fits(8 * tree.num_nodes + L * (16 + 16 * k * k), f"the rollouts' tables for {L:,} leaves")
     leaf_of = np.full(tree.num_nodes, -1, np.int64)
     leaf_of[cut.leaf_node] = np.arange(L)
     row_of = np.full(L, -1, np.int64)

@@ -306,6 +306,8 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
         raise ValueError("size must be count_tree(rules) of these very rules")
     check_size(size)
     need = estimate_build_bytes(size, context) + 8 * size.nodes * rules.players * (rules.players > 2)
+    if leaves:  # a node and each player's two hashes per terminal history (an upper bound on the leaves)
+        need += (8 + 16 * rules.players) * (size.nodes - size.decision_nodes - max(size.chance_nodes, 0))
     check_fits(need, f"the game tree of {rules} ({size.nodes:,} histories)")
     if verbose:
         print(f"{size.nodes:,} histories in {len(size.levels)} levels; "
