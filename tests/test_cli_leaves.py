@@ -36,6 +36,8 @@ def test_solve_with_leaves_then_analyse(blueprint, tmp_path):
     assert report["leaves"]["continuations"] == 2 and report["leaves"]["estimated"] is False
     a = run("analyse", str(out))
     assert a.returncode == 0, a.stderr
+    refused = run("analyse", str(out), "--selection")
+    assert refused.returncode == 2 and "depth-limited strategy" in refused.stderr
     table = lambda text: text[text.index("claim "):]  # noqa: E731
     assert table(a.stdout).split("\n")[:10] == table(r.stdout).split("\n")[:10]
     from coupsolve.strategy import load

@@ -29,9 +29,9 @@ def cmd_analyse(args) -> int:
     loaded = load(args.strategy, printer(sys.stdout))
     rules = loaded.rules
     if args.selection:
-        if loaded.kind == "trained":
-            raise CliError(f"--selection: {args.strategy} is a trained strategy; the selection compares "
-                           "the equilibria of a solved two-player game")
+        if loaded.kind in ("trained", "depth-limited"):
+            raise CliError(f"--selection: {args.strategy} is a {loaded.kind} strategy; the selection "
+                           "compares the equilibria of a solved two-player turn-limit game")
         check_selection(rules)
     if args.sampled and loaded.kind != "pieces":  # options that would do nothing: refused
         what = ("a trained strategy, always analysed from self-play" if loaded.kind == "trained"
