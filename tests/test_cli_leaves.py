@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.xdist_group("depth")
+pytestmark = pytest.mark.xdist_group("depth-cli")
 
 
 def run(*argv, env=None):
