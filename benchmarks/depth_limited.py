@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .common import bench_parser, load_average, machine_info, machine_line, print_table, write_csv
+from .common import bench_parser, load_average, machine_line, print_table, timed_main, write_csv
 
 
 def _per_iteration(tree, iterations):
@@ -70,10 +70,7 @@ def run(args, info):
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
-    info = machine_info()
-    print(f"load average at start {load_average():.2f}")
-    print(f"written: {run(args, info)}")
+    timed_main(_parser(), argv, run)
 
 
 if __name__ == "__main__":
