@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def leaves_note(rules, leaves) -> str:
     """One line on what a depth-limited game's leaves mean for the table that follows it."""
     return (f"turn limit {rules.turn_limit} with blueprint leaves: after {rules.turn_limit} turn"
             f"{'s' if rules.turn_limit > 1 else ''} each player chooses one of {leaves['continuations']} "
-            f"continuations of the blueprint {leaves['blueprint'].rsplit('/', 1)[-1]} for the rest of the "
+            f"continuations of the blueprint {os.path.basename(leaves['blueprint'])} for the rest of the "
             "game, valued by " + (f"{leaves['rollouts']} rollouts per leaf state (seed {leaves['seed']})"
                                   if leaves.get("estimated") else "the blueprint's game exactly"))
 

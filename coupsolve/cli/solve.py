@@ -78,10 +78,10 @@ def _build(args, rules, options, asked, target, say, human):
     (``plan`` None), else the tree the plan chooses (``game`` None), built and said."""
     from coupsolve import plan as planner
 
-    t0 = time.perf_counter()
     if args.leaves:
         from coupsolve.depth.build import build
 
+        t0 = time.perf_counter()
         game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say)
         seconds = time.perf_counter() - t0
         print(f"built the depth-limited tree in {seconds:.1f} s: {game.tree.num_nodes:,} histories, "

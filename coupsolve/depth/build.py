@@ -34,14 +34,13 @@ def _digest(path) -> str:
 
 
 def _check_blueprint(source, rules, cut_rules):
-    """Refuse a blueprint of other rules, or of a game no longer than the cut, naming what differs."""
-    differ = [n for n, v in cut_rules.to_dict().items() if n != "turn_limit" and rules.to_dict().get(n) != v]
-    if rules.players != 2:
-        raise StrategyError(f"--leaves {source}: a blueprint of {rules.players} players; the leaves are for two")
-    if differ or rules.turn_limit <= cut_rules.turn_limit:
-        why = (f"{', '.join(differ)} differ" if differ else
-               f"its game ends after {rules.turn_limit} turns, not after the cut's {cut_rules.turn_limit}")
-        raise StrategyError(f"--leaves {source}: not a blueprint of this game ({why})")
+    """:func:`~coupsolve.depth.values.check_blueprint_rules` as a one-line error naming the option."""
+    from coupsolve.depth.values import check_blueprint_rules
+
+    try:
+        check_blueprint_rules(cut_rules, rules)
+    except ValueError as e:
+        raise StrategyError(f"--leaves {source}: {e}") from None
 
 
 def open_blueprint(source, cut_rules):
@@ -134,13 +133,14 @@ def rebuild(path, rules, recorded, say=silent):
     return build(rules, source, k, rollouts=rollouts, seed=seed, say=say)
 
 
-def load_depth_limited(path, say=silent):
+def load_depth_limited(path, say=silent, read=None):
     """``(rules, DepthLimitedGame, SolveResult)`` of a strategy solved on a depth-limited game, its tree rebuilt
-    (:func:`rebuild`) and the file checked against it; a one-line :class:`StrategyError` if not."""
+    (:func:`rebuild`) and the file checked against it (``read``: :func:`read_result` of ``path``, when
+    already read); a one-line :class:`StrategyError` if not."""
     import solvers
     from solvers.policy import check_policy
 
-    rules, result = read_result(path)
+    rules, result = read_result(path) if read is None else read
     recorded = leaves_of(result)
     if recorded is None:
         raise StrategyError(f"{path} was not solved on a depth-limited game")

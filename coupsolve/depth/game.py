@@ -85,9 +85,8 @@ class DepthLimitedGame:
         new_of_old = np.empty(cut.tree.num_nodes, np.int64)
         new_of_old[choices.old_of_new[choices.old_of_new >= 0]] = np.flatnonzero(choices.old_of_new >= 0)
         rep[:choices.base_infosets] = new_of_old[cut.infoset_rep]
-        for p, first in ((0, choices.base_infosets), (1, choices.base_infosets + choices.num_leaf_infosets[0])):
-            decisions = np.flatnonzero(tree.node_infoset >= first)
-            rep[tree.node_infoset[decisions[::-1]]] = decisions[::-1]
+        choice = np.flatnonzero(tree.node_infoset >= choices.base_infosets)[::-1]  # the leaves' choices:
+        rep[tree.node_infoset[choice]] = choice  # the first node of each (written last)
         self.coup_tree = CoupTree(tree, cut.rules, context, rep, dict(cut.build_info),
                                   _Renderer(cut._renderer, choices.old_of_new))
 

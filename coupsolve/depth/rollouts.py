@@ -24,7 +24,7 @@ from solvers.mccfr.rollout import STOPPED, leaf_rollouts
 from coupsolve import engine as E
 from coupsolve.engine.core import holds_claim
 from coupsolve.depth.continuations import BIAS, CONTINUATIONS, check_count
-from coupsolve.depth.values import LeafValues
+from coupsolve.depth.values import LeafValues, check_blueprint_rules
 from coupsolve.sampling.keys import FEATURES
 from coupsolve.sampling.steps import FUNCTIONS
 from coupsolve.trees.background import run_interruptibly
@@ -64,18 +64,6 @@ def _exact(P, W, n, state_size, max_moves, max_depth, num_children, child_start,
     return leaf_rollouts(FUNCTIONS, weigh, P, W, n, state_size, max_moves, max_depth, num_children,
                          child_start, leaf_of, table, stats, avg, prior, R, seed, by_state, memo,
                          row_of, total, sq, max_steps, control)
-
-
-def _check_rules(cut_rules, rules):
-    """The cut game must be the blueprint's game cut after fewer turns; else a ValueError naming why."""
-    if cut_rules.players != 2:
-        raise ValueError("depth-limited solving is for two players")
-    if cut_rules.replace(turn_limit=rules.turn_limit) != rules:
-        differ = [k for k, v in cut_rules.to_dict().items() if k != "turn_limit" and rules.to_dict().get(k) != v]
-        raise ValueError(f"the blueprint is for other rules than the cut game ({', '.join(differ)} differ)")
-    if cut_rules.turn_limit >= rules.turn_limit:
-        raise ValueError(f"the cut ({cut_rules.turn_limit} turns) must be shorter than the blueprint's "
-                         f"game ({rules.turn_limit} turns)")
 
 
 def rollouts_compiled(abstraction: str) -> bool:
@@ -119,7 +107,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or not 1 <= rollouts <= 1 << 20:
         raise ValueError(f"rollouts must be a whole number from 1 to {1 << 20:,}, not {rollouts!r}")
     rules = Rules.from_dict(meta["rules"])
-    _check_rules(cut.rules, rules)
+    check_blueprint_rules(cut.rules, rules)
     abstraction = meta.get("abstraction", "exact")
     warm = float(meta.get("warm_start", 0.0) or 0.0)
     game = make_game(rules, abstraction, None, warm)  # no field: the cut tree has no draws of bots

@@ -22,7 +22,7 @@ from solvers.kinds import CHANCE, TERMINAL
 
 from coupsolve.depth.continuations import CONTINUATIONS, action_classes, biased, check_count
 
-__all__ = ["LeafValues", "NodeMap", "node_map", "values_from_longer_game"]
+__all__ = ["LeafValues", "NodeMap", "check_blueprint_rules", "node_map", "values_from_longer_game"]
 
 
 class NodeMap(NamedTuple):
@@ -46,6 +46,19 @@ class LeafValues(NamedTuple):
     source: str
     stderr: np.ndarray | None = None
     states: int | None = None
+
+
+def check_blueprint_rules(cut_rules, rules):
+    """A blueprint of ``rules`` can value the leaves of the game of ``cut_rules`` when both are two
+    players' and the same but for the turn limit, the blueprint's the longer; else a ``ValueError``
+    naming what differs."""
+    if rules.players != 2:
+        raise ValueError(f"a blueprint of {rules.players} players; the leaves are for two")
+    differ = [n for n, v in cut_rules.to_dict().items() if n != "turn_limit" and rules.to_dict().get(n) != v]
+    if differ or rules.turn_limit <= cut_rules.turn_limit:
+        why = (f"{', '.join(differ)} differ" if differ else
+               f"its game ends after {rules.turn_limit} turns, not after the cut's {cut_rules.turn_limit}")
+        raise ValueError(f"not a blueprint of this game ({why})")
 
 
 @numba.njit(cache=True)

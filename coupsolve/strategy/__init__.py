@@ -131,11 +131,12 @@ def load(path, say=silent) -> Strategy:
     if is_trained(path):
         rules, solver, meta = load_trained(path)
         return Strategy(path, rules, "trained", solver=solver, meta=meta)
-    if leaves_of(read_result(path)[1]) is not None:
+    read = read_result(path)  # once: the loaders below take it
+    if leaves_of(read[1]) is not None:
         from coupsolve.depth.build import load_depth_limited
 
-        rules, tree, result = load_depth_limited(path, say)
+        rules, tree, result = load_depth_limited(path, say, read)
         return Strategy(path, rules, "depth-limited", tree=tree, result=result)
-    rules, tree, result = load_solved(path, say)
+    rules, tree, result = load_solved(path, say, read)
     kind = {"PublicPieces": "pieces", "PublicTree": "public"}.get(result.tree_type, "history")
     return Strategy(path, rules, kind, tree=tree, result=result)

@@ -55,9 +55,10 @@ def read_result(path):
     return rules, result
 
 
-def load_solved(path, say=silent):
+def load_solved(path, say=silent, read=None):
     """``(rules, tree, SolveResult)`` of a solve's strategy file: the tree (a ``CoupTree`` or a
     ``CoupPublicTree``) rebuilt for it, saying so through ``say``; None for one solved in pieces.
+    ``read``: :func:`read_result` of ``path``, when the caller has read it already.
 
     Raises
     ------
@@ -69,7 +70,7 @@ def load_solved(path, say=silent):
 
     from coupsolve.trees.builders import named
 
-    rules, result = read_result(path)
+    rules, result = read_result(path) if read is None else read
     if leaves_of(result) is not None:
         raise StrategyError(f"{path} was solved on a depth-limited game: read it with coupsolve.strategy.load")
     if result.tree_type == "PublicPieces":  # solved in pieces: its keys are in the file, no tree
