@@ -73,6 +73,14 @@ from solvers.cache_guard import guard as _guard
 
 _guard(_os.path.dirname(__file__))  # before any kernel loads from the cache
 
+# The passes' parallel loops run on OpenMP (numba's default threading layer here). Its threads wait
+# for the next loop spinning by default: with another process on the cores, the spinning threads
+# take the time the descheduled one needs and every level's loop waits for it, so a solve on all
+# the cores of a busy machine ran many times slower than on one. Asleep they cost a wake-up per loop
+# (docs/research/public-speed.md). Set before numba loads OpenMP; a user's setting wins.
+if not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME"} & set(_os.environ):
+    _os.environ["OMP_WAIT_POLICY"] = "passive"
+
 #: Each public name and the module it is imported from on first use (numba, and every kernel module,
 #: load only when a name that needs them is asked for: a command line's parser reads none).
 _LAZY = {

@@ -130,3 +130,31 @@ def test_info_without_a_public_count_says_what_counting_it_takes():
     assert "a build and solve does NOT fit" in lines[-2]
     assert lines[-1].startswith("a solve goes on to the public tree: --representation public counts")
     assert "coupsolve info --representation public counts it now" in lines[-1]
+
+
+def test_a_solve_runs_on_the_cores_available_unless_asked(monkeypatch):
+    import numba
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(64)))
+    threads, why = planner.solve_threads(None)
+    assert threads == min(64, numba.config.NUMBA_NUM_THREADS, 16) and why == "the cores available"
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {3})
+    assert planner.solve_threads(None) == (1, "the cores available")  # this process's cores only
+    assert planner.solve_threads(3) == (3, "--threads")  # asked: wins (checked by the solver)
+    assert planner.solve_threads(None, ray=True)[0] == 1  # the Ray workers share the cores
+
+
+@pytest.mark.parametrize("env,policy", [({}, "passive"), ({"OMP_WAIT_POLICY": "active"}, "active"),
+                                        ({"GOMP_SPINCOUNT": "1000"}, None)])
+def test_openmp_threads_wait_asleep_unless_the_user_says(env, policy):
+    """Spinning OpenMP threads slow every level's parallel loop on a machine shared with another
+    process (solvers/__init__.py); the user's own setting is left alone."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT",
+                                                              "KMP_BLOCKTIME")}
+    out = subprocess.run([sys.executable, "-c", "import solvers, os; print(os.environ.get('OMP_WAIT_POLICY'))"],
+                         env={**clean, **env}, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == str(policy)

@@ -225,9 +225,9 @@ def _add_solve_args(p):
     p.add_argument("--check-every", type=V.count, default=25,
                    help="iterations between exploitability checks")
     p.add_argument("--seed", type=V.seed, default=0, help="recorded with the result")
-    p.add_argument("--threads", type=V.workers, default=1,
-                   help="numba threads for the passes (pays from about 10**6 histories, i.e. "
-                        "turn limit 2 and up)")
+    p.add_argument("--threads", type=V.workers, default=None,
+                   help="numba threads for the passes (default: the cores available; one per worker "
+                        "with --ray)")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
                         "one, or 'local' to start one on this machine (needs pip install "

@@ -113,11 +113,13 @@ def cmd_solve(args) -> int:
         from coupsolve.analysis.selection import check_rules
 
         check_rules(rules)
-    solvers.check_threads(args.threads)  # before the build, not after it
+    threads, why = planner.solve_threads(args.threads, ray=bool(getattr(args, "ray", None)))
+    args.threads = solvers.check_threads(threads)  # before the build, not after it
     options = plan_options(args)  # its refusals before a Ray cluster is started
     backend = _ray_backend(args)  # connected before the build
     human = sys.stderr if args.json == "-" else sys.stdout
     say = printer(human)
+    say(f"threads: {threads} ({why}{'' if why == '--threads' else '; --threads N sets them'})")
     asked = planner.asked_precision(options)
     iterations, target = stopping_rule(args, rules, asked, human)  # up front, before any count
     resumed = 0 if args.resume is None else strategy.resume_iterations(args.resume, rules)

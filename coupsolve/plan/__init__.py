@@ -23,12 +23,12 @@ from typing import NamedTuple
 
 from coupsolve.plan.history import compile_needed, measure_history, say_compiling
 from coupsolve.plan.options import (AUTO, Options, PlanError, asked_precision, budget, every, fmt,
-                                    precision_for, progress_lines, silent)
+                                    precision_for, progress_lines, silent, solve_threads)
 from coupsolve.plan.public import COUNT_PARTS, measure_public, plan_pieces, public_hint
 
 __all__ = ["AUTO", "COUNT_PARTS", "Options", "Plan", "PlanError", "asked_precision", "budget", "choose",
            "compile_needed", "every", "fmt", "measure_history", "measure_public", "plan_pieces",
-           "precision_for", "progress_lines", "public_hint", "survey"]
+           "precision_for", "progress_lines", "public_hint", "solve_threads", "survey"]
 
 
 class Plan(NamedTuple):

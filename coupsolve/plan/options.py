@@ -95,6 +95,28 @@ def asked_precision(options: Options) -> str:
     return precision_for(options, "pieces" if options.representation == "pieces" else "history")
 
 
+def solve_threads(asked: int | None, ray: bool = False) -> tuple[int, str]:
+    """The solve's threads and why: ``asked`` when given (``--threads`` wins), else one per core
+    this process may run on (its CPU affinity), at most what numba has here and the history layout's
+    parts. On a Ray cluster each worker takes one unless asked: the workers share the machine's cores.
+
+    The public tree's iterates are the same on any number of threads; the history tree's sums in a
+    thread-dependent order, so its figures move in the last digits with the threads (a solve is
+    reproducible given its options, threads included).
+    """
+    if asked is not None:
+        return int(asked), "--threads"
+    if ray:
+        return 1, "one per Ray worker"
+    import os
+
+    import numba
+    from solvers.history.layout import PARTS
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, numba.config.NUMBA_NUM_THREADS, PARTS)), "the cores available"
+
+
 def fmt(n) -> str:
     """Bytes as a short size (``1.50 GiB``)."""
     from solvers.memory import format_bytes

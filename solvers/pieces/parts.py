@@ -23,7 +23,8 @@ from solvers.history.passes import normalize_average
 from solvers.cfr.matching import schedule
 from solvers.public import backward_levels, forward_levels, no_live, values_levels
 from solvers.kinds import BOTH_PLAYERS
-from solvers.public.rep import PRANGE_MIN_ENTRIES, estimate_public_solve_bytes, new_state, params_of
+from solvers.public.rep import (PARALLEL_MIN_ENTRIES, PRANGE_MIN_ENTRIES, estimate_public_solve_bytes,
+                                new_state, params_of)
 from solvers.pieces.split import choose_depth, split
 from solvers.pieces.split import count as _count
 from solvers.cfr.representation import check_state
@@ -59,8 +60,10 @@ class PieceRunner:
                                infosets=_writable(piece.infosets), actions=_writable(piece.actions))
         self.piece = piece
         self.params = params
-        self.threads = int(threads)
         f = piece.flat
+        # a small piece runs on one thread, as a small whole tree does: its levels' parallel regions
+        # cost more to start (and, on a busy machine, to join) than they save; same iterates
+        self.threads = 1 if f.entry_parent.shape[0] < PARALLEL_MIN_ENTRIES else int(threads)
         self.state = new_state(f, precision, params.predictive, self.threads, shared, held)
         self._real = self.state.reach.dtype
         self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
