@@ -203,3 +203,22 @@ def test_info_counts_the_public_tree_by_parts_once(capsys):
     plans = [[line for line in out.splitlines() if line.startswith("public tree in pieces")]
              for _, out, _ in runs]
     assert plans[0] and plans[0] == plans[1] == plans[2]
+
+
+@pytest.mark.parametrize("algorithm", ["mmd", "mmd-qre"])
+def test_mmd_solves_the_public_tree_as_it_solves_the_history_tree(tmp_path, algorithm):
+    """``coupsolve solve --algorithm mmd --representation public`` end to end: the file records the
+    public tree and MMD, and its last iterate is as exploitable as the history tree's (the same
+    iterates: tests/test_solvers_public_mmd.py)."""
+    results = {}
+    for rep in ("public", "history"):
+        path = tmp_path / f"{rep}.npz"
+        assert main(["solve", "--turn-limit", "1", "--limit-payoff", "influence", "--representation", rep,
+                     "--algorithm", algorithm, "--iterations", "150", "--out", str(path),
+                     "--no-progress"]) == 0
+        results[rep] = solvers.SolveResult.load(path)
+    public, history = results["public"], results["history"]
+    assert public.tree_type == "PublicTree" and history.tree_type != "PublicTree"
+    assert public.algorithm == history.algorithm == algorithm and public.iterations == 150
+    assert abs(public.exploitability - history.exploitability) < 1e-9
+    assert abs(public.game_value[0] - history.game_value[0]) < 1e-9

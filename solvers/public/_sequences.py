@@ -158,8 +158,9 @@ class PublicSequences:
 
     Attributes
     ----------
-    pnode : ndarray, int64, shape (num_nodes,)
-        Each public node's parent (-1 at the root).
+    edge : ndarray, int32, shape (num_entries,)
+        Each entry's sequence where its player acted at the parent node (slot ``>= 0``), else -1:
+        the sequence whose utility the entry's value adds to.
     parent : ndarray, int64, shape (num_infosets,)
         Each information set's parent sequence.
     below : ndarray, float64, shape (a + 2,)
@@ -173,8 +174,8 @@ class PublicSequences:
 
     def __init__(self, tree):
         T, a = tree.flat, tree.num_actions
-        self.pnode = parent_nodes(T)
-        seq = _entry_sequences(T, self.pnode, a)
+        seq = _entry_sequences(T, parent_nodes(T), a)
+        self.edge = np.where(T.entry_slot >= 0, seq, -1).astype(np.int32)
         self.parent = _infoset_parents(T, seq)
         if np.any(self.parent < 0):
             raise ValueError("PublicTree: an information set has no entry (entry_ref)")
@@ -184,7 +185,7 @@ class PublicSequences:
 
     @classmethod
     def estimate_bytes(cls, tree):
-        """Bytes kept (8 per node, 16 per information set, 8 per sequence) and, while building, 8 per
-        entry (the chunks of pairs check their own memory)."""
-        return 8 * tree.num_nodes + 16 * tree.num_infosets + 8 * (tree.num_actions + 2) + \
-            8 * tree.num_entries
+        """Bytes kept (4 per entry, 16 per information set, 8 per sequence) and, while building, 8 per
+        node and 8 per entry (the chunks of pairs check their own memory)."""
+        return 12 * tree.num_entries + 8 * tree.num_nodes + 16 * tree.num_infosets + \
+            8 * (tree.num_actions + 2)

@@ -25,10 +25,10 @@ same thresholds); a level's nodes are independent and each sum keeps its order, 
 not depend on the threads. Everything is float64 whatever ``precision`` says (as the history
 tree's MMD).
 
-Memory (:meth:`PublicMMD.estimate_bytes`): 16 bytes per entry (reach and value), 72 per action
-(the policy, its logarithm, the zero strategy, the action values, the magnet, both sequence forms'
-vectors, the utilities and gradients), 8 per public node, 16 per information set; while building,
-8 per entry and a bounded chunk of sequence pairs (:mod:`solvers.public._sequences`).
+Memory (:meth:`PublicMMD.estimate_bytes`): 20 bytes per entry (reach, value, the sequence it adds
+to), 72 per action (the policy, its logarithm, the zero strategy, the action values, the magnet,
+both sequence forms' vectors, the utilities and gradients), 16 per information set; while building,
+8 per entry and per node and a bounded chunk of sequence pairs (:mod:`solvers.public._sequences`).
 """
 
 from __future__ import annotations
@@ -38,10 +38,8 @@ import numpy as np
 
 from solvers.cfr.representation import register
 from solvers.history.mmd import LastIterate, check_two_player_zero_sum, mmd_update, temperature
-from solvers.kinds import DECISION
 from solvers.memory import check_fits
 from solvers.public._kernel import _ALL, evaluate, forward, scratch, values
-from solvers.public._node import _side
 from solvers.public._sequences import PublicSequences
 from solvers.public.rep import PARALLEL_MIN_ENTRIES, PRANGE_MIN_ENTRIES
 from solvers.trees.publictree import PublicTree
@@ -50,32 +48,26 @@ __all__ = ["PublicMMD", "public_mmd_iterations"]
 
 
 @numba.njit(cache=True)
-def _utilities(T, pnode, v, c):
+def _utilities(edge, v, c):
     """``c[Ia]``: the sum of the values ``v`` of the entries with slot ``a`` below information set
-    ``I``'s entry (the actor's side of each decision node's children); the other sequences' zero."""
+    ``I``'s entry (``edge``: :class:`~solvers.public._sequences.PublicSequences`); the empty
+    sequences' zero. One streaming pass over the entries (walking the nodes and finding each entry's
+    parent took longer than the value pass itself)."""
     for r in range(c.shape[0]):
         c[r] = 0.0
-    for s in range(1, T.node_kind.shape[0]):
-        ps = pnode[s]
-        if T.node_kind[ps] != DECISION:
-            continue
-        q = T.node_player[ps]
-        pb, _ = _side(T, ps, q)
-        b, n = _side(T, s, q)
-        for e in range(b, b + n):
-            k = T.entry_slot[e]
-            if k >= 0:
-                c[T.infoset_offset[T.entry_ref[pb + T.entry_parent[e]]] + k] += v[e]
+    for e in range(edge.shape[0]):
+        if edge[e] >= 0:
+            c[edge[e]] += v[e]
 
 
 @numba.njit(cache=True)
-def public_mmd_iterations(T, pnode, B, parent, below, order, logmag, sched, counter, count, parallel):
+def public_mmd_iterations(T, edge, B, parent, below, order, logmag, sched, counter, count, parallel):
     """Run ``count`` MMD iterations in place (module docstring).
 
     Parameters
     ----------
     T : PublicFlat
-    pnode, parent, below, order : :class:`~solvers.public._sequences.PublicSequences`' arrays.
+    edge, parent, below, order : :class:`~solvers.public._sequences.PublicSequences`' arrays.
     B : tuple
         ``(sigma, logsig, zero, x, c, g, reach, v, acc, X)``: the behavioural policy and its
         logarithm (rewritten), zeros (per action), both sequence forms (``a + 2``, rewritten), the
@@ -98,7 +90,7 @@ def public_mmd_iterations(T, pnode, B, parent, below, order, logmag, sched, coun
         alpha, eta = temperature(sched, t)
         forward(T, sigma, reach, parallel, _ALL[0], live)
         values(T, zero, reach, v, acc, X, _ALL[0], t < 0, choice, parallel)
-        _utilities(T, pnode, v, c)
+        _utilities(edge, v, c)
         mmd_update(x, sigma, logsig, c, g, parent, below, order, T.infoset_offset,
                    T.infoset_num_actions, logmag, eta, alpha)
         counter[0] = t
@@ -145,7 +137,7 @@ class PublicMMD(LastIterate):
         """Run ``count`` iterations (the kernel advances the counter with the state)."""
         sf = self.sf
         numba.set_num_threads(self.threads)
-        public_mmd_iterations(self.game_tree.flat, sf.pnode, self._buffers(), sf.parent, sf.below,
+        public_mmd_iterations(self.game_tree.flat, sf.edge, self._buffers(), sf.parent, sf.below,
                               sf.order, self.logmag, self.sched, self.counter, count, self._prange)
 
     def evaluate(self):
