@@ -40,7 +40,7 @@ from solvers.cfr.representation import register
 from solvers.history.mmd import LastIterate, check_two_player_zero_sum, mmd_update, temperature
 from solvers.memory import check_fits
 from solvers.public._kernel import _ALL, evaluate, forward, scratch, values
-from solvers.public._sequences import PublicSequences
+from solvers.public._sequences import PublicSequences, parent_nodes
 from solvers.public.rep import PARALLEL_MIN_ENTRIES, PRANGE_MIN_ENTRIES
 from solvers.trees.publictree import PublicTree
 
@@ -105,8 +105,9 @@ class PublicMMD(LastIterate):
     it returns as the average is its last iterate; policies are in the tree's information-set order.
     """
 
-    #: The dispatchers of the first iteration and check (solvers.compiled.kernels_ready).
-    KERNELS = (public_mmd_iterations, evaluate)
+    #: The dispatchers of the first iteration and check (solvers.compiled.kernels_ready), and the
+    #: first of the sequences' (compiled together with the others of their module).
+    KERNELS = (public_mmd_iterations, evaluate, parent_nodes)
 
     def __init__(self, tree, spec, precision, updates, threads):
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
