@@ -17,8 +17,8 @@ Solver(tree, algorithm="cfr+", precision=..., updates=..., threads=..., seed=...
 solve(tree, algorithm=None, iterations=None, target_exploitability=None, seed=None, ...)
     Run ``"cfr"``, ``"cfr+"`` (the default), ``"lcfr"``, ``"dcfr"``, ``"pcfr+"``,
     ``"hs-dcfr"``, ``"hs-pcfr+"`` or Magnetic Mirror Descent (``"mmd"``,
-    ``"mmd-qre"``, or an :class:`~solvers.cfr.mmd.MMDSpec`; history trees
-    only) to a number of iterations or a target; returns a
+    ``"mmd-qre"``, or an :class:`~solvers.cfr.mmd.MMDSpec`; history and public
+    trees, not pieces) to a number of iterations or a target; returns a
     :class:`SolveResult`. A driver over :class:`Solver` with a progress bar,
     Ctrl-C, checkpoints (``checkpoint=``, ``checkpoint_every=``) and
     ``resume=``.

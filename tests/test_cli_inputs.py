@@ -128,11 +128,11 @@ BAD += [
     (["solve", "--rule", "copies=3", "--rule", "copies=2"], "--rule copies is given more than once"),
     (["solve", "--resume", "c.npz", "--seed", "3"], "--resume continues the checkpoint's own"),
     (["serve", "--port", "70000"], "--port"),
-    (["solve", "--representation", "public", "--algorithm", "mmd"],
-     "--algorithm mmd solves the history tree only (MMD has no public-tree representation): drop "
-     "--representation public"),
-    (["solve", "--representation", "pieces", "--algorithm", "mmd-qre"], "drop --representation pieces"),
-    (["solve", "--ray", "local", "--algorithm", "mmd"], "--algorithm mmd solves the history tree only"),
+    (["solve", "--representation", "pieces", "--algorithm", "mmd-qre"],
+     "--algorithm mmd-qre solves the history tree or the whole public tree (MMD has no representation "
+     "in pieces): drop --representation pieces"),
+    (["solve", "--ray", "local", "--algorithm", "mmd"], "--algorithm mmd solves the history tree or the "
+     "whole public tree (MMD has no representation in pieces): drop --ray"),
     (["solve", "--selection", "--turn-limit", "3"], "up to turn limit 2; got turn limit 3"),
 ]
 FLAGS = {"-h", "--help", "--version", "--force", "--no-progress", "--no-cache",

@@ -203,3 +203,45 @@ def test_info_counts_the_public_tree_by_parts_once(capsys):
     plans = [[line for line in out.splitlines() if line.startswith("public tree in pieces")]
              for _, out, _ in runs]
     assert plans[0] and plans[0] == plans[1] == plans[2]
+
+
+@pytest.mark.parametrize("algorithm", ["mmd", "mmd-qre"])
+def test_mmd_solves_the_public_tree_as_it_solves_the_history_tree(tmp_path, algorithm):
+    """``coupsolve solve --algorithm mmd --representation public`` end to end: the file records the
+    public tree and MMD, and its last iterate is as exploitable as the history tree's (the same
+    iterates: tests/test_solvers_public_mmd.py)."""
+    results = {}
+    for rep in ("public", "history"):
+        path = tmp_path / f"{rep}.npz"
+        assert main(["solve", "--turn-limit", "1", "--limit-payoff", "influence", "--representation", rep,
+                     "--algorithm", algorithm, "--iterations", "150", "--out", str(path),
+                     "--no-progress"]) == 0
+        results[rep] = solvers.SolveResult.load(path)
+    public, history = results["public"], results["history"]
+    assert public.tree_type == "PublicTree" and history.tree_type != "PublicTree"
+    assert public.algorithm == history.algorithm == algorithm and public.iterations == 150
+    assert abs(public.exploitability - history.exploitability) < 1e-9
+    assert abs(public.game_value[0] - history.game_value[0]) < 1e-9
+
+
+def test_auto_takes_the_whole_public_tree_for_mmd_never_pieces(capsys, monkeypatch):
+    """MMD goes on to the public tree when the history tree does not fit, and is refused (one line,
+    nothing built) where a CFR solve would go on to pieces."""
+    import coupsolve.plan as planner
+
+    measure, measure_public = planner.measure_history, planner.measure_public
+
+    def too_big(rules, options, say, build=False):
+        size, need, budget = measure(rules, options, say, build)
+        return size, (need[0], need[1], 2**40), 2**34
+
+    monkeypatch.setattr(planner, "measure_history", too_big)
+    argv = ["solve", "--turn-limit", "1", "--iterations", "5", "--algorithm", "mmd", "--no-progress"]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "trying the public tree" in out and "built the public tree (classbuild)" in out
+    assert "mmd: 5 iterations" in out
+    monkeypatch.setattr(planner, "measure_public",
+                        lambda *a, **k: (measure_public(*a, **k)[0], 2**40, 2**34))
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and "--algorithm mmd solves no tree in pieces" in err and "built" not in out

@@ -106,16 +106,6 @@ def test_bad_parameters_are_refused():
         MMDSpec("t", alpha=1.0, horizon=10)
 
 
-def test_a_public_tree_is_refused_naming_mmd(kuhn):
-    from solvers import PublicTree
-    from solvers.trees.derive import openspiel_labels
-
-    game, tree = kuhn
-    public = PublicTree.from_game_tree(tree, openspiel_labels(game))
-    with pytest.raises(TypeError, match="for mmd: GameTree"):
-        solvers.Solver(public, "mmd")
-
-
 @pytest.mark.parametrize("player, value", [(0, 3.0), (1, -2.0)])
 def test_one_decision_leans_to_the_best_action(player, value):
     """One decision among payoffs 1, 3, -2: the QRE at a small temperature all but picks the best."""

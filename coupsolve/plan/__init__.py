@@ -107,9 +107,8 @@ def _no_public(rules, options, size, need, room):
 
     cap = public.AUTO_CLASS_MAX_HISTORIES if public_builder(rules)[0].name == "classbuild" else \
         public.AUTO_PUBLIC_MAX_HISTORIES
-    if options.representation == "history" or size.nodes > cap or options.history_only:
-        hint = ("another --algorithm (MMD solves the history tree only)" if options.history_only else
-                "--representation public" if options.representation == "history" else
+    if options.representation == "history" or size.nodes > cap:
+        hint = ("--representation public" if options.representation == "history" else
                 public_hint(rules, size.nodes, options))
         return PlanError(f"the build and solve need about {fmt(need[2])}, more than the {fmt(room)} of "
                          f"memory; try a lower --turn-limit or {hint}")
@@ -139,9 +138,10 @@ def _choose(rules, options, say):
     size, peak, room = measure_public(rules, options, say)
     if rep != "pieces" and (room is None or peak <= room):
         return Plan(rules, builder, size, precision_for(options, "public"), peak, room)
-    if builder.name != "classbuild":
+    if builder.name != "classbuild" or options.no_pieces:
+        why = f" (--algorithm {options.algorithm} solves no tree in pieces)" if options.no_pieces else ""
         raise PlanError(f"the public tree's build and solve need about {fmt(peak)}, more than the "
-                        f"{fmt(room)} of memory; try a lower --turn-limit")
+                        f"{fmt(room)} of memory; try a lower --turn-limit{why}")
     pieces = plan_pieces(size, options, say, room, peak)
     return Plan(rules, _named("classpieces"), pieces, precision_for(options, "pieces"),
                 pieces.peak_bytes(precision_for(options, "pieces"), options.predictive), room)

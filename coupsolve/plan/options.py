@@ -60,14 +60,15 @@ class Options:
         if self.representation not in REPRESENTATIONS:
             raise PlanError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got "
                             f"{self.representation!r}")
-        if self.history_only and (self.representation in ("public", "pieces") or self.ray):
+        if self.no_pieces and (self.representation == "pieces" or self.ray):
             what = "--ray" if self.ray else f"--representation {self.representation}"
-            raise PlanError(f"--algorithm {self.algorithm} solves the history tree only (MMD has no "
-                            f"public-tree representation): drop {what}")
+            raise PlanError(f"--algorithm {self.algorithm} solves the history tree or the whole public "
+                            f"tree (MMD has no representation in pieces): drop {what}")
 
     @property
-    def history_only(self) -> bool:
-        """Whether the algorithm has the history tree's representation only (MMD's family)."""
+    def no_pieces(self) -> bool:
+        """Whether the algorithm solves no tree in pieces (MMD's family: the history tree and the whole
+        public tree only)."""
         from solvers import ALGORITHMS
 
         return getattr(ALGORITHMS.get(self.algorithm), "family", None) == "mmd"

@@ -54,7 +54,8 @@ of :data:`ALGORITHMS`:
     :func:`solvers.cfr.matching.schedule`).
 
 Magnetic Mirror Descent (``mmd``, ``mmd-qre``) is another family, with its own
-representation: :mod:`solvers.cfr.mmd`.
+representations: :mod:`solvers.cfr.mmd` (the update), :mod:`solvers.history.mmd` and
+:mod:`solvers.public.mmd`.
 """
 
 from __future__ import annotations

@@ -119,7 +119,8 @@ def register(tree_type, representation, family="cfr"):
 #: The modules that register the solvers' own representations (imported by :func:`representation_for`
 #: on first use: ``import solvers`` imports no kernel module). Each registers after what it imports, so a
 #: tree type registers after its base type and is found first.
-_BUILTIN = ("solvers.history.rep", "solvers.history.mmd", "solvers.public.rep", "solvers.pieces.local",
+_BUILTIN = ("solvers.history.rep", "solvers.history.mmd", "solvers.public.rep", "solvers.public.mmd",
+            "solvers.pieces.local",
             "solvers.pieces.remote")
 
 

@@ -24,7 +24,8 @@ from solvers.kinds import CHANCE, DECISION, TERMINAL
 from solvers.memory import check_fits
 from solvers.trees.gametree import GameTree
 
-__all__ = ["HistoryMMD", "SequenceForm", "history_sequences", "sequence_form"]
+__all__ = ["HistoryMMD", "LastIterate", "SequenceForm", "check_two_player_zero_sum", "history_sequences",
+           "mmd_update", "sequence_form", "temperature"]
 
 
 @numba.njit(cache=True)
@@ -143,6 +144,47 @@ def _gradient(logsig, c, g, parent, below, ioff, inum, logmag, eta, alpha):
 
 
 @numba.njit(cache=True)
+def temperature(sched, t):
+    """``(alpha_t, eta_t)`` of iteration ``t`` (from 1) of the schedule ``sched`` (``alpha,
+    alpha_end, horizon, stepsize, max|A|``: :class:`~solvers.cfr.mmd.MMDSpec`)."""
+    alpha = sched[0]
+    if sched[2] > 0.0:
+        alpha = sched[0] * (sched[1] / sched[0]) ** min(1.0, (t - 1) / sched[2])
+    eta = sched[3] if sched[3] > 0.0 else alpha / (sched[4] * sched[4])
+    return alpha, eta
+
+
+@numba.njit(cache=True)
+def mmd_update(x, sigma, logsig, c, g, parent, below, order, ioff, inum, logmag, eta, alpha):
+    """One MMD step from the utilities ``c`` of every sequence (both players' at once): the
+    gradients, the behavioural softmax deepest information set first (each adding its value to the
+    gradient of its parent sequence), then the new sequence form ``x``. Shared by the history and
+    the public tree (:mod:`solvers.public.mmd`), which differ only in how they compute ``c``."""
+    for r in range(g.shape[0]):
+        g[r] = 0.0
+    _gradient(logsig, c, g, parent, below, ioff, inum, logmag, eta, alpha)
+    for i in range(order.shape[0] - 1, -1, -1):
+        s = order[i]
+        o, n = ioff[s], inum[s]
+        low = g[o]
+        for k in range(1, n):
+            low = min(low, g[o + k])
+        total = 0.0
+        for k in range(n):
+            sigma[o + k] = math.exp(low - g[o + k])
+            total += sigma[o + k]
+        value = 0.0
+        log_total = math.log(total)
+        for k in range(n):
+            p = sigma[o + k] / total
+            sigma[o + k] = p
+            logsig[o + k] = (low - g[o + k]) - log_total
+            value += p * g[o + k] + p * logsig[o + k]
+        g[parent[s]] += value
+    _to_sequences(x, sigma, order, parent, ioff, inum)
+
+
+@numba.njit(cache=True)
 def mmd_iterations(x, sigma, logsig, c, g, indptr, indices, data, parent, below, order, ioff, inum,
                    logmag, sched, counter, count):
     """Run ``count`` MMD iterations in place (both players at once, as OpenSpiel does).
@@ -170,60 +212,28 @@ def mmd_iterations(x, sigma, logsig, c, g, indptr, indices, data, parent, below,
     int
         0.
     """
-    m = order.shape[0]
     for _ in range(count):
         t = counter[0] + 1
-        alpha = sched[0]
-        if sched[2] > 0.0:
-            alpha = sched[0] * (sched[1] / sched[0]) ** min(1.0, (t - 1) / sched[2])
-        eta = sched[3] if sched[3] > 0.0 else alpha / (sched[4] * sched[4])
+        alpha, eta = temperature(sched, t)
         for r in range(c.shape[0]):
             total = 0.0
             for e in range(indptr[r], indptr[r + 1]):
                 total += data[e] * x[indices[e]]
             c[r] = total
-            g[r] = 0.0
-        _gradient(logsig, c, g, parent, below, ioff, inum, logmag, eta, alpha)
-        for i in range(m - 1, -1, -1):
-            s = order[i]
-            o, n = ioff[s], inum[s]
-            low = g[o]
-            for k in range(1, n):
-                low = min(low, g[o + k])
-            total = 0.0
-            for k in range(n):
-                sigma[o + k] = math.exp(low - g[o + k])
-                total += sigma[o + k]
-            value = 0.0
-            log_total = math.log(total)
-            for k in range(n):
-                p = sigma[o + k] / total
-                sigma[o + k] = p
-                logsig[o + k] = (low - g[o + k]) - log_total
-                value += p * g[o + k] + p * logsig[o + k]
-            g[parent[s]] += value
-        _to_sequences(x, sigma, order, parent, ioff, inum)
+        mmd_update(x, sigma, logsig, c, g, parent, below, order, ioff, inum, logmag, eta, alpha)
         counter[0] = t
     return 0
 
 
-class HistoryMMD:
-    """MMD iterations over the sequence form of a :class:`~solvers.GameTree` (one thread).
-
-    Constructed like every representation (``cls(tree, spec, precision, updates, threads)``); MMD
-    updates both players at once from float64 sequence forms whatever ``updates`` and
-    ``precision`` say. The policy it returns as the average is its last iterate.
+class LastIterate:
+    """What an MMD representation keeps beside its kernels: the behavioural policy, its logarithm and
+    both players' sequence forms (float64, tree order), the schedule, the counter; its policies,
+    checkpoint state and restore. A subclass sets ``game_tree``, ``spec``, ``threads`` and ``sf``
+    (``parent``, ``order`` and ``scale`` as :class:`SequenceForm`'s) and calls :meth:`_start`.
     """
 
-    def __init__(self, tree, spec, precision, updates, threads):
-        check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
-                   f"solving {tree.game_id} with {spec.name}")
-        if getattr(tree, "num_players", 2) != 2 or getattr(tree, "payoffs", None) is not None:
-            raise ValueError("MMD solves two-player zero-sum trees only")
-        self.game_tree = tree
-        self.spec = spec
-        self.threads = 1
-        self.sf = sf = SequenceForm(tree)
+    def _start(self):
+        tree, spec, sf = self.game_tree, self.spec, self.sf
         a = tree.num_actions
         self.sigma = tree.uniform_policy().astype(np.float64)
         self.logsig = np.log(self.sigma)
@@ -237,30 +247,11 @@ class HistoryMMD:
         self.sched = np.array([spec.alpha * unit, spec.alpha_end * unit, float(spec.horizon),
                                spec.stepsize, scale])
         self.counter = np.zeros(1, np.int64)
-        self.ws = None
-
-    @classmethod
-    def estimate_bytes(cls, tree, spec, precision, updates, threads):
-        """Working memory: the sequence form's, the iterates' and the best response's buffers."""
-        return SequenceForm.estimate_bytes(tree) + 48 * tree.num_actions + 24 * tree.num_nodes
 
     @property
     def iterations(self):
         """Completed iterations."""
         return int(self.counter[0])
-
-    def iterate(self, count):
-        """Run ``count`` iterations (the kernel advances the counter with the state)."""
-        t, sf = self.game_tree, self.sf
-        mmd_iterations(self.x, self.sigma, self.logsig, self.c, self.g, sf.indptr, sf.indices, sf.data,
-                       sf.parent, sf.below, sf.order, t.infoset_offset, t.infoset_num_actions,
-                       self.logmag, self.sched, self.counter, count)
-
-    def evaluate(self):
-        """``(br0, br1, ev0)`` of the last iterate."""
-        if self.ws is None:
-            self.ws = _Workspace(self.game_tree)
-        return _values(self.sigma, self.ws)
 
     def average_policy(self):
         """MMD's output: its last iterate (tree order, a copy)."""
@@ -283,6 +274,50 @@ class HistoryMMD:
         self.logsig[:] = state["regret"]
         self.x[:] = sequence_form(self.sigma, self.game_tree, self.sf)
         self.counter[0] = iterations
+
+
+def check_two_player_zero_sum(tree):
+    """``ValueError`` unless ``tree`` is a two-player zero-sum game (what MMD solves)."""
+    if getattr(tree, "num_players", 2) != 2 or getattr(tree, "payoffs", None) is not None:
+        raise ValueError("MMD solves two-player zero-sum trees only")
+
+
+class HistoryMMD(LastIterate):
+    """MMD iterations over the sequence form of a :class:`~solvers.GameTree` (one thread).
+
+    Constructed like every representation (``cls(tree, spec, precision, updates, threads)``); MMD
+    updates both players at once from float64 sequence forms whatever ``updates`` and
+    ``precision`` say. The policy it returns as the average is its last iterate.
+    """
+
+    def __init__(self, tree, spec, precision, updates, threads):
+        check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
+                   f"solving {tree.game_id} with {spec.name}")
+        check_two_player_zero_sum(tree)
+        self.game_tree = tree
+        self.spec = spec
+        self.threads = 1
+        self.sf = SequenceForm(tree)
+        self._start()
+        self.ws = None
+
+    @classmethod
+    def estimate_bytes(cls, tree, spec, precision, updates, threads):
+        """Working memory: the sequence form's, the iterates' and the best response's buffers."""
+        return SequenceForm.estimate_bytes(tree) + 48 * tree.num_actions + 24 * tree.num_nodes
+
+    def iterate(self, count):
+        """Run ``count`` iterations (the kernel advances the counter with the state)."""
+        t, sf = self.game_tree, self.sf
+        mmd_iterations(self.x, self.sigma, self.logsig, self.c, self.g, sf.indptr, sf.indices, sf.data,
+                       sf.parent, sf.below, sf.order, t.infoset_offset, t.infoset_num_actions,
+                       self.logmag, self.sched, self.counter, count)
+
+    def evaluate(self):
+        """``(br0, br1, ev0)`` of the last iterate."""
+        if self.ws is None:
+            self.ws = _Workspace(self.game_tree)
+        return _values(self.sigma, self.ws)
 
 
 register(GameTree, HistoryMMD, family="mmd")
