@@ -7,7 +7,9 @@ updates in float64 on one thread, checked every ``CHECK_EVERY`` iterations (the 
 during the iterations; a target counts at the first check at or below it). A case stops at the last
 target, at ``--max-iterations`` or when its wall-clock budget is spent (``-`` in the table). The
 public tree's iterates are the history tree's (``tests/test_solvers_public.py``), so its iteration
-counts are the same.
+counts are the same: ``--tree public`` runs Coup on the public tree of the class walk instead
+(turn limit 3 in a fraction of the history tree's time and memory), with ``--budget`` seconds per
+case.
 """
 
 from __future__ import annotations
@@ -29,7 +31,20 @@ def _parser():
     parser.add_argument("--games", default=",".join(GAMES),
                         help=f"comma-separated, of {', '.join(CHECK_EVERY)} (default: %(default)s)")
     parser.add_argument("--max-iterations", type=int, default=20_000)
+    parser.add_argument("--tree", choices=("history", "public"), default="history",
+                        help="Coup's tree (the other games: always the history tree)")
+    parser.add_argument("--budget", type=float, help="seconds per case (default: 60, 20 with --quick)")
     return parser
+
+
+def _tree(game, kind):
+    """The tree a case runs on: Coup's public tree of the class walk with ``kind == "public"``."""
+    if kind == "history" or not game.is_coup:
+        return game.tree()
+    from coupsolve.trees.classwalk.build import build_class_tree
+    from coupsolve.trees.classwalk.count import count_class_tree
+
+    return build_class_tree(game.rules(), size=count_class_tree(game.rules())).tree
 
 
 def _cell(reached, target):
@@ -44,12 +59,13 @@ def run(args, info):
     import solvers
 
     games = all_games()
-    budget = 20.0 if args.quick else 60.0
+    budget = args.budget or (20.0 if args.quick else 60.0)
     rows, csv_rows = [], []
     for key in args.games.split(","):
         game = games[key]
-        tree = game.tree()
-        print(f"{game.label}: {tree.num_nodes:,} histories", file=sys.stderr, flush=True)
+        tree = _tree(game, args.tree)
+        print(f"{game.label}: {tree.num_nodes:,} {'histories' if args.tree == 'history' else 'nodes'}",
+              file=sys.stderr, flush=True)
         for algorithm in ALGORITHMS:
             solver = solvers.Solver(tree, algorithm)
             solver.step(1)  # compiles (first run only): this first iteration is counted, not timed
@@ -57,8 +73,9 @@ def run(args, info):
                                          args.max_iterations)
             reached = {t: (n + 1, s) for t, (n, s) in reached.items()}
             cells = [c for t in TARGETS for c in _cell(reached, t)]
-            rows.append([game.label, algorithm, *cells, f"{done + 1:,}", f"{value:.2e}"])
-            csv_rows.append(dict(game=key, algorithm=algorithm, iterations_run=done + 1,
+            label = game.label + (" (public tree)" if args.tree == "public" and game.is_coup else "")
+            rows.append([label, algorithm, *cells, f"{done + 1:,}", f"{value:.2e}"])
+            csv_rows.append(dict(game=key, tree=args.tree, algorithm=algorithm, iterations_run=done + 1,
                                  final_exploitability=value,
                                  **{f"iterations_{t:g}": reached.get(t, ("",))[0] for t in TARGETS},
                                  **{f"seconds_{t:g}": reached.get(t, ("", ""))[1]
