@@ -365,3 +365,40 @@ def test_the_rooted_value_is_openspiels():
         total += weight * value(state)
     _, v0, _ = entry_values(rooted, sigma)
     assert abs(total - v0[0]) <= 1e-9
+
+
+def test_solvers_and_the_analysis_take_a_rooted_tree():
+    """Rooted at the first turn (one public node in the card-selection setup) with the solve's own
+    ranges, the analysis of the solve's strategy is the whole game's but for the card choice, and a
+    solve of the rooted tree converges with the exploitability its solver reports."""
+    from coupsolve.analysis import analyse
+
+    rules = TL1_INF
+    whole, policy = solved(rules)
+    root, rooted, r0, r1 = check_values_at(rules, HISTORIES["turn-1"])
+    a, b = analyse(whole, policy), analyse(rooted, restrict_policy(whole, policy, rooted))
+    assert b.choice == {} and a.choice != {}
+    np.testing.assert_allclose(b.game_value, a.game_value, rtol=0, atol=1e-9)
+    for field in ("claims", "by_turn", "by_influence", "hand_value", "hand_best_response"):
+        _same(getattr(a, field), getattr(b, field), field)
+    first = solvers.solve(rooted.tree, algorithm="cfr+", iterations=1, threads=1, progress=False)
+    result = solvers.solve(rooted.tree, algorithm="cfr+", iterations=40, threads=1, progress=False)
+    assert abs(result.exploitability - exploitability(rooted, result.average_policy)) <= 1e-12
+    assert result.exploitability < first.exploitability / 5
+
+
+def _same(x, y, where):
+    """``x`` and ``y`` (nested dicts, lists, named tuples of numbers and names) agree: the same keys and
+    names, numbers to 1e-9."""
+    if isinstance(x, dict):
+        assert isinstance(y, dict) and sorted(x) == sorted(y), where
+        for k in x:
+            _same(x[k], y[k], f"{where}[{k!r}]")
+    elif isinstance(x, (list, tuple)):
+        assert isinstance(y, (list, tuple)) and len(x) == len(y), where
+        for i, (u, v) in enumerate(zip(x, y)):
+            _same(u, v, f"{where}[{i}]")
+    elif isinstance(x, str):
+        assert x == y, where
+    else:
+        assert abs(float(x) - float(y)) <= 1e-9, f"{where}: {x} != {y}"
