@@ -158,3 +158,9 @@ def test_openmp_threads_wait_asleep_unless_the_user_says(env, policy):
     out = subprocess.run([sys.executable, "-c", "import solvers, os; print(os.environ.get('OMP_WAIT_POLICY'))"],
                          env={**clean, **env}, capture_output=True, text=True, check=True).stdout.strip()
     assert out == str(policy)
+
+
+@pytest.mark.parametrize("algorithm,predictive", [("cfr+", False), ("pcfr+", True), ("hs-pcfr+", True),
+                                                  ("hs-dcfr", False), ("mmd", False)])
+def test_the_plan_counts_the_prediction_of_every_predictive_algorithm(algorithm, predictive):
+    assert Options(algorithm=algorithm).predictive is predictive

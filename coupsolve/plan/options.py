@@ -75,8 +75,11 @@ class Options:
 
     @property
     def predictive(self) -> bool:
-        """Whether the algorithm keeps a prediction (one more array per action)."""
-        return self.algorithm == "pcfr+"
+        """Whether the algorithm keeps a prediction (one more array per action): ``pcfr+`` and
+        ``hs-pcfr+``, as its spec says."""
+        from solvers import ALGORITHMS
+
+        return bool(getattr(ALGORITHMS.get(self.algorithm), "predictive", False))
 
 
 def precision_for(options: Options, tree: str) -> str:
