@@ -329,6 +329,13 @@ def test_bad_ranges_and_rules_are_refused_in_one_line():
         root.range_from_hands(0, {"Duke+Duke+Duke": 1.0})
     with pytest.raises(ValueError, match="not legal there"):
         public_root(TL1, [CHOOSE_DUKE, CHOOSE_DUKE, DEAL_DUKE, DEAL_DUKE])
+    state = load_game(TL2).new_initial_state()
+    for a in HISTORIES["turn-1"]:
+        state.apply_action(a)
+    from_state = public_root(TL1, state)  # an OpenSpiel state of the game (another turn limit is the same game)
+    assert from_state.public_path == root.public_path and np.array_equal(from_state.chance, root.chance)
+    with pytest.raises(ValueError, match="of other rules"):
+        public_root(STANDARD, state)
 
 
 def test_hand_ranges_spread_and_sum():
