@@ -43,6 +43,9 @@ class PublicTreePolicy(os_policy.Policy):
     flat : ndarray, float64 (or float32: kept so), shape (num_actions,)
         The policy, in the tree's information-set order.
 
+    A tree rooted mid-game (:mod:`coupsolve.trees.rooted`, a game id ending ``+root(...)``) is a part of
+    the game: its policy answers at the states below its root.
+
     Raises
     ------
     ValueError
@@ -74,7 +77,7 @@ class PublicTreePolicy(os_policy.Policy):
 
     def _setup(self, game, rules, tree, infoset_hash, flat):
         super().__init__(game, [0, 1])
-        if str(game) != tree.game_id:
+        if tree.game_id != str(game) and not tree.game_id.startswith(f"{game}+root("):
             raise ValueError(f"game {str(game)!r} is not the public tree's {tree.game_id!r}")
         flat = np.ascontiguousarray(flat, dtype=np.float32 if np.asarray(flat).dtype == np.float32
                                     else np.float64)

@@ -56,11 +56,12 @@ from solvers.public.rep import estimate_public_solve_bytes
 
 from coupsolve import engine as E
 from coupsolve.trees.stepwalk import node as N
+from coupsolve.trees.stepwalk.pools import Start, grow, new_work, seed
 from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.stepwalk.walk import init, replay, run
 from coupsolve.rules import Rules
 
-__all__ = ["PublicSize", "CoupPublicTree", "count_public_tree", "build_public_tree",
+__all__ = ["PublicSize", "CoupPublicTree", "Start", "count_public_tree", "build_public_tree",
            "sequence_hashes", "coup_tree_bytes"]
 
 _EXTRA_PER_INFOSET = 8 + 4  # infoset_hash (uint64) and infoset_context (CTX_DTYPE)
@@ -176,55 +177,6 @@ def _out(size=None):
     return PublicOut(**{k: np.zeros(length[k], dt) for k, dt in OUT_DTYPES.items()})
 
 
-# The work pools: (fields, what grows them, first capacity); tables and capacities are powers of two.
-_POOLS = (
-    (("h_h", "h_ent", "h_par", "h_slot", "h_prob", "h_kid", "h_np", "h_poff", "h_src", "h_act",
-      "order"), N.NEED_HIST, 1 << 14),
-    (("st",), N.NEED_STATE, 1 << 12),
-    (("rows",), N.NEED_ROWS, 1 << 10),
-    (("e_h1", "e_h2", "e_row", "e_par", "e_slot", "e_first", "e_count", "e_alo", "e_nact"),
-     N.NEED_ENTRY, 1 << 12),
-    (("acts",), N.NEED_ACTS, 1 << 12),
-    (("t_key", "t_val", "t_stamp"), N.NEED_TABLE, 1 << 13),
-    (("c_cnt", "c_start", "c_ntok", "c_hash", "c_tok", "c_tgt", "c_new"), N.NEED_CHILD, 1 << 8),
-    (("mpool",), N.NEED_MATRIX, 1 << 12),
-)
-_ROW = dict(st=(E.S_SIZE,), h_h=(2, 2), h_ent=(2,), h_par=(2,), c_tok=(N.TOK_WIDTH,), rows=(3,))
-_WDT = dict(st=np.int32, rows=np.int32, h_poff=np.int64, h_act=np.int32, h_h=np.uint64,
-            h_ent=np.int32, h_par=np.int32, h_slot=np.int32, h_prob=np.float64, h_kid=np.int32,
-            h_np=np.int32, h_src=np.int64, order=np.int64, e_h1=np.uint64, e_h2=np.uint64,
-            e_row=np.int32, e_par=np.int32, e_slot=np.int32, e_first=np.int64, e_count=np.int64,
-            e_alo=np.int64, e_nact=np.int32, acts=np.int32, t_key=np.uint64, t_val=np.int64,
-            t_stamp=np.int64, c_cnt=np.int64, c_start=np.int64, c_ntok=np.int32, c_hash=np.uint64,
-            c_tok=np.int32, c_tgt=np.int64, c_new=np.int64, mpool=np.float64)
-
-
-def _new_work(depths):
-    """A :class:`publicbuild_node.Work` with the first capacities, for a stack of ``depths`` frames."""
-    arrays = {f: np.zeros((cap,) + _ROW.get(f, ()), _WDT[f]) for fields, _, cap in _POOLS
-              for f in fields}
-    levels = {f: np.zeros(depths + 1, np.int64) for f in ("lvl_nodes", "lvl_ent", "free_node",
-                                                            "free_ent")}
-    return N.Work(frame=np.zeros((depths, N.NF), np.int64), **arrays, **levels)
-
-
-def _grow(W, status, need):
-    """``W`` with the pool that ``status`` names grown to at least ``need`` (and at least doubled)."""
-    for fields, code, _ in _POOLS:
-        if code == status:
-            old = getattr(W, fields[0]).shape[0]
-            cap = max(2 * old, 1 << int(np.ceil(np.log2(max(need, 1)))))
-            grown = sum(getattr(W, f).nbytes // old * cap for f in fields)
-            check_fits(grown, f"the public-tree walk's pool {fields[0]} ({cap:,} rows)")
-            new = {}
-            for f in fields:
-                a = np.zeros((cap,) + _ROW.get(f, ()), _WDT[f])
-                a[:old] = getattr(W, f)
-                new[f] = a
-            return W._replace(**new)
-    raise AssertionError(status)
-
-
 _ERRORS = {
     N.ERR_COLLISION: "a token-hash collision (two information sets would merge): please report it",
     N.ERR_RECALL: "a perfect-recall error: one information state reached from two parent states "
@@ -240,17 +192,21 @@ _ERRORS = {
 }
 
 
-def _walk(rules, size, out, progress):
-    """Run the walk to the end (count pass without ``size``, fill pass with); return (W, G, seconds)."""
+def _walk(rules, size, out, progress, start=None):
+    """Run the walk to the end (count pass without ``size``, fill pass with) from the game's start or
+    from ``start``; return (W, G, seconds)."""
     P = rules.params()
     fill = size is not None
-    W = _new_work(max_depth(rules) + 2)
+    W = new_work(max_depth(rules) + 2)
     G = np.zeros(N.NG, np.int64)
     if fill:
         nl = len(size.level_nodes)
         W.free_node[:nl] = np.concatenate(([0], np.cumsum(size.level_nodes)[:-1]))
         W.free_ent[:nl] = np.concatenate(([0], np.cumsum(size.level_entries)[:-1]))
-    init(P, W, G)
+    if start is None:
+        init(P, W, G)
+    else:
+        W = seed(W, G, start)
     stage, total = ("fill", size.histories) if fill else ("count", None)
     budget, t0 = _FIRST_BUDGET, time.perf_counter()
     while True:
@@ -267,14 +223,14 @@ def _walk(rules, size, out, progress):
             raise ValueError(f"{rules}: {_ERRORS[status]} (public depth {G[N.G_DEPTH]}, "
                              f"{G[N.G_NODES]:,} public nodes into the walk)")
         else:
-            W = _grow(W, status, int(G[N.G_NEED]))
+            W = grow(W, status, int(G[N.G_NEED]))
 
 
 def _work_bytes(W):
     return int(sum(a.nbytes for a in W))
 
 
-def count_public_tree(rules: Rules, progress=None) -> PublicSize:
+def count_public_tree(rules: Rules, progress=None, start: Start | None = None) -> PublicSize:
     """Walk the public tree once without storing it: its exact size (:class:`PublicSize`).
 
     Parameters
@@ -284,6 +240,8 @@ def count_public_tree(rules: Rules, progress=None) -> PublicSize:
     progress : callable, optional
         ``progress(stage, histories_done, histories_total)`` between chunks (``stage`` "count",
         ``histories_total`` None).
+    start : Start, optional
+        Root the tree at these histories instead of the game's start.
 
     Raises
     ------
@@ -291,7 +249,7 @@ def count_public_tree(rules: Rules, progress=None) -> PublicSize:
         Not a ``Rules``, not two players, or rules that do not decompose (the reason is given).
     """
     check_rules(rules, two_players=True)
-    W, G, seconds = _walk(rules, None, _out(), progress)
+    W, G, seconds = _walk(rules, None, _out(), progress, start)
     lv = W.lvl_nodes
     depth = int(np.count_nonzero(lv))
     return PublicSize(rules, int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]),
@@ -301,7 +259,8 @@ def count_public_tree(rules: Rules, progress=None) -> PublicSize:
                       W.lvl_ent[:depth].copy(), _work_bytes(W), seconds)
 
 
-def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=None) -> CoupPublicTree:
+def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=None,
+                      start: Start | None = None) -> CoupPublicTree:
     """The public tree of two-player ``rules`` (counted first unless ``size`` is given).
 
     Parameters
@@ -311,6 +270,8 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
         ``count_public_tree(rules)``, when the caller already counted.
     progress : callable, optional
         ``progress(stage, histories_done, histories_total)`` between chunks of both passes.
+    start : Start, optional
+        Root the tree at these histories instead of the game's start (``size`` must be their count).
 
     Returns
     -------
@@ -325,14 +286,14 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     """
     check_rules(rules, two_players=True)
     if size is None:
-        size = count_public_tree(rules, progress)
+        size = count_public_tree(rules, progress, start)
     elif not isinstance(size, PublicSize) or size.rules != rules:
         raise ValueError("size must be count_public_tree(rules) of these very rules")
     check_fits(size.tree_bytes() + max(size.work_bytes, size.sparse_bytes()),
                f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
                f"information sets)")
     out = _out(size)
-    W, G, seconds = _walk(rules, size, out, progress)
+    W, G, seconds = _walk(rules, size, out, progress, start)
     got = (int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]), int(G[N.G_CELLS]))
     if got != (size.nodes, size.entries, size.infosets, size.cells):
         raise RuntimeError(f"the fill pass found {got} (nodes, entries, information sets, cells), "

@@ -20,7 +20,7 @@ from coupsolve import engine as E
 from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix, absorb
 from coupsolve.trees.stepwalk.node import (DONE, ERR_EVENTS, ERR_SILENT, ERR_SPLIT, F_BASE, F_CPLO, F_ELO,
                                F_EN0, F_KIND, F_M, F_NCH, F_NXT, F_OHI, F_OLO, F_PLAYER, F_RTOP,
-                               F_SLO, G_MAXC, G_MAXH, G_NEED, G_STAMP, NEED_CHILD, NEED_HIST,
+                               F_SLO, G_MAXC, G_MAXH, G_NEED, G_ROWS0, G_STAMP, NEED_CHILD, NEED_HIST,
                                NEED_ROWS, NEED_TABLE, TOK_WIDTH, _tmask, _tslot)
 
 _SPLIT_SALT = np.uint64(0x5851F42D4C957F2D)  # player 1's keys in the split check's table
@@ -195,7 +195,7 @@ def _expand(P, W, G, d, sc):
     base, cplo, m = F[d, F_BASE], F[d, F_CPLO], F[d, F_M]
     kids = _merge_prefixes(W, cplo, nch)
     W.c_cnt[cplo:cplo + kids] = 0
-    rtop = F[d - 1, F_RTOP] if d > 0 else 0
+    rtop = F[d - 1, F_RTOP] if d > 0 else G[G_ROWS0]  # the root's own pending rows come first
     for c in range(base, base + m):
         t = W.c_tgt[cplo + W.h_kid[c]]
         if t != W.h_kid[c]:

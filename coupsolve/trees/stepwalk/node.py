@@ -63,7 +63,8 @@ PHASE_ENTER, PHASE_ITER = 0, 1
 # global counters
 (G_DEPTH, G_NODES, G_ENTRIES, G_INFOSETS, G_ACTIONS, G_MATRICES, G_CELLS, G_HISTORIES, G_STAMP,
  G_NEED, G_DECHIST, G_MAXH, G_MAXE, G_MAXM, G_MAXC, G_TERMHIST, G_CELLS_WHY) = range(17)
-NG = 19  # G_CELLS_WHY + ANCHOR_*: the cells of the matrices stored, by why their node is an anchor
+G_ROWS0 = 19  # the pending event rows of the root's histories in transit (a walk rooted mid-game)
+NG = 20  # G_CELLS_WHY + ANCHOR_* (the cells of the matrices stored, by why their node is an anchor), G_ROWS0
 ANCHOR_CHANCE, ANCHOR_WEIGHTS, ANCHOR_PAYOFF = 0, 1, 2  # the root or a chance child; weights; payoffs
 # status codes
 DONE, MORE = 0, 1
