@@ -69,8 +69,11 @@ def test_the_package_imports_its_heavy_parts_on_first_use():
 def _interrupted(argv, delay):
     """Run ``argv`` under ``-X importtime``, send Ctrl-C ``delay`` seconds after coupsolve's own start-up
     handling is imported (its import line on stderr), and return (status, stderr without import lines)."""
+    # Ctrl-C at its default, as a terminal starts a command: a process that inherits it ignored (as a
+    # test worker may, after another test's library set it so) keeps it ignored, rightly
     proc = subprocess.Popen([sys.executable, "-X", "importtime"] + argv, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     seen = []
     for line in proc.stderr:
         seen.append(line)
