@@ -7,6 +7,7 @@ after every iteration, for both registered runs and other temperatures and magne
 (the step's scale) must be the history tree's. Then the threads, a checkpoint and the exploitability.
 """
 
+import importlib
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -113,7 +114,7 @@ def test_threads_do_not_change_the_iterates(leduc, monkeypatch):
     iterates of one thread, bit for bit."""
     public = _public(leduc)
     one = Solver(public, "mmd")
-    monkeypatch.setattr(public_mmd, "PARALLEL_MIN_ENTRIES", 0)
+    monkeypatch.setattr(importlib.import_module("solvers.public.rep"), "PARALLEL_MIN_ENTRIES", 0)
     monkeypatch.setattr(public_mmd, "PRANGE_MIN_ENTRIES", 0)
     two = Solver(public, "mmd", threads=2)
     assert two.representation.threads == 2 and two.representation.X.shape[0] == 2

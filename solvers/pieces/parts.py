@@ -23,7 +23,7 @@ from solvers.history.passes import normalize_average
 from solvers.cfr.matching import schedule
 from solvers.public import backward_levels, forward_levels, no_live, values_levels
 from solvers.kinds import BOTH_PLAYERS
-from solvers.public.rep import (PARALLEL_MIN_ENTRIES, PRANGE_MIN_ENTRIES, estimate_public_solve_bytes,
+from solvers.public.rep import (PRANGE_MIN_ENTRIES, passes_threads, estimate_public_solve_bytes,
                                 new_state, params_of)
 from solvers.pieces.split import choose_depth, split
 from solvers.pieces.split import count as _count
@@ -61,9 +61,8 @@ class PieceRunner:
         self.piece = piece
         self.params = params
         f = piece.flat
-        # a small piece runs on one thread, as a small whole tree does: its levels' parallel regions
-        # cost more to start (and, on a busy machine, to join) than they save; same iterates
-        self.threads = 1 if f.entry_parent.shape[0] < PARALLEL_MIN_ENTRIES else int(threads)
+        # a small piece runs on one thread, as a small whole tree does (same iterates)
+        self.threads = passes_threads(f.entry_parent.shape[0], threads)
         self.state = new_state(f, precision, params.predictive, self.threads, shared, held)
         self._real = self.state.reach.dtype
         self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES

@@ -41,7 +41,7 @@ from solvers.history.mmd import LastIterate, check_two_player_zero_sum, mmd_upda
 from solvers.memory import check_fits
 from solvers.public._kernel import _ALL, evaluate, forward, scratch, values
 from solvers.public._sequences import PublicSequences, parent_nodes
-from solvers.public.rep import PARALLEL_MIN_ENTRIES, PRANGE_MIN_ENTRIES
+from solvers.public.rep import PRANGE_MIN_ENTRIES, passes_threads
 from solvers.trees.publictree import PublicTree
 
 __all__ = ["PublicMMD", "public_mmd_iterations"]
@@ -115,7 +115,7 @@ class PublicMMD(LastIterate):
         check_two_player_zero_sum(tree)
         self.game_tree = tree
         self.spec = spec
-        self.threads = 1 if tree.num_entries < PARALLEL_MIN_ENTRIES else threads
+        self.threads = passes_threads(tree.num_entries, threads)
         self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
         self.sf = PublicSequences(tree)
         self._start()

@@ -91,6 +91,12 @@ PARALLEL_MIN_ENTRIES = 1 << 18
 PRANGE_MIN_ENTRIES = 1 << 14
 
 
+def passes_threads(num_entries, threads):
+    """The threads the passes over a tree (or piece) of ``num_entries`` entries run on: one below
+    :data:`PARALLEL_MIN_ENTRIES`, else ``threads``."""
+    return 1 if num_entries < PARALLEL_MIN_ENTRIES else int(threads)
+
+
 class PublicState(NamedTuple):
     """The buffers of a public-tree solve (:func:`new_state`), in the solve's precision: per action
     ``sigma``, ``regret``, ``cumulative``, ``acc`` and ``acc2`` (PCFR+, else empty); per entry
@@ -130,7 +136,7 @@ class PublicTreeRep:
         check_fits(self.estimate_bytes(tree, spec, precision, updates, threads),
                    f"solving {tree.game_id} with {spec.name} on its public tree")
         self.game_tree = tree
-        self.threads = 1 if tree.num_entries < PARALLEL_MIN_ENTRIES else threads
+        self.threads = passes_threads(tree.num_entries, threads)
         self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
         self.params = params_of(spec, updates)
         self.state = new_state(tree.flat, precision, spec.predictive, self.threads)
