@@ -4,8 +4,9 @@ The nodes of a level are independent (each reads its parent's entries and writes
 information sets and children's entries), so however a level is shared between threads, and whether a
 small level runs on the calling thread (``solvers.public._node.LEVEL_MIN_ENTRIES``), every value is
 computed by the same arithmetic in the same order. Checked bit for bit on Coup at turn limit 2 (levels
-of both kinds) and on Leduc poker with the drivers' thresholds lowered so that its small tree runs
-the parallel drivers on two threads.
+of both kinds) on the serial drivers, on the parallel ones on one thread and on two, and on Leduc
+poker with the drivers' thresholds lowered so that its small tree runs the parallel drivers on two
+threads.
 """
 
 import numba
@@ -28,11 +29,12 @@ def coup2():
     return build_class_tree(coupsolve.Rules.two_player_selection(turn_limit=2)).tree
 
 
-def _solve(tree, algorithm, threads, iterations, updates="alternating", serial=False):
-    """The state after ``iterations``, the exploitability and a best response's value."""
+def _solve(tree, algorithm, threads, iterations, updates="alternating", prange=None):
+    """The state after ``iterations``, the exploitability and a best response's value; ``prange``
+    forces the parallel drivers (True) or the serial ones (False, one loop over the nodes)."""
     solver = Solver(tree, algorithm, threads=threads, updates=updates)
-    if serial:  # the serial drivers: one loop over the nodes, no parallel region
-        solver.representation._prange = False
+    if prange is not None:
+        solver.representation._prange = prange
     solver.step(iterations)
     value, _ = solver.representation.best_response(solver.average_policy(), 1)
     return solver.representation.get_state(), solver.exploitability(), value, solver
@@ -50,9 +52,10 @@ def _assert_same(a, b):
 def test_coup_iterates_are_the_same_on_any_threads(coup2, algorithm, updates):
     work = np.diff(coup2.entry_start[coup2.level_start])
     assert (work < LEVEL_MIN_ENTRIES).sum() >= 2 and (work >= LEVEL_MIN_ENTRIES).sum() >= 2
-    serial = _solve(coup2, algorithm, 1, 6, updates, serial=True)
+    serial = _solve(coup2, algorithm, 1, 6, updates)
+    assert not serial[3].representation._prange  # one thread: the serial drivers
     for threads in sorted({1, THREADS}):
-        got = _solve(coup2, algorithm, threads, 6, updates)
+        got = _solve(coup2, algorithm, threads, 6, updates, prange=True)
         assert got[3].representation.threads == threads
         _assert_same(got, serial)
 

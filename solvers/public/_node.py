@@ -19,7 +19,7 @@ LEVEL_MIN_ENTRIES = 1 << 14
 #: which the threads take one at a time, each the next when done with its last (:func:`_claim`): a
 #: share fixed in advance by entries left threads idle where entries cost unevenly (terminals that
 #: pay nothing, nodes the opponent does not reach: docs/research/public-speed.md, ninth session).
-RUN_ENTRIES = 1 << 10
+RUN_ENTRIES = 1 << 12
 MAX_RUNS = 512
 
 __all__ = ["LIVE", "SILENT", "BELOW", "LEVEL_MIN_ENTRIES", "RUN_ENTRIES", "MAX_RUNS", "scratch"]
