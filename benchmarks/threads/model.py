@@ -30,7 +30,7 @@ __all__ = ["CLAIMS", "claimed", "cut", "shares", "level_of", "makespans", "node_
 
 #: The runs the claims of :func:`claimed` cut a level into: about this many entries each, at most
 #: this many runs (:data:`solvers.public._node.RUN_ENTRIES`, ``MAX_RUNS``).
-CLAIMS = (1 << 10, 512)
+CLAIMS = (1 << 12, 512)
 
 
 def cut(es, a, b, t, nt):
