@@ -1,7 +1,7 @@
 """Turn limit 4: report strategies solved in pieces, and how the figures move as the horizon grows.
 
-Solve first (on 2 cores about an hour and a half each: count, build in pieces, solve; the command
-peaks at about 16 GiB: see the README):
+Solve first (on 2 cores about 45 minutes each: count, build in pieces, solve; the command peaks at
+about 16 GiB: docs/howto/turn-limit-4.md; the second payoff reuses the first's count):
 
     coupsolve solve --turn-limit 4 --limit-payoff draw --precision float32 --threads 2 \\
         --target-exploitability 1e-3 --check-every 10 --out tl4_draw.npz

@@ -14,6 +14,7 @@ import coupsolve
 from coup_helpers import histories
 from coupsolve import Rules
 from coupsolve.cli import main
+from coupsolve.plan.options import ALGORITHM
 
 
 def run(*args, stdin=None):
@@ -171,7 +172,7 @@ def test_each_speed_option_changes_the_solve(monkeypatch, capsys):
     base = _solve_json(capsys)
     cores = importlib.import_module("coupsolve.plan").solve_threads(None)[0]  # the default: every core
     assert (base["precision"], base["updates"], base["threads"]) == ("float64", "alternating", cores)
-    assert (base["algorithm"], base["iterations"]) == ("cfr+", 10)
+    assert (base["algorithm"], base["iterations"]) == (ALGORITHM, 10)  # the library's default
     # float32 buffers round differently: the same curve to about 1e-6, not to the last digit
     f32 = _solve_json(capsys, "--precision", "float32")
     assert f32["precision"] == "float32"

@@ -11,6 +11,7 @@ import pytest
 
 from coupsolve import Rules
 from coupsolve.cli import main, random_game_log
+from coupsolve.plan.options import ALGORITHM
 from solvers import npz as _npz
 
 KIND = "coupsolve.solvers.SolveResult"
@@ -48,7 +49,7 @@ def _rewrite(src, dst, **changes):
 def test_solve_json_has_the_analysis_and_provenance(solved):
     _, data = solved
     assert PROVENANCE <= set(data)
-    assert data["iterations"] == 50 and data["algorithm"] == "cfr+" and data["seed"] == 0
+    assert data["iterations"] == 50 and data["algorithm"] == ALGORITHM and data["seed"] == 0
     assert {"claims", "by_turn", "choice_best_response", "reach_threshold"} <= set(data["analysis"])
 
 
@@ -98,7 +99,7 @@ def test_play_checks_the_policy_before_the_first_move(solved, tmp_path, capsys, 
 
 def test_target_alone_is_capped_and_warned_up_front(capsys):
     code, out, _ = _run(["solve", "--turn-limit", "1", "--target-exploitability", "1e-9", "--precision",
-                         "float32", "--max-iterations", "30", "--no-progress"], capsys)
+                         "float32", "--max-iterations", "30", "--algorithm", "cfr+", "--no-progress"], capsys)
     assert code == 0
     assert out.index("warning: --target-exploitability 1e-09") < out.index("counting")
     assert "at most 30 iterations" in out and "cfr+: 30 iterations" in out

@@ -50,7 +50,7 @@ def test_the_table_covers_the_presets_and_the_payoff_keeps_the_shape():
     assert (tl4.nodes, tl4.decision_nodes) == (3_049_696_500, 1_001_496_498)
 
 
-def test_a_count_is_cached_for_its_exact_rules_only(tmp_path):
+def test_a_count_is_cached_for_its_rules_and_serves_both_limit_payoffs(tmp_path):
     rules = Rules.two_player_selection(turn_limit=1, challenge_bounty=1)
     assert sizecache.lookup(rules) is None
     size = count_tree(rules)
@@ -58,7 +58,10 @@ def test_a_count_is_cached_for_its_exact_rules_only(tmp_path):
     again = sizecache.lookup(rules)
     assert again.source == sizecache.CACHED and again.size.rules == rules
     assert sizecache.entry_of(again.size) == sizecache.entry_of(size)
-    assert sizecache.lookup(rules.replace(limit_payoff="influence")) is None  # other rules, same shape
+    other = sizecache.lookup(rules.replace(limit_payoff="influence"))  # other rules, same shape
+    assert other.source == sizecache.CACHED and other.size.rules == rules.replace(limit_payoff="influence")
+    assert sizecache.entry_of(other.size) == sizecache.entry_of(size)
+    assert sizecache.lookup(rules.replace(challenge_bounty=2)) is None  # another shape
     text = open(sizecache.cache_path(), encoding="utf-8").read()
     assert list(json.loads(text)["sizes"]) == [rules.game_string()]
     assert str(tmp_path) not in text and "/" not in text.replace(rules.game_string(), "")  # no paths
@@ -131,7 +134,10 @@ def test_a_public_count_by_parts_is_cached_whole_and_checked(capsys):
     assert sizecache.public_entry(back) == sizecache.public_entry(size)
     assert back.parts == size.parts and back.peak_bytes("float32") == size.peak_bytes("float32")
     assert sizecache.lookup_public(rules, 9) is None  # other parts: another cut
-    assert sizecache.lookup_public(rules.replace(limit_payoff="influence"), 8) is None
+    influence = sizecache.lookup_public(rules.replace(limit_payoff="influence"), 8)  # the same shape
+    assert influence.rules.limit_payoff == "influence"
+    assert sizecache.public_entry(influence) == sizecache.public_entry(size)
+    assert sizecache.lookup_public(rules.replace(turn_limit=1), 8) is None
     assert sizecache.lookup_public(rules, 8, cache=False) is None
     assert sizecache.lookup(rules) is None or sizecache.lookup(rules).source == sizecache.KNOWN
     path = sizecache.cache_path()
@@ -170,3 +176,15 @@ def test_a_count_is_kept_across_edits_it_does_not_read(tmp_path):
     with open(tmp_path / "coupsolve" / "engine" / "core.py", "a") as f:
         f.write("# an edit of the engine\n")
     assert stamp() != first
+
+
+def test_the_limit_payoff_does_not_change_a_count_by_parts():
+    """Why one count serves both payoffs: counted under each, every number but the time is equal."""
+    from coupsolve.trees.classwalk.count import count_class_tree
+
+    rules = Rules.two_player_selection(turn_limit=1)
+    draw, influence = (sizecache.public_entry(count_class_tree(rules.replace(limit_payoff=p),
+                                                               split_depth="auto", parts=4))
+                       for p in ("draw", "influence"))
+    assert draw["nodes"] > 0 and draw.pop("seconds") >= 0 and influence.pop("seconds") >= 0
+    assert draw == influence

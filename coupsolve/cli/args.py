@@ -14,7 +14,7 @@ from coupsolve.cli import values as V
 from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 
 # ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
-from coupsolve.plan.options import AUTO as AUTO_PRECISION
+from coupsolve.plan.options import ALGORITHM, AUTO as AUTO_PRECISION
 from coupsolve.sampling import ABSTRACTIONS
 from solvers.options import AVERAGES, PRECISIONS, REGRETS, SAMPLINGS, UPDATES
 
@@ -212,7 +212,7 @@ def _add_solve_args(p):
     from solvers.cfr.algorithms import ALGORITHMS
 
     _add_rules_args(p)
-    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="cfr+", help="the CFR variant")
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default=ALGORITHM, help="the CFR variant")
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--iterations", type=V.count,
                       help=f"iterations to run (default: until --target-exploitability {DEFAULT_TARGET:g} "

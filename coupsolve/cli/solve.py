@@ -23,10 +23,11 @@ from coupsolve.cli.leaves import say_leaves
 def plan_options(args):
     """The planner's options from the parsed ``args`` (``info`` has no solve options: the defaults)."""
     from coupsolve.plan import AUTO, Options
+    from coupsolve.plan.options import ALGORITHM
 
     return Options(representation=args.representation, precision=getattr(args, "precision", AUTO),
                    max_memory=args.max_memory, threads=getattr(args, "threads", None),
-                   algorithm=getattr(args, "algorithm", "cfr+"),
+                   algorithm=getattr(args, "algorithm", ALGORITHM),
                    updates=getattr(args, "updates", "alternating"), cache=not args.no_cache,
                    parts=args.pieces, ray=bool(getattr(args, "ray", None)))
 

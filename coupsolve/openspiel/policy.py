@@ -75,15 +75,29 @@ class PublicTreePolicy(os_policy.Policy):
             num_infosets=n.shape[0], num_actions=int(n.sum()))
         return cls.of_table(game, rules, table, result.infoset_hash, result.average_policy)
 
+    def with_policy(self, flat):
+        """Another policy ``flat`` over the same information sets, sharing this one's sorted keys (a
+        best response beside the strategy it answers, without a second copy of the keys)."""
+        other = self.__class__.__new__(self.__class__)
+        other.__dict__.update(self.__dict__)
+        other._flat = self._checked(flat, self._tree)
+        return other
+
+    @staticmethod
+    def _checked(flat, tree):
+        flat = np.ascontiguousarray(flat, dtype=np.float32 if np.asarray(flat).dtype == np.float32
+                                    else np.float64)
+        if flat.shape != (tree.num_actions,):
+            raise ValueError(f"policy has shape {flat.shape}, expected ({tree.num_actions},)")
+        return flat
+
     def _setup(self, game, rules, tree, infoset_hash, flat):
         super().__init__(game, [0, 1])
         if tree.game_id != str(game) and not tree.game_id.startswith(f"{game}+root("):
             raise ValueError(f"game {str(game)!r} is not the public tree's {tree.game_id!r}")
-        flat = np.ascontiguousarray(flat, dtype=np.float32 if np.asarray(flat).dtype == np.float32
-                                    else np.float64)
-        if flat.shape != (tree.num_actions,) or infoset_hash.shape != (tree.num_infosets,):
-            raise ValueError(f"policy has shape {flat.shape} and keys {infoset_hash.shape}, expected "
-                             f"({tree.num_actions},) and ({tree.num_infosets},)")
+        if infoset_hash.shape != (tree.num_infosets,):
+            raise ValueError(f"keys have shape {infoset_hash.shape}, expected ({tree.num_infosets},)")
+        flat = self._checked(flat, tree)
         self._rules = rules
         self._tree = tree
         self._flat = flat
@@ -159,7 +173,7 @@ class HistoryTreePolicy(os_policy.Policy):
         return {int(a): float(p) for a, p in zip(legal, self._sigma[o:o + len(legal)])}
 
 
-def sampled_value(game, policies, games, seed):
+def sampled_value(game, policies, games, seed, progress=None):
     """Player 0's mean payoff when ``policies[p]`` plays seat ``p``, sampled through OpenSpiel.
 
     Parameters
@@ -170,6 +184,8 @@ def sampled_value(game, policies, games, seed):
         Games to play.
     seed : int
         Seeds the chance outcomes and the players' sampled actions (``numpy.random.default_rng``).
+    progress : callable, optional
+        ``progress(done, games)`` every 1,000 games and at the end.
 
     Returns
     -------
@@ -179,7 +195,9 @@ def sampled_value(game, policies, games, seed):
     rng = np.random.default_rng(seed)
     total = 0.0
     total_sq = 0.0
-    for _ in range(games):
+    for g in range(games):
+        if progress is not None and g and g % 1000 == 0:
+            progress(g, games)
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -195,6 +213,8 @@ def sampled_value(game, policies, games, seed):
         x = state.returns()[0]
         total += x
         total_sq += x * x
+    if progress is not None:
+        progress(games, games)
     mean = total / games
     var = max(total_sq / games - mean * mean, 0.0) * games / max(games - 1, 1)
     return mean, Z99 * math.sqrt(var / games)

@@ -6,9 +6,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["AUTO", "Options", "PlanError", "asked_precision", "budget", "every", "fmt", "precision_for",
+__all__ = ["ALGORITHM", "AUTO", "Options", "PlanError", "asked_precision", "budget", "every", "fmt", "precision_for",
            "progress_lines"]
 
+#: The algorithm a Coup solve runs unless told: HS-DCFR, DCFR with the hyperparameter schedules of
+#: Zhang, McAleer and Sandholm ("Faster game solving via hyperparameter schedules", arXiv:2404.09097),
+#: which reaches a given exploitability in the fewest iterations on Coup at every turn limit measured
+#: (docs/research/selection.md). ``solvers.solve`` keeps CFR+: on other games it is not the fastest.
+ALGORITHM = "hs-dcfr"
 #: ``precision="auto"``: float64 (OpenSpiel-exact), but float32 for a public tree held in pieces.
 AUTO = "auto"
 #: The trees a plan may choose (``representation``; ``auto`` chooses).
@@ -36,7 +41,8 @@ class Options:
     threads : int, optional
         The solve's threads (none: the count by parts runs on every core, the estimates assume one).
     algorithm, updates : str
-        The solve's algorithm (``pcfr+`` keeps one more array) and updates.
+        The solve's algorithm (:data:`ALGORITHM` unless told; ``pcfr+`` keeps one more array) and
+        updates.
     cache : bool
         Whether sizes known without counting are read and counts are remembered
         (:mod:`coupsolve.trees.sizecache`).
@@ -50,7 +56,7 @@ class Options:
     precision: str = AUTO
     max_memory: int | None = None
     threads: int | None = None
-    algorithm: str = "cfr+"
+    algorithm: str = ALGORITHM
     updates: str = "alternating"
     cache: bool = True
     parts: int | None = None

@@ -5,7 +5,9 @@ line asks here first (:func:`lookup`) and records each count it finishes, or the
 a count its budget stopped (:func:`remember`): a tree known not to fit is refused at once, and a tree
 is counted once.
 
-An entry is keyed by the game id (:meth:`coupsolve.Rules.game_string`, the exact rules) and is
+An entry is keyed by the tree's shape (:func:`shape_key`: the game id,
+:meth:`coupsolve.Rules.game_string`, of the rules with the limit payoff at its default, since the
+payoff at the turn limit changes what a leaf pays, not the tree; a count serves both payoffs) and is
 either exact (every field of a :class:`TreeSize` but its rules) or a lower bound ``{"at_least": N}``
 (the tree has at least N histories), which answers a budget below N. Two sources:
 
@@ -44,7 +46,7 @@ import numpy as np
 from coupsolve.trees.history.size import TreeSize
 
 __all__ = ["COUNT_LAYOUT", "KnownSize", "cache_path", "entry_of", "lookup", "lookup_public",
-           "lookup_public_source", "public_key", "remember", "remember_public", "size_of"]
+           "lookup_public_source", "public_key", "remember", "remember_public", "shape_key", "size_of"]
 
 #: What a count counts (histories as ``coupsolve.trees.history.builder`` walks them, the fields of a TreeSize): raise
 #: it when that changes, and regenerate the packaged table.
@@ -62,6 +64,14 @@ class KnownSize(NamedTuple):
     size: TreeSize | None
     at_least: int
     source: str
+
+
+def shape_key(rules) -> str:
+    """The key of ``rules``' counts: the game id of the same rules with the limit payoff at its
+    default (the payoff does not change the tree's shape, so one count serves both)."""
+    from coupsolve.rules import Rules
+
+    return rules.replace(limit_payoff=Rules().limit_payoff).game_string()
 
 
 def _warn(message):
@@ -228,7 +238,7 @@ def lookup(rules, cache: bool = True) -> KnownSize | None:
 
     if not cache:
         return None
-    key = rules.game_string()
+    key = shape_key(rules)
     cached, table = _cached(), _known_table()
     found = [k for k in (_from(rules, cached, key, CACHED, "the size cache"),
                          _from(rules, table, key, KNOWN, "the known sizes")) if k is not None]
@@ -250,7 +260,7 @@ def _shorter(rules, cached, table) -> list:
         if t >= rules.turn_limit:
             break
         shorter = rules.replace(turn_limit=t)
-        key = shorter.game_string()
+        key = shape_key(shorter)
         for sizes, source in ((cached, CACHED), (table, KNOWN)):
             known = _from(shorter, sizes, key, source, "the size cache" if sizes is cached else
                           "the known sizes")
@@ -265,7 +275,7 @@ def remember(rules, size: TreeSize | None = None, at_least: int | None = None) -
     that a budgeted count proved, in the cache file (:func:`cache_path`). A bound never replaces an
     exact count nor a larger bound. A file that cannot be written is left as it is, with a warning."""
 
-    path, stamp, key = cache_path(), _stamp(), rules.game_string()
+    path, stamp, key = cache_path(), _stamp(), shape_key(rules)
     sizes = dict(_cached(warn=False))  # a bad file or entry: replaced (lookup warned)
     if size is not None:
         sizes[key] = entry_of(size)
@@ -303,7 +313,7 @@ def _bound_or_zero(entry) -> int:
 def public_key(rules, parts) -> str:
     """The key of the count by ``parts`` parts of ``rules``' public tree (in the cache and the table)."""
 
-    return f"{rules.game_string()} | public tree counted by {int(parts)} parts"
+    return f"{shape_key(rules)} | public tree counted by {int(parts)} parts"
 
 
 def public_entry(size) -> dict:

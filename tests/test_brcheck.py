@@ -1,0 +1,87 @@
+"""The check of exact best responses by play (coupsolve.evaluation.brcheck) and its example script."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import coupsolve
+from coupsolve.evaluation.brcheck import check_by_play, exact_best_responses
+from coupsolve.openspiel.policy import PublicTreePolicy
+from coupsolve.trees.stepwalk.build import build_public_tree
+from solvers import Solver
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RULES = coupsolve.Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
+
+
+@pytest.fixture(scope="module")
+def solved():
+    coup_public = build_public_tree(RULES)
+    solver = Solver(coup_public.tree, "cfr+")
+    solver.step(30)
+    return coup_public, solver
+
+
+def _check(coup_public, solver, rep, games=2000):
+    value0, avg = solver.evaluate()[1], solver.average_policy()
+    strategy = PublicTreePolicy(coupsolve.load_game(RULES), coup_public, avg)
+    return check_by_play(strategy, exact_best_responses(rep, avg), value0, games, 5)
+
+
+def test_the_exact_best_responses_are_earned_in_play_and_their_gains_are_the_exploitability(solved):
+    coup_public, solver = solved
+    checks = _check(coup_public, solver, solver.representation)
+    assert [c.seat for c in checks] == [0, 1] and all(c.holds for c in checks)
+    assert all(c.gain >= -1e-12 for c in checks)
+    assert abs((checks[0].gain + checks[1].gain) / 2 - solver.exploitability()) < 1e-9
+    assert all(c.half_width > 0 and c.games == 2000 for c in checks)
+
+
+class _Inflated:
+    """A best response whose value is overstated by ``by``: the play must not earn it."""
+
+    def __init__(self, rep, by):
+        self.rep, self.by = rep, by
+
+    def best_response(self, policy, seat):
+        value, br = self.rep.best_response(policy, seat)
+        return value + self.by, br
+
+
+def test_a_value_the_best_response_does_not_earn_falls_outside_the_interval(solved):
+    coup_public, solver = solved
+    checks = _check(coup_public, solver, _Inflated(solver.representation, 0.2))
+    assert not any(c.holds for c in checks)
+
+
+def test_the_script_checks_a_strategy_file_and_writes_its_report(tmp_path):
+    env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}
+    strategy, out = tmp_path / "s1.npz", tmp_path / "check.json"
+    subprocess.run([sys.executable, "-m", "coupsolve", "solve", "--turn-limit", "2", "--limit-payoff",
+                    "influence", "--representation", "public", "--iterations", "20", "--out", str(strategy)],
+                   check=True, env=env, capture_output=True)
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "best_response_check.py"),
+                          str(strategy), "--games", "500", "--out", str(out)], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert [s["seat"] for s in doc["seats"]] == [0, 1] and all(s["holds"] for s in doc["seats"])
+    gains = np.array([s["gain"] for s in doc["seats"]])
+    assert abs(gains.mean() - doc["exploitability"]) < 1e-9
+    assert "inside the interval" in run.stdout
+
+
+def test_the_script_solves_and_checks_on_one_build(tmp_path):
+    env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}
+    strategy, out = tmp_path / "s1.npz", tmp_path / "check.json"
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "best_response_check.py"),
+                          str(strategy), "--solve", "--turn-limit", "1", "--limit-payoff", "influence",
+                          "--games", "300", "--out", str(out)], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert doc["exploitability"] <= 1e-3 and all(s["holds"] for s in doc["seats"])
+    assert strategy.exists() and "public tree" in run.stdout
