@@ -12,8 +12,8 @@ import pytest
 
 from benchmarks.threads import kernels as K
 from benchmarks.threads.measure import node_times
-from benchmarks.threads.model import (PassProfile, best_shares, level_of, makespans, model_time,
-                                      node_bytes, shares)
+from benchmarks.threads.model import (PassProfile, best_shares, claimed, level_of, makespans,
+                                      model_time, node_bytes, shares)
 from benchmarks.threads.report import parallel_mask
 from solvers import GameTree, PublicTree, Solver
 from solvers.kinds import TERMINAL
@@ -107,3 +107,19 @@ def test_bytes_and_masks(leduc_public):
     none = parallel_mask(passes, T.entry_start, T.level_start, 1 << 40)
     assert every["backward 0"].all() and not every["forward 0"][-1]
     assert not any(m.any() for m in none.values())
+
+
+def test_runs_taken_one_at_a_time_balance_what_fixed_shares_do_not():
+    """One expensive node among cheap ones: fixed halves by entries leave one thread with it and
+    half the rest (71 of 103); runs taken one at a time share the rest (52, half of 103 rounded
+    up to a whole run)."""
+    n = 64
+    es = np.arange(n + 1, dtype=np.int64) * 100  # 100 entries a node
+    cost = np.ones(n)
+    cost[0] = 40.0
+    prefix = np.concatenate(([0.0], np.cumsum(cost)))
+    fixed = makespans(cost, es, np.array([0, n]), 2)[0]
+    taken = claimed(prefix, es, 0, n, 2, 100, 512)  # a run per node
+    assert fixed == 40 + 31 and taken == 52
+    assert claimed(prefix, es, 0, n, 1, 100, 512) == cost.sum()
+    assert claimed(prefix, es, 0, n, 2, 10 ** 9, 512) == cost.sum()  # one run: one thread
