@@ -39,6 +39,9 @@ def _parser():
     parser.add_argument("--bandwidth-max", type=float, default=60.0,
                         help="GB/s all cores of the modelled machine move together (default: "
                              "%(default)s; each thread moves what one moves here)")
+    parser.add_argument("--bandwidth-sweep", default="40,100",
+                        help="other machine-wide bandwidths (GB/s, comma-separated) to model the "
+                             "8- and 16-thread times at, each with its own fit (default: %(default)s)")
     parser.add_argument("--pieces", type=int, default=100,
                         help="cut turn limit 2 into this many parts to time what a part adds to "
                              "an iteration (0: not measured)")
@@ -165,6 +168,20 @@ def _model_table(key, here, xeon, implied, speed, measured, rows, csv):
                         **{f"floor {k}": m[k][2] for k in SPECS}))
 
 
+def _sweep(key, T, passes, one, args, state, copy):
+    """The 8- and 16-thread model at each bandwidth of ``--bandwidth-sweep``, each fitted to the
+    issue's turn-limit-2 figures at that bandwidth (rows kept in ``state["sweep"]``)."""
+    for gbps in [float(x) for x in args.bandwidth_sweep.split(",") if x.strip()]:
+        sub = state.setdefault(f"bandwidth {gbps:g}", {})
+        xeon, _, _ = _xeon(key, T, passes, one, args, sub,
+                           lambda P, b=gbps: min(P * copy[1], b * 1e9))
+        for P in (8, 16):
+            state.setdefault("sweep", []).append(
+                [key, f"{gbps:g} GB/s", P] + [f"{fmt_seconds(xeon[P][k][0])} "
+                                              f"({xeon[1][k][0] / xeon[P][k][0]:.1f}x)"
+                                              for k in (SPECS[0], SPECS[2])])
+
+
 def _tl4_table(state, summary):
     """Turn limit 4's prediction (:func:`~.report.tl4_rows`) with turn limit 3's balance and turn
     limit 2's (smaller levels, as a part's are), when both were profiled and the parts timed."""
@@ -211,6 +228,7 @@ def _game(key, args, state, summary, here_region, copy, xeon_bw, suffix, out):
                           {k: specs[k] for k in (SPECS[0], SPECS[2])}) for P in (1, 2)}
     xeon, implied, speed = _xeon(key, T, passes, measured[1], args, state, xeon_bw)
     _model_table(key, here, xeon, implied, speed, measured, rows, model_csv)
+    _sweep(key, T, passes, measured[1], args, state, copy)
     state.setdefault("balance", {})[key] = {
         k: {P: xeon[1][k][0] / (xeon[P][k][0] - xeon[P][k][3] * implied[P]) for P in xeon}
         for k in (SPECS[0], SPECS[2])}
@@ -265,6 +283,9 @@ def run(args, info):
                            f"small levels serial: a level under {args.level_min_entries:,} "
                            "entries of work runs on the calling thread; claims: its runs "
                            "taken one at a time (new drivers: both).")
+    if state.get("sweep"):
+        print_table("The Xeon model at other bandwidths", ["game", "bandwidth", "threads",
+                    f"before: {SPECS[0]}", f"after: {SPECS[2]}"], state["sweep"])
     _tl4_table(state, summary)
     write_csv(f"threads-levels{suffix}", levels, info)
     write_csv(f"threads-passes{suffix}", passes_csv, info)
