@@ -114,8 +114,9 @@ def test_threads_do_not_change_the_iterates(leduc, monkeypatch):
     iterates of one thread, bit for bit."""
     public = _public(leduc)
     one = Solver(public, "mmd")
-    monkeypatch.setattr(importlib.import_module("solvers.public.rep"), "PARALLEL_MIN_ENTRIES", 0)
-    monkeypatch.setattr(public_mmd, "PRANGE_MIN_ENTRIES", 0)
+    rep = importlib.import_module("solvers.public.rep")
+    monkeypatch.setattr(rep, "PARALLEL_MIN_ENTRIES", 0)
+    monkeypatch.setattr(rep, "PRANGE_MIN_ENTRIES", 0)  # read by rep.passes_parallel
     two = Solver(public, "mmd", threads=2)
     assert two.representation.threads == 2 and two.representation.X.shape[0] == 2
     for _ in range(5):

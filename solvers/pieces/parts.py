@@ -23,7 +23,7 @@ from solvers.history.passes import normalize_average
 from solvers.cfr.matching import schedule
 from solvers.public import backward_levels, forward_levels, no_live, values_levels
 from solvers.kinds import BOTH_PLAYERS
-from solvers.public.rep import (PRANGE_MIN_ENTRIES, passes_threads, estimate_public_solve_bytes,
+from solvers.public.rep import (passes_parallel, passes_threads, estimate_public_solve_bytes,
                                 new_state, params_of)
 from solvers.pieces.split import choose_depth, split
 from solvers.pieces.split import count as _count
@@ -65,7 +65,7 @@ class PieceRunner:
         self.threads = passes_threads(f.entry_parent.shape[0], threads)
         self.state = new_state(f, precision, params.predictive, self.threads, shared, held)
         self._real = self.state.reach.dtype
-        self._prange = f.entry_parent.shape[0] >= PRANGE_MIN_ENTRIES
+        self._prange = passes_parallel(f.entry_parent.shape[0], self.threads)
         self._roots = int(f.entry_start[f.level_start[1]])  # entries of level 0
         self._last = piece.num_levels - 1  # a part's last level; the trunk's level of leaves
 

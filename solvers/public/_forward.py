@@ -14,13 +14,13 @@ import numba
 import numpy as np
 from numba import prange
 
-from solvers.public._node import BELOW, LIVE, SILENT, _cut, _ix, _side, _void
+from solvers.public._node import (BELOW, LIVE, SILENT, _claim, _counters, _cut, _ix, _runs, _side,
+                                  _small, _void)
 from solvers.kinds import DECISION, TERMINAL
 
-#: Runs of about as many entries each that a level's nodes are split into, taken by the threads in
-#: contiguous blocks (``prange`` over the nodes gave each thread as many nodes, and two threads then
-#: gained little over one: docs/research/design-measurements.md). A constant, not the
-#: number of threads: ``numba.get_num_threads`` would keep the pass out of the on-disk cache.
+#: Iterations of the forward pass's parallel loop, each taking a level's runs until none is left
+#: (:func:`_forward_parallel`): up to this many threads share a level. A constant, not the number of
+#: threads: ``numba.get_num_threads`` would keep the pass out of the on-disk cache.
 RUNS = 64
 
 __all__ = ["LIVE", "SILENT", "BELOW", "forward", "forward_levels", "no_live"]
@@ -92,12 +92,25 @@ def _forward_run(T, sigma, reach, live, a, b, q):
 
 
 @numba.njit(cache=True, parallel=True)
-def _forward_parallel(T, sigma, reach, live, lo, hi, q):
+def _forward_parallel(T, sigma, reach, live, lo, hi, q, claim):
+    """Each level in one parallel region whose threads take its runs one at a time
+    (:func:`~solvers.public._node._claim`), but a level whose children hold few entries
+    (:func:`~solvers.public._node._small`) on the calling thread. ``claim``: zeros, one per level.
+    ``RUNS`` loop iterations, each taking runs until none is left, so any number of threads up to
+    ``RUNS`` shares the runs (numba's thread count kept out of the compiled code)."""
     ls = T.level_start
     for d in range(lo, hi):
-        for t in prange(RUNS):
-            _forward_run(T, sigma, reach, live, _cut(T, ls[d], ls[d + 1], t, RUNS),
-                         _cut(T, ls[d], ls[d + 1], t + 1, RUNS), q)
+        a, b = ls[d], ls[d + 1]
+        if _small(T, d + 1):
+            _forward_run(T, sigma, reach, live, a, b, q)
+        else:
+            nr = _runs(T, a, b)
+            for t in prange(RUNS):
+                r = _claim(claim, d)
+                while r < nr:
+                    _forward_run(T, sigma, reach, live, _cut(T, a, b, r, nr),
+                                 _cut(T, a, b, r + 1, nr), q)
+                    r = _claim(claim, d)
 
 
 @numba.njit(cache=True)
@@ -123,7 +136,7 @@ def forward_levels(T, sigma, reach, lo, hi, parallel, q, live):
     if live.shape[0] > 0:
         _first_codes(T, reach, live, lo, q)
     if parallel:
-        _forward_parallel(T, sigma, reach, live, lo, hi, q)
+        _forward_parallel(T, sigma, reach, live, lo, hi, q, _counters(T))
     else:
         _forward_run(T, sigma, reach, live, T.level_start[lo], T.level_start[hi], q)
 

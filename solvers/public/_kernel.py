@@ -14,29 +14,24 @@ PCFR+ carries a second value per entry, the prediction (values under the new str
 does its predictive regret matching in the same visit. With alternating updates an iteration is a
 forward and a backward pass for player 0, then for player 1; with simultaneous updates one of each.
 
-A pass touches only the entries it needs: each node's entries are two runs, one per player, and the
-loops walk the runs of the players the pass is for. A backward pass for ``p`` reads and writes ``p``'s
-entries (and the opponent's reach at terminals); an alternating iteration's forward pass recomputes
-only the reach of the player updated last (the other's is unchanged in the buffer), except at the
-first pass of a call. The forward pass also notes which public nodes each player reaches at all
-(:mod:`solvers.public._forward`); where the opponent reaches none of a node's entries, every value of
-``p`` at and below it is zero, so the backward pass reads neither its children nor its matrices and
-only updates ``p``'s information sets there with zero action values (CFR and CFR+: only their
-average weights; in a large game, after a few CFR+ iterations, a large share of the entries and of
-the terminals' cells lies below such nodes: docs/research/public-speed.md). A terminal that pays
-nothing (``term_scale`` 0, :func:`~solvers.public._node._void`) is not visited by a solving pass at
-all: no reach, no product, no gathering (in a game whose draws at a turn limit pay nothing, a large
-share of the entries: docs/research/public-speed.md). A terminal reads a matrix row once for a run of entries sharing it.
+A pass touches only the entries it needs: the entries of the players it is for (each node's are two
+runs, one per player); an alternating iteration's forward pass recomputes only the reach of the
+player updated last, but at the first pass of a call. Below a public node where the opponent reaches
+none of its entries every value of ``p`` is zero: the backward pass reads neither its children nor
+its matrices and only updates ``p``'s information sets there with zero action values (the codes of
+:mod:`solvers.public._forward`). A terminal that pays nothing (``term_scale`` 0,
+:func:`~solvers.public._node._void`) is not visited by a solving pass at all. A terminal reads a
+matrix row once for a run of entries sharing it (figures for each: docs/research/public-speed.md).
 None of this changes a result.
 
 Every pass runs level by level; the nodes of a level are independent (their entries, information sets
-and actions are their own), so each level is one ``prange`` over contiguous runs of its nodes, of
-about as many entries each. Kernels allocate nothing: the terminals' sparse products use the
-caller's :func:`scratch`, one vector per thread, whose rows also say into how many runs the backward
-and value passes split a level, one per row (the forward pass: :data:`solvers.public._forward.RUNS`;
-the thread ids of numba's ``get_thread_id`` would keep the kernels out of the on-disk cache;
-interleaved runs shared cache lines between threads at every node and made two threads slower than
-one).
+and actions are their own), so a level is shared between threads in runs of contiguous nodes of about
+as many entries each, which the threads take one at a time (a level with little work runs on the
+calling thread: :data:`solvers.public._node.LEVEL_MIN_ENTRIES`); which thread runs a node changes no
+value. Kernels allocate nothing but a counter per level: the terminals' sparse products use the
+caller's :func:`scratch`, one vector per thread (loop iteration) of the parallel loops (the thread ids
+of numba's ``get_thread_id`` would keep the kernels out of the on-disk cache; interleaved nodes
+shared cache lines between threads at every node and made two threads slower than one).
 """
 
 import numba
@@ -45,7 +40,8 @@ from numba import prange
 
 from solvers.cfr.matching import predictive_match, schedule
 from solvers.public._forward import LIVE, forward, forward_levels
-from solvers.public._node import _cut, _ix, _side, _terminals, _void, _zero_side, scratch
+from solvers.public._node import (_claim, _counters, _cut, _ix, _runs, _side, _small, _terminals,
+                                  _void, _zero_side, scratch)
 from solvers.kinds import BOTH_PLAYERS, DECISION, TERMINAL
 
 #: ``BOTH_PLAYERS`` as an array element: passed from compiled code, a bare constant would be typed
@@ -163,17 +159,13 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
 @numba.njit(cache=True, inline="always")
 def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
     """Node ``s`` of :func:`backward` for player ``p`` when the opponent has no reach there (``code``
-    :data:`SILENT` or :data:`BELOW`): every counterfactual value of ``p`` at and below ``s`` is zero,
-    so the children are not read (no gather, no matrix); ``p``'s entries are set to zero where the
-    parent reads them (not below a silent parent, which reads nothing), and ``p``'s information sets
-    at ``s`` are updated with zero action values (``acc`` is zero: nothing was gathered), which is
-    what the full computation gives them (their average weights still grow with ``p``'s own reach).
-
-    Without discounts or predictions (CFR, CFR+) the regrets gain zero and stay as they are, so
-    the strategy, their regret matching, does too: only the average weights are added, and only
-    where ``p`` has reach (a zero adds nothing). This holds as long as each strategy is the regret
-    matching of its regrets and CFR+'s regrets are not negative, as every update leaves them (and a
-    checkpoint of the same algorithm restores them)."""
+    :data:`SILENT` or :data:`BELOW`): every value of ``p`` at and below ``s`` is zero, so the
+    children are not read; ``p``'s entries are set to zero where the parent reads them (not below a
+    silent parent), and ``p``'s information sets at ``s`` are updated with zero action values
+    (``acc`` is zero), as the full computation would. Without discounts or predictions (CFR, CFR+)
+    the regrets gain zero and the strategy, their regret matching, stays: only the average weights
+    are added, where ``p`` has reach. This holds as long as each strategy is the regret matching of
+    its regrets and CFR+'s regrets are not negative, as every update (and checkpoint) leaves them."""
     sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
     b, n = _zero_side(T, s, p, v, w, code)
     cheap = not discount and w.shape[0] == 0
@@ -249,13 +241,23 @@ def _backward_serial(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
 
 
 @numba.njit(cache=True, parallel=True)
-def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X):
+def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X, claim):
+    """As :func:`~solvers.public._forward._forward_parallel`: a small level on the calling thread,
+    a larger one's runs taken one at a time by the threads, loop iteration ``t`` with the scratch
+    row ``X[t]`` (one iteration runs at a time on a thread, so no row is shared)."""
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt = X.shape[0]
-        for t in prange(nt):
-            a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
-            _backward_run(T, B, plus, discount, p, weight, fpos, fneg, a, b, X[t])
+        a, b = ls[d], ls[d + 1]
+        if _small(T, d):
+            _backward_run(T, B, plus, discount, p, weight, fpos, fneg, a, b, X[0])
+        else:
+            nr = _runs(T, a, b)
+            for t in prange(X.shape[0]):
+                r = _claim(claim, d)
+                while r < nr:
+                    _backward_run(T, B, plus, discount, p, weight, fpos, fneg, _cut(T, a, b, r, nr),
+                                  _cut(T, a, b, r + 1, nr), X[t])
+                    r = _claim(claim, d)
 
 
 @numba.njit(cache=True)
@@ -265,7 +267,7 @@ def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
     B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live)
     X = S.scratch
     if parallel:
-        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X)
+        _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X, _counters(T))
     else:
         _backward_serial(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X)
 
@@ -362,20 +364,28 @@ def _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
 
 
 @numba.njit(cache=True, parallel=True)
-def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X):
+def _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X, claim):
+    """As :func:`_backward_parallel`."""
     ls = T.level_start
     for d in range(hi - 1, lo - 1, -1):
-        nt = X.shape[0]
-        for t in prange(nt):
-            a, b = _cut(T, ls[d], ls[d + 1], t, nt), _cut(T, ls[d], ls[d + 1], t + 1, nt)
-            _values_run(T, sigma, reach, v, acc, p, best, choice, a, b, X[t])
+        a, b = ls[d], ls[d + 1]
+        if _small(T, d):
+            _values_run(T, sigma, reach, v, acc, p, best, choice, a, b, X[0])
+        else:
+            nr = _runs(T, a, b)
+            for t in prange(X.shape[0]):
+                r = _claim(claim, d)
+                while r < nr:
+                    _values_run(T, sigma, reach, v, acc, p, best, choice, _cut(T, a, b, r, nr),
+                                _cut(T, a, b, r + 1, nr), X[t])
+                    r = _claim(claim, d)
 
 
 @numba.njit(cache=True)
 def values_levels(T, sigma, reach, v, acc, X, p, best, choice, lo, hi, parallel):
     """:func:`values` over the nodes of levels ``hi - 1`` down to ``lo`` only."""
     if parallel:
-        _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X)
+        _values_parallel(T, sigma, reach, v, acc, p, best, choice, lo, hi, X, _counters(T))
     else:
         _values_serial(T, sigma, reach, v, acc, p, best, choice, lo, hi, X)
 

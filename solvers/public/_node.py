@@ -4,12 +4,25 @@ that read one node (the layout is :mod:`solvers.trees.publictree`'s)."""
 import numba
 import numpy as np
 
+from solvers.atomics import atomic_add
 from solvers.kinds import BOTH_PLAYERS, TERMINAL
 
 #: A node's codes (:mod:`solvers.public._forward`).
 LIVE, SILENT, BELOW = 0, 1, 2
+#: A level whose work is fewer entries than this runs on the calling thread inside the parallel
+#: drivers, with no parallel region: the region's fork and join cost more than the threads would
+#: save on it (docs/research/public-speed.md, ninth session). The work of a level is its own entries
+#: for the backward and values passes, its children's for the forward pass. Which thread runs a
+#: node changes nothing in what it computes (:func:`_small`).
+LEVEL_MIN_ENTRIES = 1 << 14
+#: A level run in parallel is cut into runs of about this many entries (at most :data:`MAX_RUNS`),
+#: which the threads take one at a time, each the next when done with its last (:func:`_claim`): a
+#: share fixed in advance by entries left threads idle where entries cost unevenly (terminals that
+#: pay nothing, nodes the opponent does not reach: docs/research/public-speed.md, ninth session).
+RUN_ENTRIES = 1 << 12
+MAX_RUNS = 512
 
-__all__ = ["LIVE", "SILENT", "BELOW", "scratch"]
+__all__ = ["LIVE", "SILENT", "BELOW", "LEVEL_MIN_ENTRIES", "RUN_ENTRIES", "MAX_RUNS", "scratch"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -39,6 +52,38 @@ def _side(T, s, p):
     if p == 0:
         return b, n0
     return b + n0, T.entry_start[s + 1] - b - n0
+
+
+@numba.njit(cache=True, inline="always")
+def _small(T, d):
+    """Whether level ``d`` holds fewer than :data:`LEVEL_MIN_ENTRIES` entries (a level past the last
+    holds none). Its nodes are then run by the calling thread in one run: a node reads and writes
+    only its own entries, information sets and children's entries, so the split of a level between
+    threads changes no value."""
+    ls = T.level_start
+    if d >= ls.shape[0] - 1:
+        return True
+    return T.entry_start[ls[d + 1]] - T.entry_start[ls[d]] < LEVEL_MIN_ENTRIES
+
+
+@numba.njit(cache=True, inline="always")
+def _runs(T, a, b):
+    """How many runs nodes ``a .. b-1`` are cut into (:data:`RUN_ENTRIES`)."""
+    n = (T.entry_start[b] - T.entry_start[a]) // RUN_ENTRIES
+    return min(MAX_RUNS, max(1, n))
+
+
+@numba.njit(cache=True, inline="always")
+def _counters(T):
+    """Run counters for :func:`_claim`, one per level, zero."""
+    return np.zeros(T.level_start.shape[0], np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _claim(claim, d):
+    """The next run of level ``d`` for the calling thread: ``claim[d]`` counts the runs taken (zero
+    at the start of a pass), atomically, so each run is taken by exactly one thread."""
+    return atomic_add(claim, d, 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -199,7 +244,7 @@ def _spread(T, s, reach, col):
 
 def scratch(T, threads):
     """The terminals' scratch for passes on ``threads`` threads (:func:`_terminal`): one zero vector
-    per thread (float64), as long as the widest matrix of ``T``. Passes split each level into
-    ``threads`` contiguous runs of nodes, one per row."""
+    per thread (float64), as long as the widest matrix of ``T``: the backward and values passes'
+    parallel loops have one iteration per row, each taking runs of a level until none is left."""
     width = int(T.matrix_cols.max()) if T.matrix_cols.shape[0] else 1
     return np.zeros((max(1, int(threads)), max(1, width)))

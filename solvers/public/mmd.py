@@ -41,7 +41,7 @@ from solvers.history.mmd import LastIterate, check_two_player_zero_sum, mmd_upda
 from solvers.memory import check_fits
 from solvers.public._kernel import _ALL, evaluate, forward, scratch, values
 from solvers.public._sequences import PublicSequences, parent_nodes
-from solvers.public.rep import PRANGE_MIN_ENTRIES, passes_threads
+from solvers.public.rep import passes_parallel, passes_threads
 from solvers.trees.publictree import PublicTree
 
 __all__ = ["PublicMMD", "public_mmd_iterations"]
@@ -116,7 +116,7 @@ class PublicMMD(LastIterate):
         self.game_tree = tree
         self.spec = spec
         self.threads = passes_threads(tree.num_entries, threads)
-        self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
+        self._prange = passes_parallel(tree.num_entries, self.threads)
         self.sf = PublicSequences(tree)
         self._start()
         e, a = tree.num_entries, tree.num_actions

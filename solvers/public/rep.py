@@ -33,7 +33,8 @@ from solvers.memory import check_fits, real_dtype
 from solvers.trees.publictree import PublicTree
 from solvers.cfr.representation import check_state, register
 
-__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state", "params_of"]
+__all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state", "params_of",
+           "passes_parallel", "passes_threads"]
 
 
 def estimate_public_solve_bytes(num_entries, num_actions, precision="float64", predictive=False,
@@ -83,11 +84,9 @@ def new_state(flat, precision, predictive, threads, shared=None, held=None):
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
 #: region; below this the regions' start-up cost more than they save).
 PARALLEL_MIN_ENTRIES = 1 << 18
-#: From this many entries the passes run as parallel loops (one per level) even on one thread: numba
-#: compiles the loop body of a ``prange`` apart, and on a tree of about 800,000 entries the backward
-#: pass ran several times faster that way than as one serial function (docs/research/design-measurements.md);
-#: below, the serial drivers avoid
-#: a parallel region per level (Kuhn poker has 6 levels and microseconds of work).
+#: From this many entries, on more than one thread, the passes run as parallel loops (one per level
+#: with enough work: :data:`solvers.public._node.LEVEL_MIN_ENTRIES`); below, and on one thread, the
+#: serial drivers run, with no parallel region at all (:func:`passes_parallel`).
 PRANGE_MIN_ENTRIES = 1 << 14
 
 
@@ -95,6 +94,15 @@ def passes_threads(num_entries, threads):
     """The threads the passes over a tree (or piece) of ``num_entries`` entries run on: one below
     :data:`PARALLEL_MIN_ENTRIES`, else ``threads``."""
     return 1 if num_entries < PARALLEL_MIN_ENTRIES else int(threads)
+
+
+def passes_parallel(num_entries, threads):
+    """Whether the passes over a tree (or piece) of ``num_entries`` entries on ``threads`` threads
+    (:func:`passes_threads`) run as parallel loops: on more than one thread, from
+    :data:`PRANGE_MIN_ENTRIES`. On one thread the serial drivers took no longer than the parallel
+    loops (docs/research/public-speed.md, ninth session), and the runs the loops' threads take one at
+    a time would only add their overhead. Either way the same values (tests/test_public_threads.py)."""
+    return int(threads) > 1 and num_entries >= PRANGE_MIN_ENTRIES
 
 
 class PublicState(NamedTuple):
@@ -137,7 +145,7 @@ class PublicTreeRep:
                    f"solving {tree.game_id} with {spec.name} on its public tree")
         self.game_tree = tree
         self.threads = passes_threads(tree.num_entries, threads)
-        self._prange = tree.num_entries >= PRANGE_MIN_ENTRIES
+        self._prange = passes_parallel(tree.num_entries, self.threads)
         self.params = params_of(spec, updates)
         self.state = new_state(tree.flat, precision, spec.predictive, self.threads)
         self.avg = np.empty_like(self.state.sigma)

@@ -1,0 +1,5 @@
+"""``python -m benchmarks.threads``: :func:`benchmarks.threads.main`."""
+
+from benchmarks.threads import main
+
+main()
