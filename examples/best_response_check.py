@@ -35,12 +35,13 @@ def exact(path, rules, tree, result):
     real = "float32" if result.average_policy.dtype == np.float32 else "float64"
     threads = max(1, min(2, os.cpu_count() or 1))
     if tree is None:  # solved in pieces: the file holds the keys; the pieces are rebuilt
-        keys = result.infoset_hash
+        keys, actions = result.infoset_hash, result.infoset_actions
         built, why = rebuild_pieces(path, rules, result, print)
         if built is None:
             sys.exit(f"best_response_check: cannot rebuild the pieces of {path}, {why}")
         table = built[0]
-        result.infoset_hash = keys  # the rebuild lets them go; the games look policies up by them
+        # the rebuild lets them go; the games look the policies up by them
+        result.infoset_hash, result.infoset_actions = keys, actions
         del built
     else:
         table = tree.tree
@@ -70,6 +71,7 @@ def solve_and_exact(path, turn_limit, payoff, target):
                            threads=threads, say=print)
     strategy.record(result, plan, analysed)
     result.save(path)
+    result.current_policy = None  # not checked: let go before the best responses
     print(f"strategy saved to {path}: {result.iterations} iterations, exploitability "
           f"{result.exploitability:.3g}")
     if result.infoset_hash is None:  # a whole public tree: its keys are the tree's
@@ -108,6 +110,8 @@ def main(argv=None):
     built = time.perf_counter() - began
     value0 = float(result.game_value[0])
     strategy = PublicTreePolicy.of_result(load_game(rules), rules, result)
+    for seat, (value, _) in enumerate(best):
+        print(f"seat {seat}: exact best-response value {value:+.6f}")
     checks = check_by_play(strategy, best, value0, a.games, a.seed, print)
     for c in checks:
         print(f"seat {c.seat}: exact best response {c.exact:+.6f} (gain {c.gain:.6f}); played "
