@@ -31,10 +31,15 @@ def started_from_command_line() -> bool:
 
 
 def _while_starting(signum, frame):
+    """Say the line and end the process at once: nothing has been done yet, so nothing is lost. An
+    exception raised here instead could land in an import's weakref callback, which Python reports as
+    ignored, with a traceback, and goes on."""
     if not _seen:
         _seen.append(signum)
         print("coupsolve: interrupted", file=sys.stderr, flush=True)
-    raise SystemExit(INTERRUPTED)
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    os._exit(INTERRUPTED)
 
 
 def _once_started(signum, frame):
