@@ -30,10 +30,11 @@ def exact(path, rules, tree, result):
 
     import solvers
     from coupsolve.evaluation.brcheck import exact_best_responses
+    from coupsolve.plan.options import solve_threads
     from coupsolve.strategy import rebuild_pieces
 
     real = "float32" if result.average_policy.dtype == np.float32 else "float64"
-    threads = max(1, min(2, os.cpu_count() or 1))
+    threads = solve_threads(None)[0]  # as coupsolve solve: the cores available
     if tree is None:  # solved in pieces: the file holds the keys; the pieces are rebuilt
         keys, actions = result.infoset_hash, result.infoset_actions
         built, why = rebuild_pieces(path, rules, result, print)
@@ -60,10 +61,10 @@ def solve_and_exact(path, turn_limit, payoff, target):
     from coupsolve import Rules, strategy
     from coupsolve.evaluation.brcheck import exact_best_responses
     from coupsolve.plan import Options, choose
-    from coupsolve.plan.options import ALGORITHM
+    from coupsolve.plan.options import ALGORITHM, solve_threads
 
     rules = Rules.two_player_selection(turn_limit=turn_limit, limit_payoff=payoff)
-    threads = max(1, min(2, os.cpu_count() or 1))
+    threads = solve_threads(None)[0]  # as coupsolve solve: the cores available
     shape = "pieces" if turn_limit >= 4 else "public"  # a public tree: its information sets' keys
     plan = choose(rules, Options(representation=shape, threads=threads), print)
     tree, analysed = plan.build(print)

@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solvers.kinds import DECISION, TERMINAL
+from solvers.public._node import MAX_RUNS, RUN_ENTRIES
 
 __all__ = ["CLAIMS", "claimed", "cut", "shares", "level_of", "makespans", "node_bytes", "PassProfile", "model_time",
            "best_shares"]
 
 
 #: The runs the claims of :func:`claimed` cut a level into: about this many entries each, at most
-#: this many runs (:data:`solvers.public._node.RUN_ENTRIES`, ``MAX_RUNS``).
-CLAIMS = (1 << 12, 512)
+#: this many runs (the drivers' own constants).
+CLAIMS = (RUN_ENTRIES, MAX_RUNS)
 
 
 def cut(es, a, b, t, nt):
