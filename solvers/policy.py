@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_policy", "to_openspiel_policy", "from_openspiel_policy"]
+__all__ = ["check_policy", "pure_response", "to_openspiel_policy", "from_openspiel_policy"]
 
 _SUM_TOLERANCE = 1e-6
 
@@ -46,6 +46,17 @@ def check_policy(tree, policy, name="policy"):
             raise ValueError(f"{name} probabilities sum to {sums[i]!r}, not 1, at information set "
                              f"{i} ({tree.infoset_key(i)!r})")
     return arr
+
+
+def pure_response(tree, policy, player, choice, dtype=np.float64):
+    """``policy`` (a new array of ``dtype``) with ``player``'s part replaced by the pure strategy that
+    takes action ``choice[I]`` (its position in the information set) at each of ``player``'s
+    information sets ``I``: a best response given as its choices, spelled out as a flat policy."""
+    out = np.array(policy, dtype)
+    mine = np.flatnonzero(tree.infoset_player == player)
+    out[np.repeat(tree.infoset_player == player, tree.infoset_num_actions)] = 0.0
+    out[tree.infoset_offset[mine] + choice[mine]] = 1.0
+    return out
 
 
 def _check_game(tree, game, what):

@@ -47,9 +47,9 @@ class _Inflated:
     def __init__(self, rep, by):
         self.rep, self.by = rep, by
 
-    def best_response(self, policy, seat):
-        value, br = self.rep.best_response(policy, seat)
-        return value + self.by, br
+    def best_choices(self, policy, seat):
+        value, choice = self.rep.best_choices(policy, seat)
+        return value + self.by, choice
 
 
 def test_a_value_the_best_response_does_not_earn_falls_outside_the_interval(solved):
@@ -101,3 +101,42 @@ def test_the_script_checks_a_strategy_solved_in_pieces(tmp_path):
     doc = json.loads(out.read_text())
     assert "rebuilding the public tree" in run.stdout and all(s["holds"] for s in doc["seats"])
     assert abs(np.mean([s["gain"] for s in doc["seats"]]) - doc["exploitability"]) < 1e-6
+
+
+def test_a_best_response_by_its_choices_plays_as_the_flat_best_response(solved):
+    """``best_choices`` is ``best_response`` without the flat copy: the same value, and as an OpenSpiel
+    policy (``with_choices``) the same action probabilities at every state met in play."""
+    coup_public, solver = solved
+    rep, avg = solver.representation, solver.average_policy()
+    game = coupsolve.load_game(RULES)
+    strategy = PublicTreePolicy(game, coup_public, avg)
+    rng = np.random.default_rng(3)
+    for seat in (0, 1):
+        value, choice = rep.best_choices(avg, seat)
+        flat_value, flat = rep.best_response(avg, seat)
+        assert value == flat_value and choice.shape == (coup_public.tree.num_infosets,)
+        by_choices, by_flat = strategy.with_choices(choice), PublicTreePolicy(game, coup_public, flat)
+        met = 0
+        for _ in range(40):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(outcomes, p=probs)))
+                    continue
+                if state.current_player() == seat:
+                    assert by_choices.action_probabilities(state) == by_flat.action_probabilities(state)
+                    met += 1
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        assert met > 40
+
+
+@pytest.mark.parametrize("bad, why", [(np.zeros(3, np.int32), "expected"),
+                                      (None, "not an action of its information set")])
+def test_choices_that_are_not_a_pure_policy_of_the_tree_are_refused(solved, bad, why):
+    coup_public, solver = solved
+    strategy = PublicTreePolicy(coupsolve.load_game(RULES), coup_public, solver.average_policy())
+    if bad is None:
+        bad = np.asarray(coup_public.tree.infoset_num_actions, np.int32).copy()  # one past the last
+    with pytest.raises(ValueError, match=why):
+        strategy.with_choices(bad)

@@ -53,18 +53,20 @@ class SeatCheck(NamedTuple):
 
 
 def exact_best_responses(rep, policy, say=silent):
-    """Both seats' exact best responses to ``policy``: ``[(value, pure policy)]``, seat 0's first.
+    """Both seats' exact best responses to ``policy``: ``[(value, choices)]``, seat 0's first, each
+    pure best response given by the position of its action in each information set (an integer per
+    information set, not a flat policy: at turn limit 4 a flat policy is 3.6 GiB, its choices 0.45).
 
-    ``rep`` is the representation they are computed on: anything with ``best_response(policy, seat)
-    -> (value, pure policy)`` (:class:`solvers.public.rep.PublicTreeRep`, a solver's representation
+    ``rep`` is the representation they are computed on: anything with ``best_choices(policy, seat)
+    -> (value, choices)`` (:class:`solvers.public.rep.PublicTreeRep`, a solver's representation
     of :class:`solvers.PublicPieces`). Computed before any game is played, so that the tree can be
     let go before the games (at turn limit 4 the games need a few GiB, the tree fifteen).
     """
     out = []
     for seat in (0, 1):
         say(f"the exact best response of seat {seat} ...")
-        value, br = rep.best_response(policy, seat)
-        out.append((float(value), br))
+        value, choice = rep.best_choices(policy, seat)
+        out.append((float(value), choice))
     return out
 
 
@@ -76,8 +78,8 @@ def check_by_play(strategy, exact, value0, games, seed, say=silent):
     strategy : coupsolve.openspiel.policy.PublicTreePolicy
         The strategy, as an OpenSpiel policy over its information sets' keys.
     exact : list of (float, ndarray)
-        :func:`exact_best_responses`: each seat's exact value and pure best response (flat, over
-        the strategy's information sets).
+        :func:`exact_best_responses`: each seat's exact value and pure best response (its choice at
+        each of the strategy's information sets).
     value0 : float
         The strategy's exact value to seat 0 (seat 1's is its negative).
     games : int
@@ -94,8 +96,8 @@ def check_by_play(strategy, exact, value0, games, seed, say=silent):
     """
     game = strategy.game
     out = []
-    for seat, (value, br) in enumerate(exact):
-        responder = strategy.with_policy(br)
+    for seat, (value, choice) in enumerate(exact):
+        responder = strategy.with_choices(choice)
         say(f"seat {seat}'s best response against the strategy: {games:,} games through the OpenSpiel "
             "game ...")
 

@@ -75,12 +75,20 @@ class PublicTreePolicy(os_policy.Policy):
             num_infosets=n.shape[0], num_actions=int(n.sum()))
         return cls.of_table(game, rules, table, result.infoset_hash, result.average_policy)
 
-    def with_policy(self, flat):
-        """Another policy ``flat`` over the same information sets, sharing this one's sorted keys (a
-        best response beside the strategy it answers, without a second copy of the keys)."""
+    def with_choices(self, choice):
+        """The pure policy that takes, at information set ``i``, its action at position ``choice[i]``
+        (an integer array over the information sets: a best response as
+        :meth:`solvers.public.rep.PublicTreeRep.best_choices` gives it), sharing this one's keys;
+        it holds a number per information set, not a flat policy."""
+        choice = np.asarray(choice)
+        if choice.shape != (self._tree.num_infosets,) or choice.dtype.kind not in "iu":
+            raise ValueError(f"choices have shape {choice.shape} and type {choice.dtype}, expected "
+                             f"({self._tree.num_infosets},) integers")
+        if choice.size and (choice.min() < 0 or np.any(choice >= self._tree.infoset_num_actions)):
+            raise ValueError("a choice is not an action of its information set")
         other = self.__class__.__new__(self.__class__)
         other.__dict__.update(self.__dict__)
-        other._flat = self._checked(flat, self._tree)
+        other._flat, other._choice = None, choice
         return other
 
     @staticmethod
@@ -123,8 +131,11 @@ class PublicTreePolicy(os_policy.Policy):
         i = self.infoset_of(state)
         o = int(self._tree.infoset_offset[i])
         m = int(self._tree.infoset_num_actions[i])
-        return {int(a): float(p) for a, p in zip(self._tree.infoset_actions[o:o + m],
-                                                  self._flat[o:o + m])}
+        actions = self._tree.infoset_actions[o:o + m]
+        if self._flat is None:  # a pure policy by its choices
+            pick = int(self._choice[i])
+            return {int(a): float(k == pick) for k, a in enumerate(actions)}
+        return {int(a): float(p) for a, p in zip(actions, self._flat[o:o + m])}
 
 
 def walk_history(tree, probe, node, actions):

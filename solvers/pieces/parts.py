@@ -26,6 +26,7 @@ from solvers.kinds import BOTH_PLAYERS
 from solvers.public.rep import (passes_parallel, passes_threads, estimate_public_solve_bytes,
                                 new_state, params_of)
 from solvers.pieces.split import choose_depth, split
+from solvers.policy import pure_response
 from solvers.pieces.split import count as _count
 from solvers.cfr.representation import check_state
 
@@ -297,18 +298,17 @@ class PartsRep:
         return tuple(self._values(None, p, best, False)[0]
                      for p, best in ((0, True), (1, True), (0, False)))
 
+    def best_choices(self, policy, player):
+        """As :meth:`~solvers.public.rep.PublicTreeRep.best_choices`."""
+        real = np.float32 if np.asarray(policy).dtype == np.float32 else np.float64
+        return self._values(np.ascontiguousarray(policy, real), player, True)
+
     def best_response(self, policy, player):
         """As :meth:`~solvers.public.rep.PublicTreeRep.best_response`; the policy returned is in
         ``policy``'s precision when that is float32 (a float32 solve's own, at 4 bytes an action)."""
-        t = self.game_tree
+        value, choice = self.best_choices(policy, player)
         real = np.float32 if np.asarray(policy).dtype == np.float32 else np.float64
-        sigma = np.ascontiguousarray(policy, real)
-        value, choice = self._values(sigma, player, True)
-        out = sigma.copy()
-        mine = np.flatnonzero(t.infoset_player == player)
-        out[np.repeat(t.infoset_player == player, t.infoset_num_actions)] = 0.0
-        out[t.infoset_offset[mine] + choice[mine]] = 1.0
-        return value, out
+        return value, pure_response(self.game_tree, policy, player, choice, real)
 
     def _gather(self, name):
         out = np.empty(self.game_tree.num_actions, self.trunk.state.sigma.dtype)

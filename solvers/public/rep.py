@@ -30,6 +30,7 @@ from solvers.public._kernel import evaluate, forward, run_iterations, scratch, v
 from solvers.cfr.state import Params, schedule_fields
 from solvers.kinds import BOTH_PLAYERS
 from solvers.memory import check_fits, real_dtype
+from solvers.policy import pure_response
 from solvers.trees.publictree import PublicTree
 from solvers.cfr.representation import check_state, register
 
@@ -178,9 +179,11 @@ class PublicTreeRep:
         return evaluate(self.game_tree.flat, self._normalize(), S.reach, S.v, S.acc, S.scratch,
                         self._prange)
 
-    def best_response(self, policy, player):
-        """``(value, policy)``: ``player``'s exact best-response value against ``policy`` (flat,
-        tree order) and the pure best response, ``policy`` with ``player``'s part replaced."""
+    def best_choices(self, policy, player):
+        """``(value, choice)``: ``player``'s exact best-response value against ``policy`` (flat, tree
+        order) and the pure best response as the position of its action in each of ``player``'s
+        information sets (``choice``, int32 over all information sets): the best response without a
+        copy of the policy, which at turn limit 4 is GiBs."""
         t, reach, v = self.game_tree, self.state.reach, self.state.v
         sigma = np.ascontiguousarray(policy, reach.dtype)
         choice = np.zeros(t.num_infosets, np.int32)
@@ -188,12 +191,13 @@ class PublicTreeRep:
         forward(t.flat, sigma, reach, self._prange, BOTH_PLAYERS, no_live())
         values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, True, choice,
                self._prange)
-        value = float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])])
-        out = np.array(policy, np.float64)
-        mine = np.flatnonzero(t.infoset_player == player)
-        out[np.repeat(t.infoset_player == player, t.infoset_num_actions)] = 0.0
-        out[t.infoset_offset[mine] + choice[mine]] = 1.0
-        return value, out
+        return float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])]), choice
+
+    def best_response(self, policy, player):
+        """``(value, policy)``: :meth:`best_choices` with the pure best response spelled out,
+        ``policy`` (float64) with ``player``'s part replaced."""
+        value, choice = self.best_choices(policy, player)
+        return value, pure_response(self.game_tree, policy, player, choice)
 
     def average_policy(self):
         """The normalised average policy (a new float64 array)."""
