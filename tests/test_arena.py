@@ -23,8 +23,9 @@ def test_a_policy_against_itself_is_even():
         assert low <= 0.0 <= high, (name, low, high)
     # zero-sum: the entries' payoffs of each game sum to zero
     assert np.allclose(res.payoffs.sum(axis=1), 0.0)
-    sd = res.payoffs.std(axis=0, ddof=1)
-    assert np.allclose(res.half_width, Z95 * sd / np.sqrt(300))
+    deals = res.payoffs.reshape(100, 3, 3).mean(axis=1)  # the sample is the deal: its 3 rotations
+    assert res.deals == 100 and np.allclose(res.mean, deals.mean(axis=0))
+    assert np.allclose(res.half_width, Z95 * deals.std(axis=0, ddof=1) / np.sqrt(100))
 
 
 def test_honest_bot_beats_random_bot():
@@ -55,7 +56,7 @@ class _SeatRecorder(os_policy.Policy):
 def test_seats_rotate_and_seeds_repeat():
     game = _game(3, turn_limit=3)
     recorders = [_SeatRecorder(game) for _ in range(3)]
-    play(game, recorders, 3, seed=0)
+    play(game, recorders, 6, seed=0)
     assert all(r.seats == {0, 1, 2} for r in recorders)
     game = _game(3)
     rand = RandomBot(game)
@@ -71,8 +72,12 @@ def test_bad_arguments():
         play(game, [bot], 10, seed=0)
     with pytest.raises(ValueError, match="one name per policy"):
         play(game, [bot, bot], 10, seed=0, names=["a"])
-    with pytest.raises(ValueError, match="at least 2"):
-        play(game, [bot, bot], 1, seed=0)
+    with pytest.raises(ValueError, match="at least 4 .two deals"):
+        play(game, [bot, bot], 2, seed=0)
+    with pytest.raises(ValueError, match="a multiple of the 2 seats"):
+        play(game, [bot, bot], 7, seed=0)
+    with pytest.raises(ValueError, match="without a value function"):
+        play(game, [bot, bot], 4, seed=0).interval("0", adjusted=True)
 
 
 def test_draws_are_counted():

@@ -89,6 +89,7 @@ BAD = [
     (["match", "missing.npz", "--against", "nobody"], "--against nobody"),
     (["match", "missing.npz", "--games", "0"], "--games"),
     (["match", "missing.npz", "--seed", "-1"], "--seed"),
+    (["match", "missing.npz", "--pilot", "-3"], "--pilot"),
     (["match", "missing.npz", "--json", "no/such/folder/r.json"], "--json"),
     (["random", "--players", "1"], "--players"),
     (["random", "--players", "99"], "--players"),

@@ -154,6 +154,7 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
 
 
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
+    from coupsolve.evaluation.aivat import match
     from coupsolve.evaluation.arena import play
     from coupsolve.openspiel.bots import RandomBot
     from coupsolve.strategy import load
@@ -161,7 +162,7 @@ def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
     path, other = tmp_path / "s.npz", tmp_path / "other.npz"
     _train(capsys, path, "--iterations", 200)
     status, out, err = cli(capsys, "match", path, "--against", "random", "--against", path, "--games", 41,
-                           "--seed", 3, "--json")
+                           "--seed", 3, "--pilot", 20, "--json")
     assert status == 0, err
     rows = json.loads(out.strip().splitlines()[-1])["rows"]
     assert [r["against"] for r in rows] == ["RandomBot", str(path)]
@@ -172,13 +173,17 @@ def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
     policy = loaded.policy(game)
     direct = play(game, [policy, RandomBot(game)], 40, 3, names=["strategy", "opponent"])
     assert rows[0]["mean"] == pytest.approx(direct.mean[0]) and rows[0]["win_rate"] == direct.win_rate[0]
+    reduced = match(game, policy, RandomBot(game), 40, 3, pilot=20)  # the pilot games change nothing
+    assert np.array_equal(reduced.payoffs, direct.payoffs) and rows[0]["deals"] == 20
+    assert rows[0]["reduced_mean"] == pytest.approx(reduced.adjusted_mean[0])
     for r in rows:
-        low, high = r["mean"] - r["half_width"], r["mean"] + r["half_width"]
+        assert r["pilot"] == 20 and r["variance_reduction"] >= 0
+        low, high = r["reduced_mean"] - r["reduced_half_width"], r["reduced_mean"] + r["reduced_half_width"]
         assert r["verdict"] == ("beats it" if low > 0 else "loses to it" if high < 0 else
                                 "no difference shown")
     assert "against RandomBot" in err  # the table goes to stderr when the JSON takes stdout
     again = json.loads(cli(capsys, "match", path, "--against", "random", "--games", 40, "--seed", 3,
-                           "--json")[1].splitlines()[-1])
+                           "--pilot", 20, "--json")[1].splitlines()[-1])
     timeless = [{k: v for k, v in r.items() if k != "seconds"} for r in again["rows"]]  # wall time varies
     assert timeless == [{k: v for k, v in r.items() if k != "seconds"} for r in rows[:1]]
     _train(capsys, other, "--iterations", 20, "--turn-limit", 2)
@@ -193,10 +198,11 @@ def test_match_tells_draws_and_plays_the_games_asked(capsys, tmp_path):
     _train(capsys, path, "--iterations", 20)
     status, _, err = cli(capsys, "match", path, "--games", 1)
     assert status == 2 and "--games 1" in err and len(err.strip().splitlines()) == 1
-    status, out, err = cli(capsys, "match", path, "--games", 5, "--against", "random", "--json")
+    status, out, err = cli(capsys, "match", path, "--games", 5, "--against", "random", "--pilot", 0, "--json")
     assert status == 0, err
     row = json.loads(out.strip().splitlines()[-1])["rows"][0]
-    assert row["games"] == 4 and 0.0 <= row["draw_rate"] <= 1.0
+    assert row["games"] == 4 and row["deals"] == 2 and 0.0 <= row["draw_rate"] <= 1.0
+    assert "reduced_mean" not in row and "reduced" not in err  # --pilot 0: the plain estimate only
     assert "draw rate" in err and "--games 5 rounded down to a multiple of 2" in err
 
 

@@ -14,6 +14,7 @@ from coupsolve.cli import values as V
 from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
 
 # ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
+from coupsolve.evaluation.aivat import PILOT_GAMES
 from coupsolve.plan.options import ALGORITHM, AUTO as AUTO_PRECISION
 from coupsolve.sampling import ABSTRACTIONS
 from solvers.options import AVERAGES, PRECISIONS, REGRETS, SAMPLINGS, UPDATES
@@ -265,26 +266,6 @@ def _add_games_args(p, seed=True):
         p.add_argument("--seed", type=V.seed, default=0, help="seed of those games")
 
 
-def _training_field(text):
-    """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
-    from coupsolve.sampling.keys import FIELD_BOTS, field_scratch
-
-    field = {}
-    for part in filter(None, text.split(",")):
-        name, _, share = part.partition("=")
-        if name not in FIELD_BOTS or name in field:
-            raise argparse.ArgumentTypeError(f"{part!r}: the bots are {' and '.join(FIELD_BOTS)}, each once")
-        try:
-            field[name] = float(share)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{part!r}: the share must be a number") from None
-    try:
-        field_scratch(**field)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return field
-
-
 def _add_train_args(p):
     p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     _add_rule_options(p, PRESETS + ("standard",), None, None,
@@ -299,7 +280,7 @@ def _add_train_args(p):
     p.add_argument("--abstraction", choices=ABSTRACTIONS,
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
                         "imperfect recall, for long games: no equilibrium guarantee) (default: see --sampling)")
-    p.add_argument("--field", type=_training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
+    p.add_argument("--field", type=V.training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
                    help="features only: train against a field where each seat of each game is played by "
                         "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
                         "random; the rest is the strategy itself)")
@@ -392,7 +373,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                         "strategy")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the deals and the bots' moves")
     p = sub_parser("match", "play a saved strategy head to head against the bots or another strategy "
-                            "file, with 95% intervals")
+                            "file, with 95% intervals (duplicate deals, variance-reduced)")
     p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
     p.add_argument("--against", action="append", metavar="OPPONENT",
                    help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
@@ -400,6 +381,8 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     p.add_argument("--games", type=V.games, default=2000,
                    help="games against each opponent (rounded down to a multiple of the players)")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the games")
+    p.add_argument("--pilot", type=V.whole_number(0, 1 << 20), default=PILOT_GAMES, metavar="N", help="games "
+                   "played twice first, seeded apart, to fit the variance-reduced estimate's value (0: none)")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="the results as one JSON object: on the last line of the output, or in FILE")
     p = sub_parser("random", "play one game with uniformly random moves and print its log")

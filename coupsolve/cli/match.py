@@ -1,10 +1,14 @@
 """``coupsolve match``: a saved strategy head to head against the shipped bots or another strategy file.
 
-The strategy takes one seat and the opponent every other seat (``coupsolve.evaluation.arena.play``: seeded games,
-seats rotating so that the strategy plays every seat equally often, a 95% interval from the normal
-approximation). An equal seat averages 0 (a win pays 1, a loss ``-1 / (players - 1)``, a draw at the
-turn limit what the rules' limit payoff says), so a strategy beats an opponent when its interval lies
-above 0. Stepping is OpenSpiel's, in Python: a full-length four-player game takes some milliseconds.
+The strategy takes one seat and the opponent every other seat, in duplicate deals
+(``coupsolve.evaluation.aivat.match``: each seeded deal played once per rotation of the seats,
+a 95% interval over the deals from the normal approximation), and, unless ``--pilot 0``, with a
+variance-reduced estimate beside the plain one (control variates at every event,
+``coupsolve.evaluation.aivat``, with a value function fitted on pilot games seeded apart from the
+match). An equal seat averages 0 (a win pays 1, a loss ``-1 / (players - 1)``, a draw at the turn
+limit what the rules' limit payoff says), so a strategy beats an opponent when its interval lies above
+0; the verdict reads the variance-reduced interval where there is one. Stepping is OpenSpiel's, in
+Python: a full-length four-player game takes some milliseconds.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def _opponent(word, rules, game, own):
 
 def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
-    from coupsolve.evaluation.arena import play
+    from coupsolve.evaluation.aivat import match
     from coupsolve.cli.checks import check_json_target
     from coupsolve.cli.report import write_json
     from coupsolve.strategy import load
@@ -56,31 +60,40 @@ def cmd_match(args) -> int:
     policy, what = loaded.policy(game), loaded.what
     n = rules.players
     games = args.games - args.games % n  # a multiple of the seats: every seat equally often
-    if games < max(n, 2):
-        raise CliError(f"--games {args.games}: a match of {n} players needs at least {max(n, 2)} games "
-                       "(every seat once, and two samples for an interval)")
+    if games < 2 * n:
+        raise CliError(f"--games {args.games}: a match of {n} players needs at least {2 * n} games (two "
+                       f"deals of {n}: an interval needs two samples)")
     rows = []
     for word in args.against or OPPONENTS:
         name, other = _opponent(word, rules, game, policy)
-        result = play(game, [policy] + [other] * (n - 1), games, args.seed,
-                      names=["strategy"] + ["opponent"] * (n - 1))
-        low, high = result.interval("strategy")
+        result = match(game, policy, other, games, args.seed, args.pilot)
+        reduced = result.adjusted_mean is not None
+        low, high = result.interval("strategy", adjusted=reduced)
         verdict = "beats it" if low > 0 else "loses to it" if high < 0 else "no difference shown"
-        rows.append({"against": name, "games": games, "seed": args.seed,
-                     "mean": float(result.mean[0]), "half_width": float(result.half_width[0]),
-                     "win_rate": float(result.win_rate[0]), "draw_rate": float(result.draw_rate),
-                     "verdict": verdict,
-                     "seconds": round(result.seconds, 1)})
+        row = {"against": name, "games": games, "deals": result.deals, "seed": args.seed,
+               "mean": float(result.mean[0]), "half_width": float(result.half_width[0]),
+               "win_rate": float(result.win_rate[0]), "draw_rate": float(result.draw_rate),
+               "verdict": verdict, "seconds": round(result.seconds, 1)}
+        if reduced:
+            row.update(pilot=args.pilot, reduced_mean=float(result.adjusted_mean[0]),
+                       reduced_half_width=float(result.adjusted_half_width[0]),
+                       variance_reduction=float(result.variance_reduction[0]))
+        rows.append(row)
     out = sys.stderr if args.json == "-" else sys.stdout
     print(f"{args.strategy} ({what}), {n} players: one seat against {n - 1} of each opponent; "
           f"{games:,} games each (seed {args.seed}"
           f"{'' if games == args.games else f'; --games {args.games:,} rounded down to a multiple of {n}'}"
-          f"), seats rotating; mean payoff per game with its 95% interval (an equal seat averages 0); "
-          "a draw: a game no seat won (the turn limit)", file=out)
+          f"), in deals of {n} games with the seats rotated over the same cards; mean payoff per game with "
+          "its 95% interval (an equal seat averages 0); a draw: a game no seat won (the turn limit)", file=out)
+    if any("reduced_mean" in r for r in rows):
+        print(f"  reduced: the same games with control variates (a value fitted on {args.pilot:,} pilot "
+              "games): as unbiased as the plain mean; (Nx): the interval of N times the games without them", file=out)
     width = max(len(r["against"]) for r in rows)
     for r in rows:
-        print(f"  against {r['against']:<{width}}  {r['mean']:+.4f} +- {r['half_width']:.4f}  win rate "
-              f"{r['win_rate']:.3f}  draw rate {r['draw_rate']:.3f}  {r['verdict']}", file=out)
+        reduced = (f"  reduced {r['reduced_mean']:+.4f} +- {r['reduced_half_width']:.4f} "
+                   f"({r['variance_reduction']:.1f}x)" if "reduced_mean" in r else "")
+        print(f"  against {r['against']:<{width}}  {r['mean']:+.4f} +- {r['half_width']:.4f}{reduced}  win "
+              f"rate {r['win_rate']:.3f}  draw rate {r['draw_rate']:.3f}  {r['verdict']}", file=out)
     if args.json:
         write_json({"strategy": str(args.strategy), "players": n, "rows": rows}, args.json, out)
     return 0

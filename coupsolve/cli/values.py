@@ -105,3 +105,23 @@ def regret(text):
     if not 0.0 <= value <= MAX_REGRET:
         raise argparse.ArgumentTypeError(f"{short(text)}: give a regret from 0 to {MAX_REGRET:g}")
     return value
+
+
+def training_field(text):
+    """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
+    from coupsolve.sampling.keys import FIELD_BOTS, field_scratch
+
+    field = {}
+    for part in filter(None, text.split(",")):
+        name, _, share = part.partition("=")
+        if name not in FIELD_BOTS or name in field:
+            raise argparse.ArgumentTypeError(f"{part!r}: the bots are {' and '.join(FIELD_BOTS)}, each once")
+        try:
+            field[name] = float(share)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r}: the share must be a number") from None
+    try:
+        field_scratch(**field)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return field

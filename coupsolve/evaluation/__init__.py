@@ -1,3 +1,5 @@
-"""Measuring a strategy by play: seeded head-to-head games (:mod:`~coupsolve.evaluation.arena`) and the
-local best response's lower bound on exploitability (:mod:`~coupsolve.evaluation.localbr`).
+"""Measuring a strategy by play: seeded head-to-head games in duplicate deals
+(:mod:`~coupsolve.evaluation.arena`), their variance-reduced estimate (:mod:`~coupsolve.evaluation.aivat`),
+exact best responses checked by play (:mod:`~coupsolve.evaluation.brcheck`) and the local best
+response's lower bound on exploitability (:mod:`~coupsolve.evaluation.localbr`).
 """
