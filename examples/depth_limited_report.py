@@ -1,15 +1,19 @@
 """Depth-limited solving where the truth is known: the table of Brown, Sandholm and Amos (NeurIPS 2018), on Coup.
 
 Run: python examples/depth_limited_report.py [--full 3] [--cuts 1 2] [--continuations 4]
+                                             [--blueprints near-exact sampled weak]
 
-Takes the two-player card-selection game cut after turn ``--full`` as the "full game" and two strategies
-of it as blueprints: a near-exact one (hs-pcfr+ to ``--target``) and a weak one (CFR+ stopped at the
-first check at or below ``--weak-target``). For each blueprint and each cut ``k`` in ``--cuts`` it solves
-the game cut after turn ``k`` four ways: (a) a draw at the cut, (b) the influence payoff at the cut,
-(c) one continuation at each leaf (the blueprint's value), (d) ``--continuations`` continuations per
-player (:mod:`coupsolve.depth.continuations`); stitches each cut solution onto the blueprint after the
-cut and measures its exact exploitability in the full game. Writes ``examples/report/depth_limited.md``
-and ``.json`` (with each solution's turn-1 rates). Blueprints are kept in ``--scratch`` between runs.
+Takes the two-player card-selection game cut after turn ``--full`` as the "full game" and strategies of
+it as blueprints: a near-exact one (hs-pcfr+ to ``--target``), a sampled one (external-sampling MCCFR
+over exact information sets for ``--sampled-iterations`` iterations, seeded, mapped onto the tree) and,
+if asked, a weak one (CFR+ stopped at the first check at or below ``--weak-target``). For each blueprint
+and each cut ``k`` in ``--cuts`` it solves the game cut after turn ``k`` four ways: (a) a draw at the
+cut, (b) the influence payoff at the cut, (c) one continuation at each leaf (the blueprint's value),
+(d) ``--continuations`` continuations per player (:mod:`coupsolve.depth.continuations`); stitches each
+cut solution onto the blueprint after the cut and measures its exact exploitability in the full game.
+Writes ``examples/report/depth_limited.md`` and ``.json`` (with each solution's turn-1 rates) after
+every cell, and a second run of the same full game and continuations keeps the cells already there
+(Ctrl-C loses only the cell under way). Blueprints are kept in ``--scratch`` between runs.
 """
 
 import argparse
@@ -55,24 +59,30 @@ def solve_cut(tree, target):
     return r.average_policy, float(r.exploitability), int(r.iterations)
 
 
-def one_cut(full, policy, k, K, target):
-    """The four cut solutions of the full game cut after turn ``k``, stitched onto ``policy``."""
+def one_cut(full, policy, k, K, target, rows, save):
+    """The four cut solutions of the full game cut after turn ``k``, stitched onto ``policy``: each
+    cell not yet in ``rows`` is computed, put there and ``save``d."""
     import solvers
     import coupsolve
     from coupsolve import Rules, depth
     from coupsolve.analysis.history import analyse
 
-    rows = {}
     for payoff in ("draw", "influence"):
+        if f"{payoff} payoff" in rows:
+            continue
         cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k, limit_payoff=payoff))
         p, e, it = solve_cut(cut.tree, target)
         s = depth.stitched_exploitability(cut.tree, p, full.tree, policy)
-        rows[f"{payoff} payoff"] = {"cut_exploitability": e, "iterations": it, "stitched": s,
+        rows[f"{payoff} payoff"] = {"cut_exploitability": e, "target": target, "iterations": it, "stitched": s,
                                     "turn1": turn1(analyse(cut, p))}
         say(f"  cut {k}, {payoff}: exploitability {e:.1e} after {it}, stitched {s:.2e}")
+        save()
+    todo = [kk for kk in sorted({1, K}) if f"K = {kk}" not in rows]
+    if not todo:
+        return
     cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k), leaves=True)
     where = depth.node_map(cut.tree, full.tree)
-    for kk in sorted({1, K}):
+    for kk in todo:
         t0 = time.perf_counter()
         lv = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, kk, where=where)
         dl = depth.depth_limited_game(cut.rules, lv, cut=cut)
@@ -80,16 +90,29 @@ def one_cut(full, policy, k, K, target):
         p, e, it = solve_cut(dl.tree, target)
         s = depth.stitched_exploitability(cut.tree, dl.cut_policy(p), full.tree, policy, where=where)
         chosen = solvers.exploitability(full.tree, depth.stitch_choices(dl, p, full, policy, where=where))
-        rows[f"K = {kk}"] = {"cut_exploitability": e, "iterations": it, "stitched": s, "stitched_chosen": chosen,
+        rows[f"K = {kk}"] = {"cut_exploitability": e, "target": target, "iterations": it, "stitched": s,
+                             "stitched_chosen": chosen,
                              "leaf_seconds": leaf_seconds, "leaves": int(len(cut.leaf_node)),
                              "leaf_choice": dl.leaf_choice(p), "turn1": turn1(analyse(dl.coup_tree, p))}
         say(f"  cut {k}, K = {kk}: leaf values {leaf_seconds:.1f} s, exploitability {e:.1e} after {it}, "
             f"stitched {s:.2e}, with its chosen continuations {chosen:.2e}")
-    return rows
+        save()
 
 
-def write(report):
-    with open(os.path.join(OUT, "depth_limited.json"), "w") as f:
+def sampled_blueprint(full, iterations, seed):
+    """External-sampling MCCFR over exact information sets (the tree builder's keys), ``iterations``
+    iterations from ``seed``, as a flat policy over ``full``'s tree."""
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.policy import tree_policy
+    from solvers.mccfr.solver import MCCFRSolver
+
+    solver = MCCFRSolver(sampling_game(full.rules), max_infosets=2 * full.tree.num_infosets, seed=seed)
+    solver.step(iterations)
+    return tree_policy(solver, full.tree)
+
+
+def write(report, out):
+    with open(out + ".json", "w") as f:
         json.dump(report, f, indent=1)
     lines = ["# Depth-limited solving where the truth is known", "",
              f"Full game: the two-player card-selection game cut after turn {report['full']} "
@@ -105,13 +128,28 @@ def write(report):
                   f"(d) K = {K}, blueprint after | (d) K = {K}, its choices after | (d) / (a) |",
                   "|---|---|---|---|---|---|---|"]
         for k, rows in b["cuts"].items():
-            d = rows[f"K = {K}"]
-            f = [rows[m]["stitched"] for m in ("draw payoff", "influence payoff", "K = 1")]
-            f += [d["stitched"], d["stitched_chosen"]]
-            lines.append(f"| {k} | " + " | ".join(f"{x:.2e}" for x in f) + f" | {min(f[3:]) / f[0]:.3f} |")
+            f = [rows.get(m, {}).get("stitched") for m in ("draw payoff", "influence payoff", "K = 1")]
+            f += [rows.get(f"K = {K}", {}).get(x) for x in ("stitched", "stitched_chosen")]
+            ratio = f"{min(f[3:]) / f[0]:.3f}" if None not in f else "–"
+            lines.append(f"| {k} | " + " | ".join("not run" if x is None else f"{x:.2e}" for x in f)
+                         + f" | {ratio} |")
         lines.append("")
-    with open(os.path.join(OUT, "depth_limited.md"), "w") as f:
+    with open(out + ".md", "w") as f:
         f.write("\n".join(lines))
+
+
+def _resumed(full, a):
+    """The report of an earlier run of the same full game and continuations, or a new one."""
+    path = a.out + ".json"
+    fresh = {"full": a.full, "histories": full.tree.num_nodes, "continuations": a.continuations,
+             "targets": {"blueprint": a.target, "weak": a.weak_target, "cut": a.cut_target}, "blueprints": []}
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if (old.get("full"), old.get("continuations")) == (a.full, a.continuations):
+            say(f"keeping the cells of {os.path.relpath(path)}")
+            return old
+    return fresh
 
 
 def main():
@@ -119,34 +157,56 @@ def main():
     ap.add_argument("--full", type=int, default=3)
     ap.add_argument("--cuts", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--continuations", type=int, default=4)
+    ap.add_argument("--blueprints", nargs="+", choices=("near-exact", "sampled", "weak"),
+                    default=["near-exact", "sampled"])
     ap.add_argument("--target", type=float, default=1e-4)
     ap.add_argument("--weak-target", type=float, default=1e-2)
+    ap.add_argument("--sampled-iterations", type=int, default=200_000)
+    ap.add_argument("--seed", type=int, default=0, help="of the sampled blueprint")
     ap.add_argument("--cut-target", type=float, default=1e-5)
     ap.add_argument("--scratch", default=os.path.join(HERE, ".depth_scratch"))
+    ap.add_argument("--out", default=os.path.join(OUT, "depth_limited"), help="the report, without .md/.json")
     a = ap.parse_args()
     import coupsolve
+    import solvers
     from coupsolve import Rules
 
     os.makedirs(a.scratch, exist_ok=True)
     say(f"building the full game (turn limit {a.full})")
     full = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=a.full))
-    report = {"full": a.full, "histories": full.tree.num_nodes, "continuations": a.continuations,
-              "targets": {"blueprint": a.target, "weak": a.weak_target, "cut": a.cut_target}, "blueprints": []}
-    specs = [("near-exact", dict(algorithm="hs-pcfr+", target_exploitability=a.target, iterations=3000,
-                                 check_every=10)),
-             ("weak", dict(algorithm="cfr+", target_exploitability=a.weak_target, iterations=3000,
-                           check_every=1))]
-    for name, kw in specs:
+    report = _resumed(full, a)
+    specs = {"near-exact": dict(algorithm="hs-pcfr+", target_exploitability=a.target, iterations=3000,
+                                check_every=10),
+             "weak": dict(algorithm="cfr+", target_exploitability=a.weak_target, iterations=3000,
+                          check_every=1)}
+    for name in a.blueprints:
         say(f"blueprint {name}")
-        policy, e, it, sec = blueprint(full.tree, name, a.scratch, **kw)
+        if name == "sampled":
+            path = os.path.join(a.scratch, f"blueprint_sampled_{a.sampled_iterations}_{a.seed}.npz")
+            if not os.path.exists(path):
+                t0 = time.perf_counter()
+                policy = sampled_blueprint(full, a.sampled_iterations, a.seed)
+                np.savez(path, policy=policy, exploitability=solvers.exploitability(full.tree, policy),
+                         iterations=a.sampled_iterations, seconds=time.perf_counter() - t0)
+            with np.load(path, allow_pickle=False) as f:
+                policy, e, it, sec = f["policy"], float(f["exploitability"]), int(f["iterations"]), float(f["seconds"])
+            how = f"external-sampling MCCFR, exact information sets, {it:,} iterations, seed {a.seed}"
+        else:
+            policy, e, it, sec = blueprint(full.tree, name, a.scratch, **specs[name])
+            how = f"{specs[name]['algorithm']}, {it} iterations"
         say(f"blueprint {name}: exploitability {e:.2e} after {it} iterations ({sec:.0f} s)")
-        b = {"name": name, "exploitability": e, "iterations": it,
-             "how": f"{kw['algorithm']}, {it} iterations", "cuts": {}}
-        for k in a.cuts:
-            b["cuts"][k] = one_cut(full, policy, k, a.continuations, a.cut_target)
+        b = next((x for x in report["blueprints"] if x["name"] == name), None)
+        if b is None or b["exploitability"] != e:  # a blueprint of other iterates: its cells go
+            b = {"name": name, "exploitability": e, "iterations": it, "how": how, "cuts": {}}
             report["blueprints"] = [x for x in report["blueprints"] if x["name"] != name] + [b]
-            report["peak_rss_gib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-            write(report)
+
+        def save():
+            report["peak_rss_gib"] = max(report.get("peak_rss_gib", 0.0),
+                                         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+            write(report, a.out)
+
+        for k in a.cuts:
+            one_cut(full, policy, k, a.continuations, a.cut_target, b["cuts"].setdefault(str(k), {}), save)
     say("done")
 
 
