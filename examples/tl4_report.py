@@ -105,12 +105,17 @@ def from_solve_report(data):
     return record
 
 
-def _exact(payoff, limit):
+def _record(payoff, limit):
     path = os.path.join(OUT, f"tl{limit}_{payoff}.json")
     if not os.path.exists(path):
         return None
     with open(path) as f:
-        return json.load(f)["analysis"]
+        return json.load(f)
+
+
+def _exact(payoff, limit):
+    record = _record(payoff, limit)
+    return None if record is None else record["analysis"]
 
 
 def _by_claim(rows):
@@ -127,6 +132,21 @@ def _sampled_cell(e):
     return f"{100 * e['value']:.1f}% [{100 * e['low']:.0f}-{100 * e['high']:.0f}]"
 
 
+def selection(records):
+    """Which equilibrium the figures are: the algorithm, its iterations and exploitability per limit."""
+    parts = []
+    for payoff, rec in records.items():
+        runs = [(limit, _record(payoff, limit)) for limit in (2, 3)] + [(4, rec)]
+        parts.append(f"{payoff} payoff " + ", ".join(
+            f"TL{limit} {r['iterations']} iterations ({r['exploitability']:.1e})" for limit, r in runs if r))
+    return ("**Selection.** A game of this size has many equilibria, and a rate is the one the algorithm "
+            "found: every figure here is CFR+'s average strategy (alternating updates, from the uniform "
+            "strategy) stopped at the first check at or below exploitability 1e-3: " + "; ".join(parts)
+            + ". `coupsolve solve` now runs HS-DCFR by default, which selects others; "
+            "`horizon_selected.md` gives the MMD selection and the range over the 1e-3-equilibria "
+            "where it was computed.")
+
+
 def horizon(records):
     """``horizon.md``: turns 1 and 2 at turn limits 2, 3 (exact) and 4 (exact, or sampled with a 95%
     interval)."""
@@ -138,7 +158,7 @@ def horizon(records):
                                              "in pieces, with the 95% interval in brackets")
                  for payoff, rec in records.items())
              + ". `-` where the claim was not made (or too rarely for a rate). The card choice is "
-               "exact at every limit.", ""]
+               "exact at every limit.", "", selection(records), ""]
     for payoff, rec in records.items():
         exact = {limit: _exact(payoff, limit) for limit in (2, 3)}
         heads = [f"TL{limit}" for limit in (2, 3) if exact[limit]] + ["TL4"]
