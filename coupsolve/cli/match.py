@@ -84,10 +84,12 @@ def cmd_match(args) -> int:
           f"{games:,} games each (seed {args.seed}"
           f"{'' if games == args.games else f'; --games {args.games:,} rounded down to a multiple of {n}'}"
           f"), in deals of {n} games with the seats rotated over the same cards; mean payoff per game with "
-          "its 95% interval (an equal seat averages 0); a draw: a game no seat won (the turn limit)", file=out)
+          "its 95% interval (an equal seat averages 0); a draw: a game no seat won (the turn limit)",
+          file=out)
     if any("reduced_mean" in r for r in rows):
         print(f"  reduced: the same games with control variates (a value fitted on {args.pilot:,} pilot "
-              "games): as unbiased as the plain mean; (Nx): the interval of N times the games without them", file=out)
+              "games): as unbiased as the plain mean; (Nx): the interval of N times the games without them",
+              file=out)
     width = max(len(r["against"]) for r in rows)
     for r in rows:
         reduced = (f"  reduced {r['reduced_mean']:+.4f} +- {r['reduced_half_width']:.4f} "

@@ -106,10 +106,11 @@ PILOT_GAMES = 200
 
 
 def match(game, policy, other, games, seed, pilot=PILOT_GAMES):
-    """``policy`` in one seat against ``other`` in every other seat: :func:`~coupsolve.evaluation.arena.play`'s duplicate deals,
-    with the variance-reduced estimate beside the plain one when the game is Coup and ``pilot`` is
-    not 0 (a value fitted by :func:`fit_value` on ``pilot`` pilot games
-    and as many more, seeded by ``seed`` in the pilot streams). Names: ``"strategy"``, ``"opponent"``."""
+    """``policy`` in one seat against ``other`` in every other seat, in the duplicate deals of
+    :func:`~coupsolve.evaluation.arena.play`, with the variance-reduced estimate beside the plain one
+    when the game is Coup and ``pilot`` is not 0 (a value fitted by :func:`fit_value` on ``pilot``
+    pilot games and as many more, seeded by ``seed`` in the pilot streams). The result's names are
+    ``"strategy"`` and ``"opponent"``."""
     n = game.num_players()
     policies = [policy] + [other] * (n - 1)
     coup = hasattr(game.new_initial_state(), "engine_state")

@@ -88,13 +88,15 @@ class ArenaResult:
         return mean[i] - half[i], mean[i] + half[i]
 
     def __str__(self):
-        rows = [f"{self.games:,} games ({self.deals:,} deals), {self.games / max(self.seconds, 1e-9):.1f} games/s"]
+        pace = self.games / max(self.seconds, 1e-9)
+        rows = [f"{self.games:,} games ({self.deals:,} deals), {pace:.1f} games/s"]
         for i, n in enumerate(self.names):
             rows.append(f"{n:<16} mean payoff {self.mean[i]:+.4f} +- {self.half_width[i]:.4f} (95%), "
                         f"win rate {self.win_rate[i]:.3f}")
             if self.adjusted_mean is not None:
                 rows.append(f"{'':<16} variance-reduced {self.adjusted_mean[i]:+.4f} +- "
-                            f"{self.adjusted_half_width[i]:.4f} (95%, {self.variance_reduction[i]:.1f}x fewer games)")
+                            f"{self.adjusted_half_width[i]:.4f} (95%, worth "
+                            f"{self.variance_reduction[i]:.1f}x the games)")
         rows.append(f"draw rate {self.draw_rate:.3f}")
         return "\n".join(rows)
 
@@ -105,9 +107,10 @@ def _sample(rng, actions, probs):
 
 
 def correction(state, actions, probs, taken, value):
-    """The control variate of one event (:mod:`coupsolve.evaluation.aivat`): ``V(h·taken) - E_p[V(h·a)]`` (one number per seat) at
-    ``state`` (``h``), whose next action is drawn from ``actions`` with probabilities ``probs``
-    (normalised here, as the draw normalises them). Zero in expectation over the draw."""
+    """The control variate of one event (:mod:`coupsolve.evaluation.aivat`):
+    ``V(h·taken) - E_p[V(h·a)]`` (one number per seat) at ``state`` (``h``), whose next action is
+    drawn from ``actions`` with probabilities ``probs`` (normalised here, as the draw normalises
+    them). Zero in expectation over the draw."""
     p = np.asarray(probs, np.float64)
     p = p / p.sum()
     children = []
