@@ -132,7 +132,7 @@ def _kinds(tree, pub, num_pub):
     return kind, player
 
 
-def derive(tree, public_label):
+def derive(tree, public_label, *, histories=False):
     """The arrays of a :class:`~solvers.trees.publictree.PublicTree` for ``tree`` (a ``GameTree``).
 
     Parameters
@@ -142,6 +142,10 @@ def derive(tree, public_label):
         The label of the edge into each history (the root's is ignored): histories under one public
         node whose edges share a label share a public node (e.g. -1 for every hidden edge, the action
         id for public ones; :func:`hidden_chance_labels`).
+    histories : bool
+        Also return where each history went: ``(arrays, pub, loc)``, ``pub[h]`` the public node of
+        history ``h`` and ``loc[p, h]`` player ``p``'s entry there (its local index), to carry
+        anything given per history over to the public tree.
 
     Returns
     -------
@@ -202,7 +206,8 @@ def derive(tree, public_label):
                                      f"{infoset_node[infoset]} and {pub[h]}: the public labels "
                                      f"reveal more than its owner sees")
                 infoset_node[infoset] = pub[h]
-    return _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_node)
+    arrays = _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_node)
+    return (arrays, pub, loc) if histories else arrays
 
 
 def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_node):

@@ -1,12 +1,6 @@
-"""Multi-valued leaves: a depth-limited game whose leaves let each player choose how the game goes on.
+"""Multi-valued leaves on a history tree (:class:`~solvers.GameTree`): :func:`graft_leaf_choices`.
 
-A depth-limited game stops at some histories (its *leaves*) before the real end. Brown, Sandholm and
-Amos ("Depth-limited solving for imperfect-information games", NeurIPS 2018) value such a leaf not by
-one number but by a choice: at the leaf each player picks one of a few *continuation strategies* for
-the rest of the game, and the payoff is what that pair of continuations earns from the leaf's
-history. :func:`graft_leaf_choices` makes that choice part of the game tree, so every solver, the
-exact best response and exploitability, checkpoints and analyses take the depth-limited game
-unchanged:
+The idea and why it is sound are in :mod:`solvers.trees.leaves`. Here:
 
 - each leaf ``h`` becomes a decision of player 0 with ``K0`` actions (its continuations), in player
   0's *leaf information set* (given: the leaves player 0 cannot tell apart);
@@ -14,14 +8,8 @@ unchanged:
   information set, which does not see player 0's pick (the two choices are simultaneous);
 - the pair ``(c0, c1)`` ends the game with payoff ``values[h, c0, c1]`` to player 0.
 
-Who chooses what: each player chooses *its own* continuation, knowing exactly what it knows at the
-leaf. A player's best response in this game is then a best response among its continuations, so if
-a player's set holds a best response to every continuation of the other (for instance the set of all
-its strategies), the leaf values are exact: the depth-limited game's equilibria are the restriction of
-the whole game's. With fewer continuations, each player is guaranteed no more than the best of its
-few (Brown, Sandholm and Amos 2018, section 4). The new information sets come after the tree's own,
-so ``policy[:tree.infoset_offset[tree.num_infosets]]`` style slicing recovers the cut game's part
-(:attr:`LeafChoices.base_actions`).
+The new information sets come after the tree's own, so the first :attr:`LeafChoices.base_actions`
+entries of a policy are the cut game's part.
 """
 
 from __future__ import annotations
