@@ -12,6 +12,7 @@ import coupsolve
 from coupsolve.evaluation.brcheck import check_by_play, exact_best_responses
 from coupsolve.openspiel.policy import PublicTreePolicy
 from coupsolve.trees.stepwalk.build import build_public_tree
+from coup_helpers import play_randomly
 from solvers import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -116,19 +117,16 @@ def test_a_best_response_by_its_choices_plays_as_the_flat_best_response(solved):
         flat_value, flat = rep.best_response(avg, seat)
         assert value == flat_value and choice.shape == (coup_public.tree.num_infosets,)
         by_choices, by_flat = strategy.with_choices(choice), PublicTreePolicy(game, coup_public, flat)
-        met = 0
+        met = []
+
+        def compare(state):
+            if not state.is_chance_node() and state.current_player() == seat:
+                assert by_choices.action_probabilities(state) == by_flat.action_probabilities(state)
+                met.append(state)
+
         for _ in range(40):
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes, probs = zip(*state.chance_outcomes())
-                    state.apply_action(int(rng.choice(outcomes, p=probs)))
-                    continue
-                if state.current_player() == seat:
-                    assert by_choices.action_probabilities(state) == by_flat.action_probabilities(state)
-                    met += 1
-                state.apply_action(int(rng.choice(state.legal_actions())))
-        assert met > 40
+            play_randomly(game.new_initial_state(), rng, compare)
+        assert len(met) > 40
 
 
 @pytest.mark.parametrize("bad, why", [(np.zeros(3, np.int32), "expected"),
