@@ -85,8 +85,11 @@ def public_leaf_pairs(tree, leaves) -> LeafPairs:
     """The pairs of private states at each of ``leaves`` (terminal public nodes of ``tree``) whose
     chance weight in the leaf's matrix is not 0: what :func:`graft_public_leaf_choices` needs a value
     for."""
-    leaves = _check_leaves(tree, leaves)
-    f = tree.flat
+    return _pairs(tree.flat, _check_leaves(tree, leaves))
+
+
+def _pairs(f, leaves):
+    """:func:`public_leaf_pairs` of checked ``leaves``."""
     parts = []
     for i, z in enumerate(leaves):
         rows, cols = _entries(f, z)
@@ -164,7 +167,7 @@ def graft_public_leaf_choices(tree, leaves, values, *, game_id=None):
     PublicTree, PublicLeafChoices
     """
     leaves = _check_leaves(tree, leaves)
-    pairs = public_leaf_pairs(tree, leaves)
+    pairs = _pairs(tree.flat, leaves)
     values = np.ascontiguousarray(values, dtype=np.float64)
     if values.ndim != 3 or values.shape[0] != pairs.leaf.size or min(values.shape[1:], default=0) < 1:
         raise ValueError(f"values must have shape ({pairs.leaf.size}, K0, K1) with K0, K1 >= 1, one per "
