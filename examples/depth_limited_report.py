@@ -1,7 +1,7 @@
 """Depth-limited solving where the truth is known: the table of Brown, Sandholm and Amos (NeurIPS 2018), on Coup.
 
 Run: python examples/depth_limited_report.py [--full 3] [--cuts 1 2] [--continuations 4]
-                                             [--blueprints near-exact sampled weak]
+                                             [--blueprints near-exact sampled weak] [--best-responses 3]
 
 Takes the two-player card-selection game cut after turn ``--full`` as the "full game" and strategies of
 it as blueprints: a near-exact one (hs-pcfr+ to ``--target``), a sampled one (external-sampling MCCFR
@@ -11,6 +11,7 @@ and each cut ``k`` in ``--cuts`` it solves the game cut after turn ``k`` four wa
 cut, (b) the influence payoff at the cut, (c) one continuation at each leaf (the blueprint's value),
 (d) ``--continuations`` continuations per player (:mod:`coupsolve.depth.continuations`); stitches each
 cut solution onto the blueprint after the cut and measures its exact exploitability in the full game.
+Then (e) ``--best-responses`` rounds of the double oracle over continuations (:mod:`coupsolve.depth.oracle`).
 Writes ``examples/report/depth_limited.md`` and ``.json`` (with each solution's turn-1 rates) after
 every cell, and a second run of the same full game and continuations keeps the cells already there
 (Ctrl-C loses only the cell under way). Blueprints are kept in ``--scratch`` between runs.
@@ -57,6 +58,30 @@ def solve_cut(tree, target):
     r = solvers.solve(tree, algorithm="hs-pcfr+", target_exploitability=target, iterations=2000,
                       check_every=10, progress=False)
     return r.average_policy, float(r.exploitability), int(r.iterations)
+
+
+def oracle_cut(full, policy, k, rounds, target, rows, save):
+    """The double oracle over continuations (:mod:`coupsolve.depth.oracle`) at the cut after turn ``k``:
+    the blueprint's own continuation, then ``rounds`` rounds each adding both players' best responses
+    to the last solution played as it chose."""
+    import coupsolve
+    from coupsolve import Rules, depth
+    from coupsolve.depth.oracle import best_response_continuations
+
+    key = f"best responses, {rounds} rounds"
+    if key in rows or rounds == 0:
+        return
+    cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k), leaves=True)
+    t0 = time.perf_counter()
+    out = best_response_continuations(cut, full, policy, k=1, rounds=rounds, target=target, iterations=2000,
+                                      where=depth.node_map(cut.tree, full.tree),
+                                      say=lambda line: say(f"  cut {k}, {line}"))
+    rows[key] = {"seconds": time.perf_counter() - t0,
+                 "rounds": [{"continuations": list(r.names), "histories": r.histories,
+                             "cut_exploitability": r.exploitability, "iterations": r.iterations,
+                             "stitched_chosen": r.stitched, "gains": list(r.gains), "leaf_choice": r.leaf_choice}
+                            for r in out]}
+    save()
 
 
 def one_cut(full, policy, k, K, target, rows, save):
@@ -134,8 +159,26 @@ def write(report, out):
             lines.append(f"| {k} | " + " | ".join("not run" if x is None else f"{x:.2e}" for x in f)
                          + f" | {ratio} |")
         lines.append("")
+        lines += oracle_lines(b)
     with open(out + ".md", "w") as f:
         f.write("\n".join(lines))
+
+
+def oracle_lines(b):
+    """The double oracle's rows of blueprint ``b``: the stitched figure (played as chosen) per round."""
+    cells = [(k, key, rows[key]) for k, rows in b["cuts"].items() for key in rows if key.startswith("best resp")]
+    if not cells:
+        return []
+    n = max(len(c["rounds"]) for _, _, c in cells)
+    lines = ["Best responses as continuations (`coupsolve.depth.oracle`): round 0 offers the blueprint "
+             "alone; each later round adds both players' best responses to the last solution, played as it "
+             "chose. The figure is that solution, played as it chose, in the full game.", "",
+             "| cut after turn | " + " | ".join(f"round {r}" for r in range(n)) + " | time |",
+             "|---|" + "---|" * n + "---|"]
+    for k, _, c in cells:
+        f = [f"{r['stitched_chosen']:.2e}" for r in c["rounds"]] + ["–"] * (n - len(c["rounds"]))
+        lines.append(f"| {k} | " + " | ".join(f) + f" | {c['seconds'] / 60:.0f} min |")
+    return lines + [""]
 
 
 def _resumed(full, a):
@@ -164,6 +207,8 @@ def main():
     ap.add_argument("--sampled-iterations", type=int, default=200_000)
     ap.add_argument("--seed", type=int, default=0, help="of the sampled blueprint")
     ap.add_argument("--cut-target", type=float, default=1e-5)
+    ap.add_argument("--best-responses", type=int, default=3, metavar="ROUNDS",
+                    help="rounds of the double oracle over continuations per cut (0: none)")
     ap.add_argument("--scratch", default=os.path.join(HERE, ".depth_scratch"))
     ap.add_argument("--out", default=os.path.join(OUT, "depth_limited"), help="the report, without .md/.json")
     a = ap.parse_args()
@@ -196,7 +241,7 @@ def main():
             how = f"{specs[name]['algorithm']}, {it} iterations"
         say(f"blueprint {name}: exploitability {e:.2e} after {it} iterations ({sec:.0f} s)")
         b = next((x for x in report["blueprints"] if x["name"] == name), None)
-        if b is None or b["exploitability"] != e:  # a blueprint of other iterates: its cells go
+        if b is None or abs(b["exploitability"] - e) > 1e-9 * e:  # a blueprint of other iterates: its cells go
             b = {"name": name, "exploitability": e, "iterations": it, "how": how, "cuts": {}}
             report["blueprints"] = [x for x in report["blueprints"] if x["name"] != name] + [b]
 
@@ -207,6 +252,7 @@ def main():
 
         for k in a.cuts:
             one_cut(full, policy, k, a.continuations, a.cut_target, b["cuts"].setdefault(str(k), {}), save)
+            oracle_cut(full, policy, k, a.best_responses, a.cut_target, b["cuts"][str(k)], save)
     say("done")
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from coupsolve import engine as E
 from coupsolve.engine.context import context_field
 
-__all__ = ["BIAS", "CONTINUATIONS", "action_classes", "biased", "check_count"]
+__all__ = ["BIAS", "CONTINUATIONS", "action_classes", "biased", "check_count", "continuation_policies"]
 
 #: The factor a biased continuation applies to its kind of action before renormalising.
 BIAS = 5.0
@@ -90,3 +90,13 @@ def biased(tree, policy, classes, which: int) -> np.ndarray:
     per[tree.infoset_num_actions > 0] = total
     per = np.repeat(per, tree.infoset_num_actions)
     return np.where(per > 0, out / np.where(per > 0, per, 1.0), policy)
+
+
+def continuation_policies(longer, blueprint, k: int) -> list:
+    """The first ``k`` of :data:`CONTINUATIONS` of ``blueprint`` (a flat policy over ``longer.tree``,
+    a :class:`~coupsolve.trees.history.tree.CoupTree` built with ``context=True`` when ``k > 1``), as
+    flat float64 policies."""
+    k = check_count(k)
+    classes = action_classes(longer) if k > 1 else None
+    return [biased(longer.tree, blueprint, classes, c) if c else np.asarray(blueprint, np.float64)
+            for c in range(k)]

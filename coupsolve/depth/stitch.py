@@ -58,7 +58,7 @@ def _own_reach(kind, player, infoset, child_start, num_children, offset, sigma, 
             x[child_start[v] + j] = x[v] * (sigma[o + j] if mine else 1.0)
 
 
-def stitch_choices(game, policy, longer, blueprint, k=None, *, where=None) -> np.ndarray:
+def stitch_choices(game, policy, longer, blueprint, k=None, *, where=None, continuations=None) -> np.ndarray:
     """A flat policy of the longer tree that plays a depth-limited solution as it prescribes: its cut
     game's part up to the cut, then at each leaf the continuation it chose there (a mixed choice made
     a behaviour strategy: each information set after the cut plays the continuations' actions weighted
@@ -73,16 +73,25 @@ def stitch_choices(game, policy, longer, blueprint, k=None, *, where=None) -> np
         The longer game the leaf values came from (``context=True``).
     blueprint : ndarray
         The flat policy over ``longer.tree`` whose continuations the leaves hold.
+    k : int, optional
+        How many of them (``game``'s number of continuations when ``None``).
+    continuations : list of ndarray, optional
+        The leaves' continuations as flat policies over ``longer.tree``, in the leaves' order, when
+        they are not just the blueprint's (``k`` and ``blueprint``'s biases are then not used after
+        the cut).
     """
-    from coupsolve.depth.continuations import action_classes, biased
+    from coupsolve.depth.continuations import continuation_policies
     from coupsolve.depth.game import leaf_infosets
 
     cut, tree, choices = game.cut, longer.tree, game.choices
-    k = k or choices.num_continuations[0]
     where = where or node_map(cut.tree, tree)
     out = stitch(cut.tree, game.cut_policy(policy), tree, blueprint, where=where)
-    classes = action_classes(longer) if k > 1 else None
-    conts = [biased(tree, blueprint, classes, c) if c else np.asarray(blueprint, np.float64) for c in range(k)]
+    if continuations is None:
+        continuations = continuation_policies(longer, blueprint, k or choices.num_continuations[0])
+    conts = [np.asarray(c, np.float64) for c in continuations]
+    k = len(conts)
+    if k != choices.num_continuations[0]:
+        raise ValueError(f"{k} continuations for a game whose leaves choose among {choices.num_continuations[0]}")
     ids, sigma = leaf_infosets(cut), np.asarray(policy, np.float64)
     at = where.node[cut.leaf_node]
     above = np.zeros(tree.num_infosets, bool)

@@ -20,7 +20,7 @@ import numpy as np
 from solvers.history.evaluate import reach_and_values
 from solvers.kinds import CHANCE, TERMINAL
 
-from coupsolve.depth.continuations import CONTINUATIONS, action_classes, biased, check_count
+from coupsolve.depth.continuations import CONTINUATIONS, continuation_policies
 
 __all__ = ["LeafValues", "NodeMap", "check_blueprint_rules", "node_map", "values_from_longer_game"]
 
@@ -106,7 +106,8 @@ def node_map(cut, longer) -> NodeMap:
     return NodeMap(node, infoset)
 
 
-def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, where=None) -> LeafValues:
+def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, where=None,
+                            extra=()) -> LeafValues:
     """The values of the ``cut_tree``'s ``leaves`` under ``k`` continuations of a ``blueprint``.
 
     Parameters
@@ -123,24 +124,27 @@ def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, 
         How many of :data:`~coupsolve.depth.continuations.CONTINUATIONS` each player may choose among.
     where : NodeMap, optional
         :func:`node_map` of the two trees, when already made.
+    extra : sequence of (name, policy)
+        More continuations after the ``k``: flat policies over ``longer.tree`` (for example best
+        responses, :mod:`coupsolve.depth.oracle`); each player continues with its own part of one.
 
     Returns
     -------
     LeafValues
-        ``values`` of shape ``(len(leaves), k, k)``, exact (no sampling).
+        ``values`` of shape ``(len(leaves), k + len(extra), k + len(extra))``, exact (no sampling).
     """
-    k = check_count(k)
+    policies = continuation_policies(longer, blueprint, k) + [np.asarray(p, np.float64) for _, p in extra]
+    names = CONTINUATIONS[:k] + tuple(name for name, _ in extra)
     where = where or node_map(cut_tree, longer.tree)
     tree = longer.tree
-    classes = action_classes(longer) if k > 1 else None
+    if any(p.shape != (tree.num_actions,) for p in policies):
+        raise ValueError(f"a continuation is not a flat policy of the longer tree ({tree.num_actions:,} actions)")
     owner = np.repeat(tree.infoset_player, tree.infoset_num_actions)
-    policies = [biased(tree, blueprint, classes, c) if c else np.asarray(blueprint, np.float64)
-                for c in range(k)]
     at = where.node[np.asarray(leaves, np.int64)]
-    values = np.empty((len(at), k, k))
-    for c0 in range(k):
-        for c1 in range(k):
-            _, value = reach_and_values(tree, np.where(owner == 0, policies[c0], policies[c1]))
+    values = np.empty((len(at), len(policies), len(policies)))
+    for c0, p0 in enumerate(policies):
+        for c1, p1 in enumerate(policies):
+            _, value = reach_and_values(tree, np.where(owner == 0, p0, p1))
             values[:, c0, c1] = value[at]
-    return LeafValues(np.asarray(leaves, np.int64), values, CONTINUATIONS[:k],
+    return LeafValues(np.asarray(leaves, np.int64), values, names,
                       f"a strategy of the game cut after turn {longer.rules.turn_limit}")
