@@ -48,6 +48,12 @@ def test_a_best_response_among_the_continuations_is_seen_exactly(games):
     lv2 = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 2, where=where,
                                         extra=[("best response", both)])
     assert lv2.continuations[-1] == "best response" and np.array_equal(lv2.values[:, :2, :2], lv.values)
+    reused = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 2, where=where,
+                                           extra=[("best response", both)], known=lv.values)
+    assert np.array_equal(reused.values, lv2.values)
+    with pytest.raises(ValueError, match="known values"):
+        depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 1, where=where,
+                                      known=lv.values)
     dl2 = depth.depth_limited_game(CUT, lv2, cut=cut)
     padded = _pad(dl.tree, sigma, dl2.tree)
     for p in (0, 1):

@@ -96,9 +96,11 @@ def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: i
     tree = longer.tree
     owner = np.repeat(tree.infoset_player, tree.infoset_num_actions)
     conts = continuation_policies(longer, blueprint, k)
-    extra, out = [], []
+    extra, out, known = [], [], None
     for r in range(rounds + 1):
-        lv = values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, k, where=where, extra=extra)
+        lv = values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, k, where=where, extra=extra,
+                                     known=known)
+        known = lv.values
         game = depth_limited_game(cut.rules, lv, cut=cut)
         policy, e, its = solve(game.tree)
         played = stitch_choices(game, policy, longer, blueprint, where=where, continuations=conts)

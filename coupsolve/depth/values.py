@@ -107,7 +107,7 @@ def node_map(cut, longer) -> NodeMap:
 
 
 def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, where=None,
-                            extra=()) -> LeafValues:
+                            extra=(), known=None) -> LeafValues:
     """The values of the ``cut_tree``'s ``leaves`` under ``k`` continuations of a ``blueprint``.
 
     Parameters
@@ -127,6 +127,9 @@ def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, 
     extra : sequence of (name, policy)
         More continuations after the ``k``: flat policies over ``longer.tree`` (for example best
         responses, :mod:`coupsolve.depth.oracle`); each player continues with its own part of one.
+    known : ndarray, optional
+        ``values`` already computed for the first ``m`` of these continuations (shape ``(len(leaves),
+        m, m)``): those pairs are not evaluated again.
 
     Returns
     -------
@@ -142,8 +145,16 @@ def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, 
     owner = np.repeat(tree.infoset_player, tree.infoset_num_actions)
     at = where.node[np.asarray(leaves, np.int64)]
     values = np.empty((len(at), len(policies), len(policies)))
+    m = 0 if known is None else known.shape[1]
+    if known is not None:
+        if known.shape != (len(at), m, m) or m > len(policies):
+            raise ValueError(f"known values of shape {known.shape} for {len(at):,} leaves and "
+                             f"{len(policies)} continuations")
+        values[:, :m, :m] = known
     for c0, p0 in enumerate(policies):
         for c1, p1 in enumerate(policies):
+            if c0 < m and c1 < m:
+                continue
             _, value = reach_and_values(tree, np.where(owner == 0, p0, p1))
             values[:, c0, c1] = value[at]
     return LeafValues(np.asarray(leaves, np.int64), values, names,
