@@ -71,16 +71,20 @@ def oracle_cut(full, policy, k, rounds, target, rows, save):
     key = f"best responses, {rounds} rounds"
     if key in rows or rounds == 0:
         return
+    from coupsolve.analysis.history import analyse
+
     cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k), leaves=True)
-    t0 = time.perf_counter()
+    t0, rates = time.perf_counter(), []
     out = best_response_continuations(cut, full, policy, k=1, rounds=rounds, target=target, iterations=2000,
                                       where=depth.node_map(cut.tree, full.tree),
-                                      say=lambda line: say(f"  cut {k}, {line}"))
+                                      say=lambda line: say(f"  cut {k}, {line}"),
+                                      each=lambda r, game, p: rates.append(turn1(analyse(game.coup_tree, p))))
     rows[key] = {"seconds": time.perf_counter() - t0,
                  "rounds": [{"continuations": list(r.names), "histories": r.histories,
                              "cut_exploitability": r.exploitability, "iterations": r.iterations,
-                             "stitched_chosen": r.stitched, "gains": list(r.gains), "leaf_choice": r.leaf_choice}
-                            for r in out]}
+                             "stitched_chosen": r.stitched, "gains": list(r.gains), "leaf_choice": r.leaf_choice,
+                             "turn1": t1}
+                            for r, t1 in zip(out, rates)]}
     save()
 
 
@@ -155,7 +159,7 @@ def write(report, out):
         for k, rows in b["cuts"].items():
             f = [rows.get(m, {}).get("stitched") for m in ("draw payoff", "influence payoff", "K = 1")]
             f += [rows.get(f"K = {K}", {}).get(x) for x in ("stitched", "stitched_chosen")]
-            ratio = f"{min(f[3:]) / f[0]:.3f}" if None not in f else "–"
+            ratio = f"{min(f[3:]) / f[0]:.3g}" if None not in f else "–"
             lines.append(f"| {k} | " + " | ".join("not run" if x is None else f"{x:.2e}" for x in f)
                          + f" | {ratio} |")
         lines.append("")
@@ -177,7 +181,7 @@ def oracle_lines(b):
              "|---|" + "---|" * n + "---|"]
     for k, _, c in cells:
         f = [f"{r['stitched_chosen']:.2e}" for r in c["rounds"]] + ["–"] * (n - len(c["rounds"]))
-        lines.append(f"| {k} | " + " | ".join(f) + f" | {c['seconds'] / 60:.0f} min |")
+        lines.append(f"| {k} | " + " | ".join(f) + f" | {c['seconds']:,.0f} s |")
     return lines + [""]
 
 
@@ -250,6 +254,10 @@ def main():
                                          resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
             write(report, a.out)
 
+        if "turn1" not in b and a.best_responses:  # the blueprint's own rates, beside the rounds'
+            from coupsolve.analysis.history import analyse
+
+            b["turn1"] = turn1(analyse(full, policy))
         for k in a.cuts:
             one_cut(full, policy, k, a.continuations, a.cut_target, b["cuts"].setdefault(str(k), {}), save)
             oracle_cut(full, policy, k, a.best_responses, a.cut_target, b["cuts"][str(k)], save)

@@ -65,9 +65,11 @@ def test_a_best_response_among_the_continuations_is_seen_exactly(games):
 
 def test_the_loop_adds_a_best_response_a_round(games):
     cut, full, where, blueprint = games
-    lines = []
+    lines, seen = [], []
     rounds = best_response_continuations(cut, full, blueprint, k=1, rounds=2, iterations=60, target=1e-6,
-                                         where=where, say=lines.append)
+                                         where=where, say=lines.append,
+                                         each=lambda r, game, policy: seen.append((r, game.tree.num_nodes)))
+    assert seen == [(r, x.histories) for r, x in enumerate(rounds)]
     assert [r.names for r in rounds] == [("blueprint",), ("blueprint", "best response 1"),
                                          ("blueprint", "best response 1", "best response 2")]
     assert len(lines) == 3 and all("longer game" in s for s in lines)

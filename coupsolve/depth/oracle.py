@@ -58,7 +58,7 @@ def _default_solve(target, iterations):
 
 def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: int = 3,
                                 solve: Callable | None = None, target: float = 1e-5,
-                                iterations: int = 2000, where=None, say=None) -> list:
+                                iterations: int = 2000, where=None, say=None, each=None) -> list:
     """Solve the game ``cut`` with ``k`` continuations of ``blueprint``, then ``rounds`` times add both
     players' best responses to the last solution as a continuation and solve again.
 
@@ -81,6 +81,9 @@ def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: i
         :func:`~coupsolve.depth.values.node_map` of the two trees, when already made.
     say : callable, optional
         Called with a line after each round.
+    each : callable, optional
+        Called as ``each(round, game, policy)`` after each round's solve, with that round's
+        :class:`~coupsolve.depth.game.DepthLimitedGame` (for an analysis; the games are not kept).
 
     Returns
     -------
@@ -103,6 +106,8 @@ def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: i
         known = lv.values
         game = depth_limited_game(cut.rules, lv, cut=cut)
         policy, e, its = solve(game.tree)
+        if each:
+            each(r, game, policy)
         played = stitch_choices(game, policy, longer, blueprint, where=where, continuations=conts)
         br = [solvers.best_response(tree, played, p) for p in (0, 1)]
         gains = (br[0].value - br[0].on_policy_value, br[1].value - br[1].on_policy_value)
