@@ -1,10 +1,10 @@
 """Best responses as continuations: growing a depth-limited game's leaf choices by a double oracle.
 
-A depth-limited solution is safe against the deviations its leaves let the opponent make: if, at
-every leaf, the opponent may continue with a best response to the solution, the leaf values are what
-a best responder gets and the stitched strategy is as exploitable in the longer game as the solution
-is in the depth-limited one (Brown, Sandholm and Amos, NeurIPS 2018, section 4; the paper gives the
-opponent its blueprint's biased versions instead, a cheap guess at those best responses). On Coup the
+A depth-limited solution is safe against the deviations its leaves let the opponent make: if the
+opponent may continue, at every leaf, with its best response in the longer game to the solution
+played as it chose, the depth-limited game sees exactly what that best response wins (Brown, Sandholm
+and Amos, NeurIPS 2018, offer the blueprint's biased versions instead, a cheap guess at those best
+responses). On Coup the
 biased versions miss the deviations that exploit the seam at the cut, so this module finds them: it
 solves the depth-limited game, plays the solution as it chose (:func:`~coupsolve.depth.stitch.stitch_choices`),
 computes both players' exact best responses to that in the longer game, adds them as one more
