@@ -63,7 +63,9 @@ def assert_same_iterates(tree, public, algorithm, updates, iterations):
         same = np.minimum.reduceat((ra == rb).astype(np.int8), tree.infoset_offset) == 1
         gap = np.maximum.reduceat(np.abs(a.current_policy() - b.current_policy()),
                                   tree.infoset_offset)
-        tie = (size < TIE) & ~same & (gap > 1e-9)  # noise that regret matching turned into a choice
+        # noise that regret matching turned into a choice; a predictive algorithm also adds the last
+        # instantaneous regrets, so there identical zero regrets can hide noise of its own
+        tie = (size < TIE) & (~same | ("pcfr" in algorithm)) & (gap > 1e-9)
         # the average weights, to rounding at their own scale (hs-pcfr+ weighs iteration t by about
         # t**30); an information set whose weights are all of rounding size has no average to compare
         ca, cb = a.representation.get_state()["cumulative"], b.representation.get_state()["cumulative"]
@@ -353,6 +355,7 @@ def random_public_game(seed, max_depth, max_branch):
 @given(seed=st.integers(0, 10**6), algorithm=st.sampled_from(ALGORITHMS),
        updates=st.sampled_from(UPDATES), iterations=st.integers(1, 9))
 @example(seed=857, algorithm="hs-pcfr+", updates="alternating", iterations=3)  # weights of rounding size
+@example(seed=11216, algorithm="pcfr+", updates="alternating", iterations=1)  # predictions of rounding size
 def test_random_games_with_random_public_partitions(seed, algorithm, updates, iterations):
     root, labels = random_public_game(seed, max_depth=5, max_branch=3)
     if root[0] == "terminal":
