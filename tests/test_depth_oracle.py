@@ -9,6 +9,7 @@ import solvers
 import coupsolve
 from coupsolve import Rules, depth
 from coupsolve.depth.oracle import best_response_continuations
+from coupsolve.depth.stitch import _within
 
 pytestmark = pytest.mark.xdist_group("depth")
 CUT, FULL = Rules.two_player_selection(turn_limit=1), Rules.two_player_selection(turn_limit=2)
@@ -27,7 +28,7 @@ def _pad(old_tree, policy, new_tree):
     continuations at the end: probability 0 on those."""
     n = old_tree.infoset_num_actions
     assert (new_tree.infoset_num_actions >= n).all() and new_tree.num_infosets == old_tree.num_infosets
-    within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    within = _within(n)
     out = np.zeros(new_tree.num_actions)
     out[np.repeat(new_tree.infoset_offset, n) + within] = policy
     return out

@@ -4,8 +4,7 @@ A depth-limited solution is safe against the deviations its leaves let the oppon
 opponent may continue, at every leaf, with its best response in the longer game to the solution
 played as it chose, the depth-limited game sees exactly what that best response wins (Brown, Sandholm
 and Amos, NeurIPS 2018, offer the blueprint's biased versions instead, a cheap guess at those best
-responses). On Coup the
-biased versions miss the deviations that exploit the seam at the cut, so this module finds them: it
+responses). On Coup the biased versions miss the deviations that exploit the seam at the cut, so this module finds them: it
 solves the depth-limited game, plays the solution as it chose (:func:`~coupsolve.depth.stitch.stitch_choices`),
 computes both players' exact best responses to that in the longer game, adds them as one more
 continuation (each player continues with its own best response) and solves again. This is the double
