@@ -96,3 +96,6 @@ def test_bad_rounds_are_refused(games):
     with pytest.raises(ValueError, match="flat policy"):
         depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 1, where=where,
                                       extra=[("short", np.ones(3))])
+    with pytest.raises(ValueError, match="2 continuations' policies for k = 1"):
+        depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 1, where=where,
+                                      continuations=[blueprint, blueprint])

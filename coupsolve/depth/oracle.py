@@ -97,26 +97,26 @@ def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: i
     where = where or node_map(cut.tree, longer.tree)
     tree = longer.tree
     owner = np.repeat(tree.infoset_player, tree.infoset_num_actions)
-    conts = continuation_policies(longer, blueprint, k)
+    base = continuation_policies(longer, blueprint, k)
     extra, out, known = [], [], None
     for r in range(rounds + 1):
-        lv = values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, k, where=where, extra=extra,
-                                     known=known)
+        lv = values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, k, where=where,
+                                     continuations=base, extra=extra, known=known)
         known = lv.values
         game = depth_limited_game(cut.rules, lv, cut=cut)
         policy, e, its = solve(game.tree)
         if each:
             each(r, game, policy)
-        played = stitch_choices(game, policy, longer, blueprint, where=where, continuations=conts)
+        played = stitch_choices(game, policy, longer, blueprint, where=where,
+                                continuations=base + [p for _, p in extra])
         br = [solvers.best_response(tree, played, p) for p in (0, 1)]
         gains = (br[0].value - br[0].on_policy_value, br[1].value - br[1].on_policy_value)
         out.append(OracleRound(lv.continuations, game.tree.num_nodes, policy, e, its,
                                (br[0].value + br[1].value) / 2, gains, game.leaf_choice(policy)))
         if say:
-            say(f"round {r}: {len(conts)} continuations, {game.tree.num_nodes:,} histories, exploitability "
-                f"{e:.1e} after {its}; played as it chose, {out[-1].stitched:.2e} in the longer game")
+            say(f"round {r}: {len(lv.continuations)} continuations, {game.tree.num_nodes:,} histories, "
+                f"exploitability {e:.1e} after {its}; played as it chose, {out[-1].stitched:.2e} in the "
+                "longer game")
         if r < rounds:
-            name = f"best response {r + 1}"
-            extra.append((name, np.where(owner == 0, br[0].policy, br[1].policy)))
-            conts.append(extra[-1][1])
+            extra.append((f"best response {r + 1}", np.where(owner == 0, br[0].policy, br[1].policy)))
     return out

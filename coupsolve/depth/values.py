@@ -107,7 +107,7 @@ def node_map(cut, longer) -> NodeMap:
 
 
 def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, where=None,
-                            extra=(), known=None) -> LeafValues:
+                            continuations=None, extra=(), known=None) -> LeafValues:
     """The values of the ``cut_tree``'s ``leaves`` under ``k`` continuations of a ``blueprint``.
 
     Parameters
@@ -124,6 +124,9 @@ def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, 
         How many of :data:`~coupsolve.depth.continuations.CONTINUATIONS` each player may choose among.
     where : NodeMap, optional
         :func:`node_map` of the two trees, when already made.
+    continuations : list of ndarray, optional
+        The ``k`` continuations' flat policies (:func:`continuation_policies` of the ``blueprint``),
+        when already made.
     extra : sequence of (name, policy)
         More continuations after the ``k``: flat policies over ``longer.tree`` (for example best
         responses, :mod:`coupsolve.depth.oracle`); each player continues with its own part of one.
@@ -136,7 +139,11 @@ def values_from_longer_game(cut_tree, leaves, longer, blueprint, k: int = 1, *, 
     LeafValues
         ``values`` of shape ``(len(leaves), k + len(extra), k + len(extra))``, exact (no sampling).
     """
-    policies = continuation_policies(longer, blueprint, k) + [np.asarray(p, np.float64) for _, p in extra]
+    if continuations is None:
+        continuations = continuation_policies(longer, blueprint, k)
+    elif len(continuations) != k:
+        raise ValueError(f"{len(continuations)} continuations' policies for k = {k}")
+    policies = list(continuations) + [np.asarray(p, np.float64) for _, p in extra]
     names = CONTINUATIONS[:k] + tuple(name for name, _ in extra)
     where = where or node_map(cut_tree, longer.tree)
     tree = longer.tree
