@@ -117,3 +117,38 @@ def test_larger_variant_trees_match_openspiel(rules):
     for i in range(0, fast.num_infosets, 7):
         j = slow.infoset_index(fast.infoset_key(i))
         assert np.array_equal(fast.actions(i), slow.actions(j))
+
+
+def test_a_build_from_a_cached_count_compiles_before_its_progress():
+    """A fill whose kernel is not yet compiled in the process (the count came from the cache) compiles
+    it first, for the very types of the fill's call (one specialisation, not two), with its seconds
+    kept apart from the fill's and no progress reported while it compiles."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    rules = Rules.two_player_selection(turn_limit=1)
+    size = coupsolve.count_tree(rules)
+    fields = [size.nodes, size.decision_nodes, size.decision_children, size.levels.tolist(), size.seconds,
+              size.infosets, size.infoset_actions, size.chance_nodes, size.chance_edges]
+    script = f"""
+import json, numpy as np
+from coupsolve import Rules
+from coupsolve.trees.history import builder as B
+from coupsolve.trees.history.size import TreeSize
+f = {json.dumps(fields)}
+size = TreeSize(Rules.two_player_selection(turn_limit=1), f[0], f[1], f[2], np.array(f[3]), *f[4:])
+assert not B._walk.signatures
+calls = []
+out, iset, counts, info = B.fill_tree(size.rules, size, progress=lambda d, n: calls.append(len(B._walk.signatures)))
+print(json.dumps(dict(signatures=len(B._walk.signatures), compile=info["compile_seconds"],
+                      fill=info["fill_seconds"], nodes=int(counts[0]), calls=calls)))
+"""
+    env = dict(os.environ, NUMBA_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["signatures"] == 1 and got["nodes"] == size.nodes
+    assert got["compile"] > 0 and got["fill"] >= 0
+    assert all(c == 1 for c in got["calls"])  # any progress came after the compile

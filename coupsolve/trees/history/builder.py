@@ -317,8 +317,15 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     counts = np.zeros(9, dtype=np.int64)
     control = _control(size.nodes)  # a walk past the size stops (it cannot fit the arrays)
     report = None if progress is None else (lambda done: progress(done, size.nodes))
-    status = _run_walk((rules.params(), max_depth(rules), True, out, _new_table(), iset, counts,
-                        control, np.zeros(0, np.uint8)), counts, control, report)
+    args = (rules.params(), max_depth(rules), True, out, _new_table(), iset, counts, control,
+            np.zeros(0, np.uint8))
+    compiling = 0.0
+    if not _walk.signatures:  # compiled (or read from the disk cache) before the progress starts
+        c0 = time.perf_counter()
+        _walk.compile(tuple(numba.typeof(a) for a in args))
+        compiling = time.perf_counter() - c0
+        t0 += compiling  # the fill's seconds leave the compile out
+    status = _run_walk(args, counts, control, report)
     if status == ERR_STOPPED and control[0] != 0:
         raise KeyboardInterrupt
     if status in (ERR_STOPPED, ERR_CAPACITY) or (status == OK and (
@@ -334,7 +341,8 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
         raise RuntimeError(f"the tree builder failed with status {status} at history {counts[5]} "
                            "(a perfect-recall violation in the engine)")
     info = {"histories": size.nodes, "infosets": int(counts[3]), "levels": len(size.levels),
-            "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0}
+            "count_seconds": size.seconds, "fill_seconds": time.perf_counter() - t0,
+            "compile_seconds": compiling}
     return out, iset, counts, info
 
 

@@ -126,7 +126,8 @@ class CoupTree:
         One history of each information set.
     build_info : dict
         ``histories``, ``infosets``, ``levels``, ``count_seconds``, ``fill_seconds``, ``seconds``,
-        ``bytes``, ``bytes_per_history``.
+        ``compile_seconds`` (the fill's kernel compiled or read from numba's cache first; not in
+        ``seconds``), ``bytes``, ``bytes_per_history``.
     leaf_node : ndarray, int64, or None
         With ``leaves=True``: the histories that end at the turn limit (with no winner), ascending.
     leaf_key : ndarray, uint64, shape (len(leaf_node), players, 2), or None
