@@ -225,6 +225,17 @@ def compiled() -> bool:
     return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
 
 
+def _compile_for(args) -> float:
+    """Compile :func:`_walk` for the types of ``args`` (or read it from numba's disk cache) unless it
+    already is, so that a count's or a fill's seconds and progress are the walk's alone; the seconds
+    that took (0.0 when already compiled)."""
+    if _walk.signatures:
+        return 0.0
+    t0 = time.perf_counter()
+    _walk.compile(tuple(numba.typeof(a) for a in args))
+    return time.perf_counter() - t0
+
+
 def _run_walk(args, counts, control, progress):
     """Run :func:`_walk` on ``args`` so that Ctrl-C stops it; ``progress(histories so far)`` each second."""
     report = None if progress is None else (lambda: progress(int(counts[0])))
@@ -266,13 +277,12 @@ def count_tree(rules: Rules, *, max_nodes: int | None = None, progress=None) -> 
     level_count = np.zeros(D + 1, dtype=np.int64)
     counts = np.zeros(9, dtype=np.int64)
     sketch = new_sketch()
-    if not _walk.signatures:  # compile first (a minute), so that ``seconds`` times the count alone
-        _walk(rules.params(), D - 1, False, empty_nodes(level_count.copy()), _new_table(),
-              empty_infosets(), counts.copy(), _control(0), sketch.copy())
-    t0 = time.perf_counter()
     control = _control(max_nodes)
-    status = _run_walk((rules.params(), D - 1, False, empty_nodes(level_count), _new_table(),
-                        empty_infosets(), counts, control, sketch), counts, control, progress)
+    args = (rules.params(), D - 1, False, empty_nodes(level_count), _new_table(), empty_infosets(), counts,
+            control, sketch)
+    _compile_for(args)  # a minute on the first run: ``seconds`` times the count alone
+    t0 = time.perf_counter()
+    status = _run_walk(args, counts, control, progress)
     if status == ERR_STOPPED:
         raise TreeTooLarge(f"the game tree of {rules} has more than {max_nodes:,} histories "
                            f"(the count stopped at {int(counts[0]):,})", int(counts[0]))
@@ -319,12 +329,8 @@ def fill_tree(rules: Rules, size: TreeSize | None = None, *, context: bool = Fal
     report = None if progress is None else (lambda done: progress(done, size.nodes))
     args = (rules.params(), max_depth(rules), True, out, _new_table(), iset, counts, control,
             np.zeros(0, np.uint8))
-    compiling = 0.0
-    if not _walk.signatures:  # compiled (or read from the disk cache) before the progress starts
-        c0 = time.perf_counter()
-        _walk.compile(tuple(numba.typeof(a) for a in args))
-        compiling = time.perf_counter() - c0
-        t0 += compiling  # the fill's seconds leave the compile out
+    compiling = _compile_for(args)  # before the progress starts (a count from the cache compiled nothing)
+    t0 += compiling  # the fill's seconds leave the compile out
     status = _run_walk(args, counts, control, report)
     if status == ERR_STOPPED and control[0] != 0:
         raise KeyboardInterrupt
