@@ -7,6 +7,12 @@ or solve and check in one run, on one build of the tree (saving the rebuild), ke
 
     python examples/best_response_check.py s4i.npz --solve --turn-limit 4 --limit-payoff influence
 
+keep the exact best responses (``--keep-best``) to play more games against them later without the
+rebuild, one seat or both (``--best``, ``--seat``):
+
+    python examples/best_response_check.py s4.npz --keep-best s4.best.npz
+    python examples/best_response_check.py s4.npz --best s4.best.npz --seat 1 --games 400000 --seed 9
+
 Builds the strategy's public tree again (for a strategy solved in pieces, where its file says its tree
 was cut: at turn limit 4 about 20 minutes on two cores and 15 GiB), computes each seat's exact best
 response on it, lets the tree go, and plays each best response against the strategy in seeded games
@@ -91,29 +97,61 @@ def main(argv=None):
     p.add_argument("--target-exploitability", type=float, default=1e-3, help="with --solve")
     p.add_argument("--games", type=int, default=40_000, help="games per seat")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seat", type=int, choices=(0, 1), help="play only this seat's best response")
+    p.add_argument("--keep-best", metavar="FILE", help="keep the exact best responses in FILE (.npz)")
+    p.add_argument("--best", metavar="FILE", help="read the exact best responses from FILE (written by "
+                   "--keep-best for this strategy) instead of computing them")
     p.add_argument("--out", help="the JSON report (default: examples/report/tl<k>_<payoff>_check.json)")
     a = p.parse_args(argv)
+    if a.best and (a.solve or a.keep_best):
+        p.error("--best reads kept best responses: not with --solve or --keep-best")
+    try:
+        return check(a)
+    except ValueError as e:  # a strategy or best-response file that cannot be used (StrategyError too)
+        print(f"best_response_check: {e}", file=sys.stderr)
+        return 2
 
-    from coupsolve.evaluation.brcheck import check_by_play
-    from coupsolve.openspiel.game import load_game
-    from coupsolve.openspiel.policy import PublicTreePolicy
+
+def best_responses(a):
+    """``(rules, result, best)``: the strategy and its exact best responses, solved, computed or read
+    as the options say (kept when ``--keep-best`` asks)."""
+    from coupsolve.evaluation.brcheck import load_best_responses, save_best_responses
     from coupsolve.strategy import load_solved
 
-    began = time.perf_counter()
     if a.solve:
         rules, result, best = solve_and_exact(a.strategy, a.turn_limit, a.limit_payoff,
                                               a.target_exploitability)
     else:
         rules, tree, result = load_solved(a.strategy, print)
         result.current_policy = None  # not checked: let go before the rebuild
-        best = exact(a.strategy, rules, tree, result)
+        if a.best:
+            if tree is not None:
+                result.infoset_hash = tree.infoset_hash
+            best = load_best_responses(a.best, result.average_policy, len(result.infoset_num_actions))
+            print(f"best responses read from {a.best}")
+        else:
+            best = exact(a.strategy, rules, tree, result)
         del tree
+    if a.keep_best:
+        save_best_responses(a.keep_best, best, result.average_policy, os.path.basename(a.strategy))
+        print(f"best responses kept in {a.keep_best}")
+    return rules, result, best
+
+
+def check(a):
+    from coupsolve.evaluation.brcheck import check_by_play
+    from coupsolve.openspiel.game import load_game
+    from coupsolve.openspiel.policy import PublicTreePolicy
+
+    began = time.perf_counter()
+    rules, result, best = best_responses(a)
     built = time.perf_counter() - began
     value0 = float(result.game_value[0])
     strategy = PublicTreePolicy.of_result(load_game(rules), rules, result)
     for seat, (value, _) in enumerate(best):
         print(f"seat {seat}: exact best-response value {value:+.6f}")
-    checks = check_by_play(strategy, best, value0, a.games, a.seed, print)
+    seats = (0, 1) if a.seat is None else (a.seat,)
+    checks = check_by_play(strategy, best, value0, a.games, a.seed, print, seats)
     for c in checks:
         print(f"seat {c.seat}: exact best response {c.exact:+.6f} (gain {c.gain:.6f}); played "
               f"{c.mean:+.6f} +- {c.half_width:.6f} (99%, {c.games:,} games): "
@@ -121,7 +159,8 @@ def main(argv=None):
     doc = {"rules": rules.to_dict(), "strategy": os.path.basename(a.strategy),
            "algorithm": result.algorithm, "iterations": int(result.iterations),
            "exploitability": float(result.curve_exploitability[-1]), "value0": value0,
-           "exact_seconds": round(built, 1), "seconds": round(time.perf_counter() - began, 1),
+           "exact_seconds": round(built, 1), "best_read_from": a.best and os.path.basename(a.best),
+           "seconds": round(time.perf_counter() - began, 1),
            "seats": [c.to_dict() for c in checks]}
     out = a.out or os.path.join(HERE, "report", f"tl{rules.turn_limit}_{rules.limit_payoff}_check.json")
     with open(out, "w") as f:

@@ -13,7 +13,7 @@ from coupsolve.evaluation.brcheck import check_by_play, exact_best_responses
 from coupsolve.openspiel.policy import PublicTreePolicy
 from coupsolve.trees.stepwalk.build import build_public_tree
 from coup_helpers import play_randomly
-from solvers import Solver
+from solvers import Solver, npz
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES = coupsolve.Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
@@ -138,3 +138,60 @@ def test_choices_that_are_not_a_pure_policy_of_the_tree_are_refused(solved, bad,
         bad = np.asarray(coup_public.tree.infoset_num_actions, np.int32).copy()  # one past the last
     with pytest.raises(ValueError, match=why):
         strategy.with_choices(bad)
+
+
+def test_kept_best_responses_are_read_back_only_for_their_strategy(tmp_path):
+    from coupsolve.evaluation.brcheck import load_best_responses, save_best_responses
+
+    policy = np.array([0.25, 0.75, 1.0, 0.5, 0.5], np.float32)
+    exact = [(-0.125, np.array([1, 0, 1], np.int32)), (0.5, np.array([0, 0, 0], np.int32))]
+    path = tmp_path / "b.npz"
+    save_best_responses(path, exact, policy, "s.npz")
+    back = load_best_responses(path, policy, 3)
+    assert [v for v, _ in back] == [-0.125, 0.5]
+    assert all(np.array_equal(c, d) for (_, c), (_, d) in zip(back, exact))
+    with pytest.raises(ValueError, match="another strategy"):
+        load_best_responses(path, policy.astype(np.float64), 3)  # the same numbers, another precision
+    other = policy.copy()
+    other[0] = np.nextafter(other[0], 1)
+    with pytest.raises(ValueError, match="another strategy"):
+        load_best_responses(path, other, 3)
+    with pytest.raises(ValueError, match="choices0 .* not a vector of 4"):
+        load_best_responses(path, policy, 4)
+    npz.save(path, "something else", {}, {})
+    with pytest.raises(ValueError, match="expected 'coupsolve best responses'"):
+        load_best_responses(path, policy, 3)
+    with pytest.raises(ValueError, match="picks action 200"):
+        save_best_responses(path, [(0.0, np.array([200])), (0.0, np.array([0]))], policy, "s.npz")
+
+
+def test_the_script_keeps_its_best_responses_and_plays_one_seat_again_from_them(tmp_path):
+    """--keep-best, then --best --seat 1 with the same seed: the same games for that seat, and no best
+    response computed again; the kept file refused for another strategy (exit 2, one line)."""
+    env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}
+    script = os.path.join(ROOT, "examples", "best_response_check.py")
+    strategy, other, kept = tmp_path / "s1.npz", tmp_path / "o1.npz", tmp_path / "s1.best.npz"
+    subprocess.run([sys.executable, "-m", "coupsolve", "solve", "--turn-limit", "1", "--limit-payoff",
+                    "influence", "--representation", "public", "--iterations", "20", "--out", str(strategy)],
+                   check=True, env=env, capture_output=True)
+    meta, arrays = npz.load(strategy, "coupsolve.solvers.SolveResult")  # another strategy of the
+    p = arrays["average_policy"]  # same tree: two probabilities moved
+    p[:2] = p[1::-1] if p[0] != p[1] else (p[0] + 0.25, p[1] - 0.25)
+    npz.save(other, meta["kind"], meta, arrays)
+
+    def run(*args, out):
+        done = subprocess.run([sys.executable, script, *args, "--games", "300", "--seed", "4",
+                               "--out", str(tmp_path / out)], env=env, capture_output=True, text=True)
+        return done, (json.loads((tmp_path / out).read_text()) if done.returncode == 0 else None)
+
+    first, whole = run(str(strategy), "--keep-best", str(kept), out="a.json")
+    assert first.returncode == 0, first.stderr
+    again, one = run(str(strategy), "--best", str(kept), "--seat", "1", out="b.json")
+    assert again.returncode == 0, again.stderr
+    assert "the exact best response of seat" in first.stdout
+    assert "the exact best response of seat" not in again.stdout
+    assert [s["seat"] for s in one["seats"]] == [1] and one["best_read_from"] == kept.name
+    assert one["seats"][0] == whole["seats"][1]
+    refused, _ = run(str(other), "--best", str(kept), out="c.json")
+    assert refused.returncode == 2 and refused.stdout.count("\n") <= 3
+    assert len(refused.stderr.strip().splitlines()) == 1 and "another strategy" in refused.stderr

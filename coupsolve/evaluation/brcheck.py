@@ -14,16 +14,28 @@ What it does and does not show: a sampled mean resolves differences of about its
 (2.58 standard deviations of a game's payoff over the square root of the games), far above the gain
 of a strategy near equilibrium. So it confirms that the exact values are earned in the real game to
 that precision; it does not measure a gain of 1e-3 by itself.
+
+The exact best responses can be kept (:func:`save_best_responses`) and read again
+(:func:`load_best_responses`) to play more games against the same strategy: at turn limit 4 they cost
+a rebuild of the tree in pieces (over an hour), the games a fraction of that. The file is bound to the
+strategy by a digest of its average policy, so a best response is never played against another one.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import NamedTuple
+
+import numpy as np
 
 from coupsolve.openspiel.policy import sampled_value
 from coupsolve.plan.options import silent
 
-__all__ = ["SeatCheck", "check_by_play", "exact_best_responses"]
+__all__ = ["SeatCheck", "check_by_play", "exact_best_responses", "load_best_responses",
+           "save_best_responses"]
+
+#: The kind of a file of kept best responses (:func:`save_best_responses`).
+KIND = "coupsolve best responses"
 
 
 #: The rounding an exact value may carry (a float32 solve's passes): an interval is widened by it.
@@ -70,7 +82,55 @@ def exact_best_responses(rep, policy, say=silent):
     return out
 
 
-def check_by_play(strategy, exact, value0, games, seed, say=silent):
+def policy_digest(policy) -> str:
+    """The SHA-256 of a flat policy's values and precision: what a kept best response answers."""
+    policy = np.ascontiguousarray(policy)
+    h = hashlib.sha256(str(policy.dtype).encode())
+    h.update(memoryview(policy).cast("B"))
+    return h.hexdigest()
+
+
+def save_best_responses(path, exact, policy, strategy_name):
+    """Keep ``exact`` (:func:`exact_best_responses` of ``policy``) in ``path``: plain ``.npz`` with
+    JSON metadata (each seat's choices one byte an information set, as a public tree has at most 127
+    actions at one), bound to ``policy`` by :func:`policy_digest`; written durably."""
+    from solvers import npz
+
+    choices = {}
+    for seat, (_, choice) in enumerate(exact):
+        if choice.size and int(choice.max()) > np.iinfo(np.int8).max:
+            raise ValueError(f"seat {seat}'s best response picks action {int(choice.max())}")
+        choices[f"choices{seat}"] = np.asarray(choice, np.int8)
+    meta = {"strategy": strategy_name, "policy_digest": policy_digest(policy)}
+    npz.save(path, KIND, meta, {"values": np.array([v for v, _ in exact], np.float64), **choices})
+
+
+def load_best_responses(path, policy, num_infosets):
+    """The best responses kept in ``path`` by :func:`save_best_responses`, as
+    :func:`exact_best_responses` gives them, after checking that they answer ``policy`` (its digest)
+    over ``num_infosets`` information sets.
+
+    Raises
+    ------
+    ValueError
+        One line naming ``path`` and what is wrong with it: another kind of file, another strategy's
+        best responses, arrays of other shapes or types, a value that is not finite. (Each choice is
+        checked against its information set's actions when it is played:
+        :meth:`~coupsolve.openspiel.policy.PublicTreePolicy.with_choices`.)
+    """
+    from solvers import npz
+
+    meta, arrays = npz.load(path, KIND)
+    npz.check_fields(meta, path, strategy="str", policy_digest="str")
+    values = npz.check_vector(arrays, "values", path, "f", 2, finite=True)
+    if meta["policy_digest"] != policy_digest(policy):
+        raise ValueError(f"{path} holds best responses to another strategy than this one (kept for "
+                         f"{meta['strategy']!r}; the average policies' digests differ)")
+    return [(float(values[seat]), npz.check_vector(arrays, f"choices{seat}", path, "iu", num_infosets))
+            for seat in (0, 1)]
+
+
+def check_by_play(strategy, exact, value0, games, seed, say=silent, seats=(0, 1)):
     """Play each seat's best response in ``exact`` against ``strategy`` (module docstring).
 
     Parameters
@@ -88,15 +148,19 @@ def check_by_play(strategy, exact, value0, games, seed, say=silent):
         Seat ``s`` plays with seed ``seed + s``.
     say : callable
         Progress lines.
+    seats : sequence of int
+        The seats whose best responses are played (both by default).
 
     Returns
     -------
     list of SeatCheck
-        Seat 0's, then seat 1's.
+        One per seat of ``seats``, in seat order.
     """
     game = strategy.game
     out = []
     for seat, (value, choice) in enumerate(exact):
+        if seat not in seats:
+            continue
         responder = strategy.with_choices(choice)
         say(f"seat {seat}'s best response against the strategy: {games:,} games through the OpenSpiel "
             "game ...")
