@@ -156,3 +156,31 @@ def _check_a_solve_with_draws(history, public, perm, algorithm, updates, threads
     avg = b.average_policy()
     assert np.isfinite(avg).all() and np.isfinite(S.regret).all()
     assert abs(solvers.exploitability(history.tree, avg[perm]) - b.exploitability()) < 1e-9
+
+
+@pytest.mark.slow  # about 1.5 minutes: OpenSpiel's own best responses over the whole Python game
+@pytest.mark.parametrize("builder", ["walk", "class"])
+def test_an_assassination_on_the_last_turn_is_valued_as_openspiel_values_it(builder):
+    """With three coins each, seat 1 can assassinate on turn 2, the last turn: the Contessa's block,
+    the challenges of both claims and the double loss happen just before the limit's influence payoff
+    (in the card-selection setup two turns later, at turn limit 4). Each seat's best-response value
+    on the public tree, of a policy a few CFR+ iterations in, equals OpenSpiel's best response to that
+    policy over its own game (``PublicTreePolicy``: the tree's policy looked up by its keys)."""
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    from coupsolve.trees.classwalk.build import build_class_tree
+
+    rules = coupsolve.Rules.standard(players=2, turn_limit=2, characters="Duke+Assassin+Contessa",
+                                     copies=2, starting_coins="3", limit_payoff="influence")
+    public = (build_public_tree if builder == "walk" else build_class_tree)(rules)
+    solver = Solver(public.tree, "cfr+")
+    solver.step(6)
+    avg = solver.average_policy()
+    ours = [solver.representation.best_choices(avg, seat)[0] for seat in (0, 1)]
+    game = coupsolve.load_game(rules)
+    theirs = os_exploitability.nash_conv(game, PublicTreePolicy(game, public, avg),
+                                         return_only_nash_conv=False)
+    value0 = solver.evaluate()[1]
+    assert abs(ours[0] - value0 - theirs.player_improvements[0]) < 1e-9
+    assert abs(ours[1] + value0 - theirs.player_improvements[1]) < 1e-9
+    assert min(theirs.player_improvements) > 1e-3  # not a solved game: the responses have work to do
