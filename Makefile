@@ -30,10 +30,11 @@ demo: $(STAMP)
 XDIST := -n 2 --dist loadgroup
 
 # tests/install_browser.sh: Debian's chromium and chromium-driver for the web page's browser tests, when
-# missing and run as root (else one line, and those tests skip saying why).
+# missing and run as root (else one line, and those tests skip saying why). The 40 slowest tests are
+# listed at the end: the candidates for the `slow` marker when the default run grows.
 test: $(TEST_STAMP)
 	bash tests/install_browser.sh
-	$(PY) -m pytest -q $(XDIST)
+	$(PY) -m pytest -q --durations=40 $(XDIST)
 
 test-slow: $(TEST_STAMP)
 	bash tests/install_browser.sh
