@@ -52,7 +52,6 @@ def exact(path, rules, tree, result):
         del built
     else:
         table = tree.tree
-        result.infoset_hash = tree.infoset_hash
     rep = solvers.Solver(table, "cfr+", precision=real, threads=threads).representation
     return exact_best_responses(rep, result.average_policy, print)
 
@@ -124,9 +123,9 @@ def best_responses(a):
     else:
         rules, tree, result = load_solved(a.strategy, print)
         result.current_policy = None  # not checked: let go before the rebuild
+        if tree is not None:  # a whole public tree: its keys are the tree's (the games look them up)
+            result.infoset_hash = tree.infoset_hash
         if a.best:
-            if tree is not None:
-                result.infoset_hash = tree.infoset_hash
             best = load_best_responses(a.best, result.average_policy, len(result.infoset_num_actions))
             print(f"best responses read from {a.best}")
         else:

@@ -23,7 +23,6 @@ strategy by a digest of its average policy, so a best response is never played a
 
 from __future__ import annotations
 
-import hashlib
 from typing import NamedTuple
 
 import numpy as np
@@ -82,26 +81,21 @@ def exact_best_responses(rep, policy, say=silent):
     return out
 
 
-def policy_digest(policy) -> str:
-    """The SHA-256 of a flat policy's values and precision: what a kept best response answers."""
-    policy = np.ascontiguousarray(policy)
-    h = hashlib.sha256(str(policy.dtype).encode())
-    h.update(memoryview(policy).cast("B"))
-    return h.hexdigest()
-
-
 def save_best_responses(path, exact, policy, strategy_name):
     """Keep ``exact`` (:func:`exact_best_responses` of ``policy``) in ``path``: plain ``.npz`` with
     JSON metadata (each seat's choices one byte an information set, as a public tree has at most 127
-    actions at one), bound to ``policy`` by :func:`policy_digest`; written durably."""
+    actions at one), bound to ``policy`` by its sha256 (:func:`coupsolve.strategy.kept.digest`, as a
+    kept analysis is); written durably."""
     from solvers import npz
+
+    from coupsolve.strategy.kept import digest
 
     choices = {}
     for seat, (_, choice) in enumerate(exact):
         if choice.size and int(choice.max()) > np.iinfo(np.int8).max:
             raise ValueError(f"seat {seat}'s best response picks action {int(choice.max())}")
         choices[f"choices{seat}"] = np.asarray(choice, np.int8)
-    meta = {"strategy": strategy_name, "policy_digest": policy_digest(policy)}
+    meta = {"strategy": strategy_name, "average_policy_sha256": digest(policy)}
     npz.save(path, KIND, meta, {"values": np.array([v for v, _ in exact], np.float64), **choices})
 
 
@@ -120,10 +114,12 @@ def load_best_responses(path, policy, num_infosets):
     """
     from solvers import npz
 
+    from coupsolve.strategy.kept import digest
+
     meta, arrays = npz.load(path, KIND)
-    npz.check_fields(meta, path, strategy="str", policy_digest="str")
+    npz.check_fields(meta, path, strategy="str", average_policy_sha256="str")
     values = npz.check_vector(arrays, "values", path, "f", 2, finite=True)
-    if meta["policy_digest"] != policy_digest(policy):
+    if meta["average_policy_sha256"] != digest(policy):
         raise ValueError(f"{path} holds best responses to another strategy than this one (kept for "
                          f"{meta['strategy']!r}; the average policies' digests differ)")
     return [(float(values[seat]), npz.check_vector(arrays, f"choices{seat}", path, "iu", num_infosets))

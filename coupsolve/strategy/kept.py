@@ -20,9 +20,10 @@ from coupsolve.strategy.solved import StrategyError
 __all__ = ["analyse_and_keep", "analyse_sampled", "rebuild_pieces", "stored_analysis"]
 
 
-def digest(result) -> str:
-    """The sha256 of ``result``'s average policy (what a kept analysis is of)."""
-    return hashlib.sha256(np.ascontiguousarray(result.average_policy).data).hexdigest()
+def digest(policy) -> str:
+    """The sha256 of an average policy's bytes: what a kept analysis, or kept best responses
+    (:func:`coupsolve.evaluation.brcheck.save_best_responses`), are of."""
+    return hashlib.sha256(np.ascontiguousarray(policy).data).hexdigest()
 
 
 def analyse_and_keep(pieces, result, meta=None, say=silent, store=None):
@@ -37,7 +38,7 @@ def analyse_and_keep(pieces, result, meta=None, say=silent, store=None):
     analysis = analyse(pieces, result.average_policy, meta=meta, progress=progress_lines(say))
     if store:
         try:
-            SolveResult.attach(store, "analysis", {"average_policy_sha256": digest(result),
+            SolveResult.attach(store, "analysis", {"average_policy_sha256": digest(result.average_policy),
                                                    "analysis": analysis.to_dict()})
             say(f"the exact analysis is kept in {store} (analyse reads it: no rebuild)")
         except (OSError, ValueError) as e:
@@ -53,7 +54,7 @@ def stored_analysis(path, result):
     from coupsolve.analysis.history import Analysis
 
     doc = SolveResult.attachment(path, "analysis")
-    if not isinstance(doc, dict) or doc.get("average_policy_sha256") != digest(result):
+    if not isinstance(doc, dict) or doc.get("average_policy_sha256") != digest(result.average_policy):
         return None
     return Analysis.from_dict(doc["analysis"])
 
