@@ -27,7 +27,6 @@ def leduc_public():
     return PublicTree.from_game_tree(GameTree.from_openspiel(game), openspiel_labels(game))
 
 
-@pytest.mark.slow  # compiles the benchmark's own copy of the public passes
 def test_the_timed_iteration_is_the_solvers_iteration(leduc_public):
     a, b = Solver(leduc_public, "cfr+"), Solver(leduc_public, "cfr+")
     a.step(4)

@@ -88,7 +88,6 @@ def test_the_script_solves_and_checks_on_one_build(tmp_path):
     assert strategy.exists() and "public tree" in run.stdout
 
 
-@pytest.mark.slow  # a pieces solve and its rebuild
 def test_the_script_checks_a_strategy_solved_in_pieces(tmp_path):
     """The pieces are rebuilt where the file says; the games read the file's keys and action ids."""
     env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}

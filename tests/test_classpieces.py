@@ -64,7 +64,6 @@ def whole_hands(tree, depth, bounds, k):
     return np.concatenate([tree.entry_hand[es[a]:es[b]] for a, b in ranges])
 
 
-@pytest.mark.slow  # builds and measures a plan's pieces
 def test_a_plan_from_a_count_by_parts_builds_its_pieces_in_the_memory_it_says(whole):
     rules, _ = whole
     size = count_class_tree(rules, split_depth=8, parts=3)

@@ -49,7 +49,6 @@ def files(tmp_path_factory):
     return out
 
 
-@pytest.mark.slow  # Ray: tests/test_distributed.py keeps local-cluster pieces in the default run
 def test_pieces_on_a_local_ray_cluster_give_the_same_strategy(files, tmp_path, capsys):
     """``--ray local`` deals the pieces' parts out to two Ray actors: the same strategy and the
     same exact analysis."""

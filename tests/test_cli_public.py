@@ -125,7 +125,6 @@ def test_play_against_a_public_strategy(public_file, capsys, monkeypatch):
     assert any(w in out for w in ("You win.", "You lose.", "A draw"))
 
 
-@pytest.mark.slow  # tests/test_distributed.py keeps Ray solves in the default run
 def test_solve_on_a_local_ray_cluster_gives_the_same_strategy(public_file, tmp_path, capsys):
     """``--ray local`` solves the same public tree in two Ray actors: the same average policy."""
     pytest.importorskip("ray")

@@ -55,7 +55,6 @@ def test_train_writes_a_strategy_that_analyse_and_play_read(capsys, tmp_path, mo
     assert "p0 chose a card" in text  # the bot's choice, hidden from you
 
 
-@pytest.mark.slow  # long trainings; test_train_writes_a_strategy_that_analyse_and_play_read keeps the path
 def test_three_players_train_analyse_and_play(capsys, tmp_path, monkeypatch):
     path = tmp_path / "three.npz"
     status, out, err = cli(capsys, *TINY[:-2], "--turn-limit", 3, "--players", 3, "--iterations", 20, "--out",
@@ -114,7 +113,6 @@ def test_foreign_and_corrupt_files(capsys, tmp_path):
             assert status == 2 and words in err and len(err.strip().splitlines()) == 1, (command, err)
 
 
-@pytest.mark.slow  # long trainings; test_train_writes_a_strategy_that_analyse_and_play_read keeps the path
 def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_path):
     path, ck = tmp_path / "f.npz", tmp_path / "f_ck.npz"
     field = ["--abstraction", "features", "--sampling", "probe", "--players", 3, "--turn-limit", 4]

@@ -178,7 +178,6 @@ def sampled(full):
     return solver, tree_policy(solver, full.tree)
 
 
-@pytest.mark.slow  # compiles the rollouts and plays thousands of games
 def test_rollout_values_agree_with_the_exact_ones(cut, full, sampled):
     """Rollouts of a sampled strategy against the exact values of the same strategy on the longer
     tree: the errors, in standard errors, have mean about 0 and spread about 1 (unbiased, and the

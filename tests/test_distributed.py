@@ -157,10 +157,9 @@ def _compare(public, backend, algorithm, iterations, kill_at=None):
     return rep
 
 
-# pcfr+ and dcfr behind slow: the default run's longest group is this one (every algorithm's iterates equal
+# dcfr behind slow: the default run's longest group is this one (every algorithm's iterates equal
 # one process's in this process, test_parts_in_this_process_give_the_same_iterates)
-@pytest.mark.parametrize("algorithm", ["cfr+", pytest.param("pcfr+", marks=pytest.mark.slow),
-                                       pytest.param("dcfr", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("algorithm", ["cfr+", "pcfr+", pytest.param("dcfr", marks=pytest.mark.slow)])
 def test_ray_iterates_equal_and_a_killed_worker_is_recovered(cluster, leduc, algorithm, tmp_path):
     rep = _compare(leduc, RayBackend(workers=3, checkpoint_dir=tmp_path, checkpoint_every=3),
                    algorithm, 8, kill_at=4)
@@ -235,7 +234,6 @@ def test_ray_solves_public_pieces_like_one_process(cluster, leduc):
         Solver(pieces, "cfr+", backend=RayBackend(workers=2, split_depth=2))
 
 
-@pytest.mark.slow  # test_ray_solves_public_pieces_like_one_process keeps pieces on Ray
 def test_ray_coup_built_in_pieces(cluster):
     rules = coupsolve.Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
     built = build_class_pieces(rules, 8, 5)

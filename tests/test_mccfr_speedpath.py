@@ -50,13 +50,7 @@ def run_digest(name):
     return h.hexdigest(), solver.num_infosets
 
 
-#: Two workers on a three-turn four-player game: behind ``slow`` (the two-player run with two workers
-#: stays in the default run).
-SLOW_RUNS = {"4p-tl3-external-rm-2workers"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_RUNS else n
-                                  for n in sorted(RUNS)])
+@pytest.mark.parametrize("name", sorted(RUNS))
 def test_iterates_bit_for_bit(name):
     expected = json.loads(DIGESTS.read_text())[name]
     digest, infosets = run_digest(name)

@@ -68,7 +68,6 @@ def test_three_players_make_the_same_sets_serially_and_in_batches():
     assert set(np.unique(serial.table()["owner"])) == {0, 1, 2}
 
 
-@pytest.mark.slow  # the other worker tests keep the batched kernel in the default run
 def test_workers_are_reproducible_whatever_the_threads_and_the_sinks_room(kuhn, monkeypatch):
     game, _ = kuhn
     make = lambda: MCCFRSolver(game, max_infosets=64, seed=8, regret="rm+", average="linear",  # noqa: E731

@@ -51,8 +51,7 @@ def _first_turn_in_parts(built, pieces):
     return bool(turn1[pieces.trunk.infosets.stop:].any())
 
 
-@pytest.mark.parametrize("depth, parts, cut_below_turn1",
-                         [(2, 3, True), pytest.param(6, 5, False, marks=pytest.mark.slow)])  # a deep cut: slow
+@pytest.mark.parametrize("depth, parts, cut_below_turn1", [(2, 3, True), (6, 5, False)])
 def test_the_pieces_analysis_equals_the_whole_trees(whole, depth, parts, cut_below_turn1):
     rules, public = whole
     built = build_class_pieces(rules, depth, parts)

@@ -81,7 +81,6 @@ def test_the_workers_build_the_pieces_of_one_process(cluster, plan, built, tmp_p
     rep.close()
 
 
-@pytest.mark.slow  # one remote build stays in the default run
 def test_a_restarted_driver_resumes_from_the_workers_checkpoints(cluster, plan, built, tmp_path):
     """The driver's solve ends (killed) after 5 iterations; a new driver and new actors build the
     tree again and go on from the newest complete generation of checkpoints (iteration 4), and reach
@@ -130,7 +129,6 @@ def test_the_docs_example_runs_as_written(cluster, tmp_path, monkeypatch):
     assert names["manifest"]["iterations"] == 10
 
 
-@pytest.mark.slow  # one remote build stays in the default run
 def test_the_count_by_parts_on_ray_is_the_count_in_one_process(cluster, plan):
     """Ray tasks count the parts (each walks the trunk again): the same figures, part for part, as
     the count in this process that ``plan`` comes from (all but the seconds, and the walk's memory:
@@ -146,7 +144,6 @@ def test_the_count_by_parts_on_ray_is_the_count_in_one_process(cluster, plan):
     assert [q._replace(seconds=0) for q in there.parts] == [q._replace(seconds=0) for q in here.parts]
 
 
-@pytest.mark.slow  # one remote build stays in the default run
 def test_solve_checkpoints_and_resumes_a_tree_built_by_the_workers(cluster, plan, built, tmp_path):
     """``solvers.solve`` takes a ``RemotePieces`` with its backend: its own checkpoint (gathered: a
     tree of this size) resumes where the run stopped, on a tree built again."""
