@@ -17,7 +17,7 @@ import numpy as np
 from coupsolve.plan.options import fmt, progress_lines, silent
 from coupsolve.strategy.solved import StrategyError
 
-__all__ = ["analyse_and_keep", "analyse_sampled", "rebuild_pieces", "stored_analysis"]
+__all__ = ["analyse_and_keep", "analyse_sampled", "digest", "rebuild_pieces", "stored_analysis"]
 
 
 def digest(policy) -> str:
