@@ -13,32 +13,6 @@ def _size_cache_of_the_test(tmp_path, monkeypatch):
     monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path / "coupsolve-cache"))
 
 
-def pytest_configure(config):
-    """Keep pytest-xdist's scopes in collection order (``--dist loadgroup`` otherwise hands out the
-    largest group first): see :func:`pytest_collection_modifyitems`."""
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
-
-
-def pytest_collection_modifyitems(config, items):
-    """The local-cluster tests (``xdist_group("ray")``) run halfway through the other tests, not first.
-
-    From an empty numba cache, each Ray worker process compiles every kernel its task calls, both
-    workers at once and beside the other pytest worker; halfway through, the tests run in the pytest
-    workers themselves have compiled most of those kernels into the cache, which the Ray workers then
-    load. The other pytest worker meanwhile runs the second half. The order is the same in every
-    worker, as pytest-xdist requires.
-    """
-    def group(item):
-        mark = item.get_closest_marker("xdist_group")
-        return mark and (mark.args[0] if mark.args else mark.kwargs.get("name"))
-
-    ray = [item for item in items if group(item) == "ray"]
-    if ray:
-        rest = [item for item in items if group(item) != "ray"]
-        items[:] = rest[:len(rest) // 2] + ray + rest[len(rest) // 2:]
-
-
 def _game_and_tree(game_string):
     game = pyspiel.load_game(game_string)
     return game, GameTree.from_openspiel(game)
