@@ -67,9 +67,8 @@ def assert_same_iterates(tree, public, algorithm, updates, iterations):
         # instantaneous regrets, so there identical zero regrets can hide noise of its own
         tie = (size < TIE) & (~same | ("pcfr" in algorithm)) & (gap > 1e-9)
         # the average weights, to rounding at their own scale (hs-pcfr+ weighs iteration t by about
-        # t**30; the two trees sum in different orders, and a grafted Leduc game has shown 1.2e-12 of
-        # the scale after six iterations); an information set whose weights are all of rounding size
-        # has no average to compare
+        # t**30, and the two trees sum in different orders); an information set whose weights are all
+        # of rounding size has no average to compare
         ca, cb = a.representation.get_state()["cumulative"], b.representation.get_state()["cumulative"]
         scale = max(float(np.abs(ca).max(initial=0.0)), 1.0)
         np.testing.assert_allclose(cb, ca, atol=1e-11 * scale, rtol=0)
