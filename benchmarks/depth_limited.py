@@ -1,10 +1,13 @@
-"""The depth-limited game against the plain turn-limit game of the same depth: histories, bytes and
-seconds per CFR+ iteration, as ratios in one run.
+"""The depth-limited game against the plain turn-limit game of the same depth, on the history tree
+and on the public tree: nodes, solve bytes and seconds per CFR+ iteration, as ratios in one run.
 
-The continuation choices are grafted onto the cut tree as decision nodes (``solvers.trees.leaves``):
-``K + K**2`` histories per leaf, so the cost grows with the leaves and with K. The leaf values here
-are exact, from a CFR+ strategy of the game one turn longer (their seconds are reported apart, as is
-the compile: the first iteration is not timed).
+On the history tree the continuation choices are grafted below each leaf history as decision nodes
+(``K + K**2`` per leaf, :func:`solvers.trees.leaves.graft_leaf_choices`); on the public tree below
+each leaf public node, its value a matrix over pairs of entries per pair of continuations
+(:mod:`coupsolve.depth.public`). Each is compared with the plain cut of its own representation. The
+leaf values here are exact, from a CFR+ strategy of the game one turn longer (their seconds are
+reported apart, as is the compile: the first iteration is not timed). Solve bytes are the tree's and
+the solver's working memory as the solvers estimate it before allocating.
 """
 
 from __future__ import annotations
@@ -25,6 +28,29 @@ def _per_iteration(tree, iterations):
     return (time.perf_counter() - t0) / iterations
 
 
+def _solve_bytes(tree):
+    """The tree's bytes and the solve's working memory (CFR+, float64, one thread)."""
+    import solvers
+    from solvers.public.rep import estimate_public_solve_bytes
+
+    if isinstance(tree, solvers.PublicTree):
+        return tree.nbytes + estimate_public_solve_bytes(tree.num_entries, tree.num_actions,
+                                                         num_nodes=tree.num_nodes)
+    return tree.nbytes + solvers.estimate_solve_bytes(tree.num_nodes, tree.num_infosets, tree.num_actions)
+
+
+def _row(k, K, name, plain_tree, plain, tree, each, made):
+    """One table row and its CSV row: ``tree`` (``each`` seconds an iteration) against ``plain_tree``."""
+    node_ratio = tree.num_nodes / plain_tree.num_nodes
+    byte_ratio = _solve_bytes(tree) / _solve_bytes(plain_tree)
+    return ([f"cut after turn {k}", f"K = {K}", name, f"{tree.num_nodes:,}", f"{node_ratio:.2f}x",
+             f"{byte_ratio:.2f}x", f"{1e3 * plain:.1f} ms", f"{1e3 * each:.1f} ms", f"{each / plain:.2f}x",
+             f"{made:.1f} s"],
+            dict(cut=k, continuations=K, tree=name, nodes=tree.num_nodes, plain_nodes=plain_tree.num_nodes,
+                 node_ratio=node_ratio, solve_byte_ratio=byte_ratio, plain_seconds=plain, seconds=each,
+                 time_ratio=each / plain, leaf_value_seconds=made))
+
+
 def _parser():
     parser = bench_parser("depth_limited", __doc__, "turn limit 1 only")
     parser.add_argument("--iterations", type=int, default=20)
@@ -38,32 +64,36 @@ def run(args, info):
     import coupsolve
     from coupsolve import Rules, depth
 
+    from coupsolve.depth.public import public_depth_limited_game
+    from coupsolve.trees.stepwalk.build import build_public_tree
+
     rows, csv_rows = [], []
     for k in (1,) if args.quick else (1, 2):
         cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k), leaves=True)
+        public = build_public_tree(cut.rules)
         longer = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k + 1))
         blueprint = solvers.solve(longer.tree, iterations=20, progress=False).average_policy
         where = depth.node_map(cut.tree, longer.tree)
-        plain = _per_iteration(cut.tree, args.iterations)
+        plain = {"history": _per_iteration(cut.tree, args.iterations),
+                 "public": _per_iteration(public.tree, args.iterations)}
         print(f"cut after turn {k}: {cut.tree.num_nodes:,} histories, {len(cut.leaf_node):,} leaves",
               file=sys.stderr, flush=True)
         for K in (1, 4):
             t0 = time.perf_counter()
             values = depth.values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, K, where=where)
-            game = depth.depth_limited_game(cut.rules, values, cut=cut)
             made = time.perf_counter() - t0
-            each = _per_iteration(game.tree, args.iterations)
-            node_ratio = game.tree.num_nodes / cut.tree.num_nodes
-            byte_ratio = game.tree.nbytes / cut.tree.nbytes
-            rows.append([f"cut after turn {k}", f"K = {K}", f"{game.tree.num_nodes:,}", f"{node_ratio:.2f}x",
-                         f"{byte_ratio:.2f}x", f"{1e3 * plain:.1f} ms", f"{1e3 * each:.1f} ms",
-                         f"{each / plain:.2f}x", f"{made:.1f} s"])
-            csv_rows.append(dict(cut=k, continuations=K, histories=game.tree.num_nodes,
-                                 plain_histories=cut.tree.num_nodes, node_ratio=node_ratio,
-                                 byte_ratio=byte_ratio, plain_seconds=plain, seconds=each,
-                                 time_ratio=each / plain, leaf_value_seconds=made))
-    print_table("The depth-limited game against the plain cut (CFR+, one thread, float64)",
-                ["game", "leaves", "histories", "histories ratio", "tree bytes ratio", "plain / it",
+            for name, plain_tree in (("history", cut.tree), ("public", public.tree)):
+                t0 = time.perf_counter()
+                game = (depth.depth_limited_game(cut.rules, values, cut=cut) if name == "history" else
+                        public_depth_limited_game(cut.rules, values, cut, cut_public=public))
+                graft = time.perf_counter() - t0
+                row, csv_row = _row(k, K, name, plain_tree, plain[name], game.tree,
+                                    _per_iteration(game.tree, args.iterations), made + graft)
+                rows.append(row)
+                csv_rows.append(csv_row)
+                del game
+    print_table("The depth-limited game against the plain cut of the same tree (CFR+, one thread, float64)",
+                ["game", "leaves", "tree", "nodes", "nodes ratio", "solve bytes ratio", "plain / it",
                  "depth-limited / it", "time ratio", "leaf values + graft"], rows,
                 note=f"{machine_line(info)}; load average {load_average():.2f}")
     return write_csv("depth_limited", csv_rows, info)

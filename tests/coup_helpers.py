@@ -1,10 +1,13 @@
-"""Helpers shared by the Coup tests: scripted play through action names, random legal play."""
+"""Helpers shared by the Coup tests: scripted play through action names, random legal play, the
+history tree's parents and information-set hashes."""
 
 import numpy as np
 
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
+from coupsolve.trees.stepwalk.build import sequence_hashes
+from solvers import TERMINAL
 
 # Small two-player rule sets whose whole trees are cheap; every variant is in one of them.
 SMALL_RULES = [
@@ -122,3 +125,34 @@ def views(state, player):
 def same_views(a, b):
     """Whether two ``views`` lists are equal (strings exactly, tensors element by element)."""
     return all((np.array_equal(x, y) if not isinstance(x, str) else x == y) for x, y in zip(a, b))
+
+
+def node_parents(child_start, num_children, kind):
+    """Parent of every node (-1 at the root) and its index among its parent's children."""
+    n = kind.shape[0]
+    inner = np.nonzero(kind != TERMINAL)[0]
+    parent = np.full(n, -1, np.int64)
+    reps = num_children[inner].astype(np.int64)
+    kids = np.concatenate([np.arange(child_start[v], child_start[v] + k) for v, k in
+                           zip(inner, reps)]) if n > 1 else np.zeros(0, np.int64)
+    parent[kids] = np.repeat(inner, reps)
+    index = np.zeros(n, np.int64)
+    index[kids] = kids - child_start[parent[kids]]
+    return parent, index
+
+
+def history_infoset_hashes(coup_tree):
+    """Each history-tree information set's first hash, from its representative history's path."""
+    t = coup_tree.tree
+    parent, index = node_parents(t.child_start, t.num_children, t.node_kind)
+    depth = np.searchsorted(t.level_start, np.arange(t.node_kind.shape[0]), side="right") - 1
+    rep = np.asarray(coup_tree.infoset_rep)
+    paths = np.full((rep.shape[0], max(int(depth.max()), 1)), -1, np.int32)
+    cur, d = rep.copy(), depth[rep].copy()
+    while np.any(d > 0):
+        live = d > 0
+        paths[live, d[live] - 1] = index[cur[live]]
+        cur[live] = parent[cur[live]]
+        d[live] -= 1
+    h = sequence_hashes(coup_tree.rules, paths, by_index=True)
+    return h[np.arange(rep.shape[0]), t.infoset_player, 0]

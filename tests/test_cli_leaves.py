@@ -24,16 +24,20 @@ def blueprint(tmp_path_factory):
     return path
 
 
-def test_solve_with_leaves_then_analyse(blueprint, tmp_path):
+@pytest.mark.parametrize("representation", ["history", "public"])
+def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation):
     out = tmp_path / "dl1.npz"
     r = run("solve", "--turn-limit", "1", "--leaves", str(blueprint), "--continuations", "2",
-            "--iterations", "60", "--out", str(out), "--json", str(tmp_path / "r.json"), "--no-progress")
+            "--iterations", "60", "--out", str(out), "--json", str(tmp_path / "r.json"), "--no-progress",
+            "--representation", representation)
     assert r.returncode == 0, r.stderr
+    assert ("public nodes" in r.stdout) == (representation == "public")
     assert "with blueprint leaves" in r.stdout and "continuations at its leaves" in r.stdout
     import json
 
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["leaves"]["continuations"] == 2 and report["leaves"]["estimated"] is False
+    assert report["leaves"]["representation"] == representation
     a = run("analyse", str(out))
     assert a.returncode == 0, a.stderr
     refused = run("analyse", str(out), "--selection")
@@ -73,7 +77,7 @@ def test_a_changed_blueprint_is_named(blueprint, tmp_path):
     (("--turn-limit", "1", "--leaves", "no-such.npz"), "--leaves no-such.npz: no such file"),
     (("--turn-limit", "3", "--leaves", "{bp}"), "not a blueprint of this game"),
     (("--turn-limit", "1", "--leaves", "{bp}", "--limit-payoff", "influence"), "--limit-payoff"),
-    (("--turn-limit", "1", "--leaves", "{bp}", "--representation", "public"), "history tree"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--pieces", "2"), "drop --pieces and --ray"),
     (("--turn-limit", "1", "--rollouts", "4"), "--rollouts does nothing without --leaves"),
     (("--turn-limit", "1", "--leaves", "{bp}", "--continuations", "5"), "at most 4"),
 ])

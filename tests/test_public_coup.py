@@ -15,42 +15,11 @@ from coupsolve.trees.classwalk.build import build_class_tree
 from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree, sequence_hashes
 from solvers import CHANCE, DECISION, TERMINAL
 
-from coup_helpers import SMALL_RULES
+from coup_helpers import SMALL_RULES, history_infoset_hashes, node_parents as _parents
 
 TL1 = Rules.two_player_selection(turn_limit=1)
 TL2 = Rules.two_player_selection(turn_limit=2)
 CASES = [TL1, TL2, SMALL_RULES[1], SMALL_RULES[2], SMALL_RULES[3]]
-
-
-def _parents(child_start, num_children, kind):
-    """Parent of every node (-1 at the root) and its index among its parent's children."""
-    n = kind.shape[0]
-    inner = np.nonzero(kind != TERMINAL)[0]
-    parent = np.full(n, -1, np.int64)
-    reps = num_children[inner].astype(np.int64)
-    kids = np.concatenate([np.arange(child_start[v], child_start[v] + k) for v, k in
-                           zip(inner, reps)]) if n > 1 else np.zeros(0, np.int64)
-    parent[kids] = np.repeat(inner, reps)
-    index = np.zeros(n, np.int64)
-    index[kids] = kids - child_start[parent[kids]]
-    return parent, index
-
-
-def _history_infoset_hashes(coup_tree):
-    """Each history-tree information set's first hash, from its representative history's path."""
-    t = coup_tree.tree
-    parent, index = _parents(t.child_start, t.num_children, t.node_kind)
-    depth = np.searchsorted(t.level_start, np.arange(t.node_kind.shape[0]), side="right") - 1
-    rep = np.asarray(coup_tree.infoset_rep)
-    paths = np.full((rep.shape[0], max(int(depth.max()), 1)), -1, np.int32)
-    cur, d = rep.copy(), depth[rep].copy()
-    while np.any(d > 0):
-        live = d > 0
-        paths[live, d[live] - 1] = index[cur[live]]
-        cur[live] = parent[cur[live]]
-        d[live] -= 1
-    h = sequence_hashes(coup_tree.rules, paths, by_index=True)
-    return h[np.arange(rep.shape[0]), t.infoset_player, 0]
 
 
 BUILDERS = {"walk": build_public_tree, "class": build_class_tree}
@@ -65,7 +34,7 @@ def history_public_pair(rules, builder="walk"):
     """``(CoupTree, CoupPublicTree, perm)`` of ``rules``: ``perm`` maps the history tree's flat policy
     positions to the public tree's (``public_policy[perm]`` is the same policy on the history tree)."""
     history, public = history_tree(rules), BUILDERS[builder](rules)
-    hashes = _history_infoset_hashes(history)
+    hashes = history_infoset_hashes(history)
     order = np.argsort(public.infoset_hash)
     j = order[np.searchsorted(public.infoset_hash[order], hashes)]
     assert np.array_equal(public.infoset_hash[j], hashes)
@@ -144,7 +113,7 @@ def test_sizes_match_the_history_tree(both):
 def test_information_sets_are_the_history_trees(both):
     rules, ct, pt, _ = both
     t, f = ct.tree, pt.tree.flat
-    hashes = _history_infoset_hashes(ct)
+    hashes = history_infoset_hashes(ct)
     assert np.array_equal(np.sort(hashes), np.sort(pt.infoset_hash))
     assert np.unique(hashes).shape[0] == hashes.shape[0]
     # each one's owner, action list and number of histories, matched by hash
@@ -171,7 +140,7 @@ def test_context_and_game_id(both):
     assert pt.infoset_context.dtype == ct.node_context.dtype
     assert pt.infoset_hash.dtype == np.uint64
     # every information set's context is the one its histories carry in the history tree
-    hashes = _history_infoset_hashes(ct)
+    hashes = history_infoset_hashes(ct)
     where = np.argsort(hashes)[np.searchsorted(np.sort(hashes), pt.infoset_hash)]
     theirs, mine = ct.node_context[ct.infoset_rep[where]], pt.infoset_context
     if "pairs" in pt.build_info:

@@ -42,7 +42,7 @@ from coupsolve.analysis.claims import BLUFF, CHALLENGED, CLAIMS, MADE, SUCCESS
 from coupsolve.engine.context import context_field
 from coupsolve.rules import CHARACTERS
 
-__all__ = ["analyse_public"]
+__all__ = ["analyse_public", "entry_reach"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -115,20 +115,35 @@ def _successes(T, acts, hand, s, q, turn, one, c, reach, cf, acc):
                 acc[turn, one, c, SUCCESS] += reach[j] * cf[j]
 
 
-def _passes(coup_public, sigma):
-    """``(reach, cf, v, br)``: own reach and counterfactual reach per entry, the counterfactual values
-    under ``sigma`` (each entry's to its own player) and ``{seat: values when seat best-responds}``."""
+def entry_reach(coup_public, sigma):
+    """``(reach, cf, X, acc)``: each entry's own reach and counterfactual reach under ``sigma`` (their
+    product is the probability that play reaches the entry's node with its player in that private
+    state), and the scratch the passes used. The counterfactual reach is read from
+    ``coup_public.weights`` when given (a tree whose terminals' matrices hold only the chance weights,
+    as a depth-limited game's leaves do not)."""
     tree = coup_public.tree
     T = tree.flat
     par = tree.num_entries >= PRANGE_MIN_ENTRIES
     reach, acc = np.empty(tree.num_entries), np.zeros(tree.num_actions)
-    none = np.empty(0, np.int32)
     X = scratch(T, numba.get_num_threads() if par else 1)
     forward(T, sigma, reach, par, BOTH_PLAYERS, no_live())
-    unit = T._replace(term_scale=np.where(T.node_kind == TERMINAL, 1.0, 0.0))
+    W = T if coup_public.weights is None else coup_public.weights.flat
+    unit = W._replace(term_scale=np.where(W.node_kind == TERMINAL, 1.0, 0.0))
     cf = np.empty(tree.num_entries)
-    values(unit, sigma, reach, cf, acc, X, BOTH_PLAYERS, False, none, par)
+    values(unit, sigma, reach, cf, acc, X, BOTH_PLAYERS, False, np.empty(0, np.int32), par)
     np.abs(cf, out=cf)  # player 1's values are the negated sums (of non-negative terms)
+    return reach, cf, X, acc
+
+
+def _passes(coup_public, sigma):
+    """``(reach, cf, v, br)``: own reach and counterfactual reach per entry (:func:`entry_reach`), the
+    counterfactual values under ``sigma`` (each entry's to its own player) and ``{seat: values when
+    seat best-responds}``."""
+    tree = coup_public.tree
+    T = tree.flat
+    par = tree.num_entries >= PRANGE_MIN_ENTRIES
+    none = np.empty(0, np.int32)
+    reach, cf, X, acc = entry_reach(coup_public, sigma)
     v = np.empty(tree.num_entries)
     values(T, sigma, reach, v, acc, X, BOTH_PLAYERS, False, none, par)
     br = {}

@@ -12,7 +12,8 @@ def add_leaves_args(p):
                    help="a depth-limited solve: at the turn limit each player chooses a continuation of "
                         "this blueprint for the rest of the game (a train strategy of the same rules, "
                         "valued by rollouts, or a solve of a longer turn limit, valued exactly) instead "
-                        "of the --limit-payoff (history tree)")
+                        "of the --limit-payoff (history tree; --representation public for the public tree, "
+                        "the same game in fewer nodes)")
     p.add_argument("--continuations", type=V.whole_number(1, 4), default=4, metavar="K",
                    help="with --leaves: continuations each player chooses among (the blueprint, bluffing "
                         "more, challenging more, challenging less: the first K)")
@@ -28,9 +29,10 @@ def leaves_conflict(args) -> str | None:
     if not getattr(args, "leaves", None):
         extra = [o for o in ("continuations", "rollouts") if o in given]
         return f"--{extra[0]} does nothing without --leaves" if extra else None
-    if getattr(args, "representation", "auto") not in ("auto", "history") or getattr(args, "ray", None) \
-            or "pieces" in given:
-        return "--leaves solves the depth-limited game on the history tree: drop --representation, --pieces and --ray"
+    if getattr(args, "representation", "auto") not in ("auto", "history", "public") \
+            or getattr(args, "ray", None) or "pieces" in given:
+        return ("--leaves solves the depth-limited game on the history tree or the public tree (--representation "
+                "public): drop --pieces and --ray")
     if "limit_payoff" in given:
         return "--limit-payoff scores the turn limit; with --leaves the blueprint's continuations do"
     if getattr(args, "selection", False):

@@ -83,10 +83,10 @@ def _build(args, rules, options, asked, target, say, human):
         from coupsolve.depth.build import build
 
         t0 = time.perf_counter()
-        game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say)
+        game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say,
+                     representation="public" if args.representation == "public" else "history")
         seconds = time.perf_counter() - t0
-        print(f"built the depth-limited tree in {seconds:.1f} s: {game.tree.num_nodes:,} histories, "
-              f"{len(game.cut.leaf_node):,} leaves, {game.tree.num_infosets:,} information sets", file=human)
+        print(f"built the depth-limited tree in {seconds:.1f} s: {game.describe()}", file=human)
         return None, game, game.tree, game.coup_tree, "float64", seconds
     plan = planner.choose(rules, options, say)
     if plan.precision != asked:  # auto, and a tree in pieces

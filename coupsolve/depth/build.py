@@ -19,10 +19,13 @@ from coupsolve.plan.options import silent
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
-__all__ = ["LEAVES", "build", "leaf_values", "load_depth_limited", "open_blueprint", "record", "rebuild"]
+__all__ = ["LEAVES", "REPRESENTATIONS", "build", "leaf_values", "load_depth_limited", "open_blueprint", "record", "rebuild"]
 
 #: The key of a strategy's options that records its leaves.
 LEAVES = "leaves"
+
+#: The trees a depth-limited game is built on (recorded; files from before the public one are history).
+REPRESENTATIONS = ("history", "public")
 
 
 def _digest(path) -> str:
@@ -90,18 +93,28 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None)
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
 
-def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent):
+def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history"):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
-    by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first."""
+    by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
+    tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
+    the public tree (:class:`~coupsolve.depth.public.PublicDepthLimitedGame`: the leaf values are
+    still computed on the history tree, which is let go before the solve)."""
     from coupsolve.trees.history.tree import build_coup_tree
 
     if rules.players != 2:
         raise ValueError("--leaves: depth-limited solving is for two players")
+    if representation not in REPRESENTATIONS:
+        raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
     values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened)
-    return depth_limited_game(rules, values, cut=cut)
+    if representation == "history":
+        return depth_limited_game(rules, values, cut=cut)
+    from coupsolve.depth.public import public_depth_limited_game
+
+    say(f"building the public tree of {rules} (stepping every history) and joining its leaves ...")
+    return public_depth_limited_game(rules, values, cut)
 
 
 def record(result, game, source, rollouts, seed):
@@ -112,7 +125,8 @@ def record(result, game, source, rollouts, seed):
     result.options = {**result.options, LEAVES: {
         "blueprint": os.path.abspath(source), "sha256": _digest(source),
         "continuations": len(values.continuations), "rollouts": int(rollouts), "seed": int(seed),
-        "estimated": values.stderr is not None, "largest_stderr": worst, "leaf_states": values.states}}
+        "estimated": values.stderr is not None, "largest_stderr": worst, "leaf_states": values.states,
+        "representation": "public" if hasattr(game, "leaves") else "history"}}
     return result
 
 
@@ -122,6 +136,9 @@ def rebuild(path, rules, recorded, say=silent):
     try:
         source, digest = str(recorded["blueprint"]), str(recorded["sha256"])
         k, rollouts, seed = (int(recorded[n]) for n in ("continuations", "rollouts", "seed"))
+        representation = str(recorded.get("representation", "history"))
+        if representation not in REPRESENTATIONS:
+            raise ValueError(representation)
     except (KeyError, TypeError, ValueError):
         raise StrategyError(f"{path}: its record of the leaves is damaged; solve it again") from None
     if not os.path.isfile(source):
@@ -130,7 +147,7 @@ def rebuild(path, rules, recorded, say=silent):
     if _digest(source) != digest:
         raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
                             "solve it again")
-    return build(rules, source, k, rollouts=rollouts, seed=seed, say=say)
+    return build(rules, source, k, rollouts=rollouts, seed=seed, say=say, representation=representation)
 
 
 def load_depth_limited(path, say=silent, read=None):

@@ -99,6 +99,11 @@ class DepthLimitedGame:
         """The flat actions of the cut game's own information sets (they come first)."""
         return self.choices.base_actions
 
+    def describe(self) -> str:
+        """Its size, for the line said once it is built."""
+        return (f"{self.tree.num_nodes:,} histories, {len(self.cut.leaf_node):,} leaves, "
+                f"{self.tree.num_infosets:,} information sets")
+
     def cut_policy(self, policy) -> np.ndarray:
         """The cut game's part of a flat ``policy`` over :attr:`tree` (a policy of ``cut.tree``)."""
         return np.asarray(policy, np.float64)[:self.base_actions]
@@ -112,7 +117,9 @@ class DepthLimitedGame:
         sigma = np.asarray(policy, np.float64)
         names, out = self.leaf_values.continuations, {}
         decisions = self.choices.leaf_decision
-        for p, nodes in ((0, decisions), (1, self.tree.child_start[decisions])):
+        k0 = self.choices.num_continuations[0]  # player 1 chooses below each of player 0's picks
+        below = (self.tree.child_start[decisions][:, None] + np.arange(k0)).reshape(-1)
+        for p, nodes in ((0, decisions), (1, below)):
             w = reach[nodes]
             offsets = self.tree.infoset_offset[self.tree.node_infoset[nodes]]
             mass = np.array([(w * sigma[offsets + c]).sum() for c in range(len(names))])

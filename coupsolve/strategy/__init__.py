@@ -74,6 +74,8 @@ class Strategy(NamedTuple):
         history tree (:class:`~coupsolve.openspiel.policy.HistoryTreePolicy`), by the information set's
         key on a public tree or in pieces (:class:`~coupsolve.openspiel.policy.PublicTreePolicy`), the
         sampled table of a training (:func:`~coupsolve.strategy.trained.trained_policy`)."""
+        from solvers import PublicTree
+
         from coupsolve.openspiel.policy import HistoryTreePolicy, PublicTreePolicy
         from coupsolve.strategy.trained import trained_policy
 
@@ -86,7 +88,8 @@ class Strategy(NamedTuple):
             return PublicTreePolicy(game, self.tree, self.result.average_policy)
         if self.kind == "depth-limited":  # the cut game's part: the leaves' choices are not moves
             cut = self.tree.cut
-            return HistoryTreePolicy(game, cut, self.result.average_policy[:cut.tree.num_actions])
+            kind = PublicTreePolicy if isinstance(self.tree.tree, PublicTree) else HistoryTreePolicy
+            return kind(game, cut, self.result.average_policy[:cut.tree.num_actions])
         return HistoryTreePolicy(game, self.tree, self.result.average_policy)
 
     def analyse(self, sampled=False, games=1000, seed=0, meta=None, say=silent):

@@ -35,7 +35,7 @@ two public nodes, a step nobody observes) are refused with the reason.
 Memory: the tree as filled, its matrices dense (then kept sparse,
 :func:`solvers.trees.matrices.sparse_matrices`;
 :func:`solvers.trees.publictree.estimate_public_tree_bytes`) plus 12 bytes per information set
-(hash and context); while building, the work pools (:mod:`coupsolve.trees.stepwalk.node`), about 96 bytes
+(hash and context) and 10 per entry (hand and hash); while building, the work pools (:mod:`coupsolve.trees.stepwalk.node`), about 96 bytes
 per child history of the nodes on the current path and ``4 * S_SIZE`` per history of those nodes, plus
 the dense anchor matrices on the path, grown by doubling (each growth checked with ``check_fits``).
 """
@@ -100,7 +100,7 @@ class PublicSize(NamedTuple):
         bytes per cell; the tree keeps the non-zero ones, sparse, at most :meth:`sparse_bytes`) and the
         information-set extras."""
         return coup_tree_bytes(self.nodes, self.entries, self.infosets, self.actions,
-                               dense_bytes(self.cells, self.matrices))
+                               dense_bytes(self.cells, self.matrices)) + 8 * self.entries  # entry_hash
 
     def sparse_bytes(self) -> int:
         """At most the bytes of the built tree's sparse matrices (every cell non-zero)."""
@@ -144,6 +144,15 @@ class CoupPublicTree(NamedTuple):
     rules : Rules
     build_info : dict
         ``count_seconds``, ``fill_seconds``, ``bytes``, ``work_bytes``.
+    entry_hash : ndarray, uint64, shape (num_entries,), or None
+        The first token hash of each entry's player there (as :attr:`infoset_hash`, at every node: at a
+        turn-limit terminal it names the player's information set there, which depth-limited solving
+        joins with the history tree's ``leaf_key``). Written by the walk that steps every history; the
+        class walk leaves it None.
+    weights : PublicTree or None
+        The tree again with every terminal's matrix holding only chance weights, where ``tree``'s do
+        not (a depth-limited game's leaves hold weight times value): what the analysis reads reach
+        from. None: ``tree`` itself.
     """
 
     tree: PublicTree
@@ -152,6 +161,8 @@ class CoupPublicTree(NamedTuple):
     entry_hand: np.ndarray
     rules: Rules
     build_info: dict
+    entry_hash: np.ndarray | None = None
+    weights: PublicTree | None = None
 
 
 # The arrays the fill writes: the ``solvers.trees.publictree`` layout (but ``level_start``, from the count) and
@@ -161,7 +172,7 @@ OUT_DTYPES = {k: v for k, v in _PUBLIC_DTYPES.items()
                if k not in ("level_start", "matrix_rowp", "row_ptr", "cell_col")}  # matrices dense
 OUT_DTYPES.update(infoset_offset=np.int64, infoset_count=np.int64, infoset_node=np.int64,
                    infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
-                   entry_hand=np.uint16)
+                   entry_hand=np.uint16, entry_hash=np.uint64)
 PublicOut = namedtuple("PublicOut", list(OUT_DTYPES))
 
 
@@ -170,7 +181,7 @@ def _out(size=None):
     if size is None:
         return PublicOut(**{k: np.zeros(0, dt) for k, dt in OUT_DTYPES.items()})
     length = dict.fromkeys(OUT_DTYPES, size.nodes)
-    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_ref", "entry_hand"), size.entries))
+    length.update(dict.fromkeys(("entry_parent", "entry_slot", "entry_ref", "entry_hand", "entry_hash"), size.entries))
     length.update({k: size.infosets for k in OUT_DTYPES if k.startswith("infoset_")})
     length.update(entry_start=size.nodes + 1, matrix_start=size.matrices + 1,
                   matrix_cols=size.matrices, matrix_data=size.cells, infoset_actions=size.actions)
@@ -307,9 +318,10 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
     tree = PublicTree(rules.game_string(), infoset_actions=out.infoset_actions,
                       level_start=level_start, **arrays)
     info = dict(count_seconds=size.seconds, fill_seconds=seconds, bytes=tree.nbytes
-                + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes,
-                work_bytes=work)
-    return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, out.entry_hand, rules, info)
+                + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes
+                + out.entry_hash.nbytes, work_bytes=work)
+    return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, out.entry_hand, rules, info,
+                          out.entry_hash)
 
 
 def sequence_hashes(rules: Rules, actions, by_index: bool = False) -> np.ndarray:

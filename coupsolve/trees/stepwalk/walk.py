@@ -53,6 +53,7 @@ def _commit(W, O, G, d, fill):
         for e in range(n0 + n1):
             srow = F[d, F_SLO] + W.e_first[elo + e] - F[d, F_OLO]
             O.entry_hand[eo + e] = pack_hand(W.st[srow], E.S_HAND + E.NCH * (0 if e < n0 else 1))
+            O.entry_hash[eo + e] = W.e_h1[elo + e]
             O.entry_parent[eo + e] = W.e_par[elo + e]
             O.entry_slot[eo + e] = W.e_slot[elo + e]
             O.entry_ref[eo + e] = W.e_row[elo + e] if kind == TERMINAL else -1

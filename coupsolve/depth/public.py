@@ -1,0 +1,226 @@
+"""The depth-limited Coup game on the public tree: the cut game's public tree, each turn-limit leaf a
+choice of continuations.
+
+On the history tree (:mod:`coupsolve.depth.game`) a leaf is a history and its choice grafts ``K + K²``
+nodes below it; Coup's cut trees are mostly leaves, so the graft multiplies the tree. On the public
+tree a leaf is a public node, a player's information set there is one of its entries, and the leaf's
+value is a matrix over the pairs of entries per pair of continuations
+(:func:`solvers.trees.leaves.graft_public_leaf_choices`): the same game, with the same equilibria and
+the same exploitability, in far fewer nodes.
+
+Which histories a pair of entries is: the walk that steps every history
+(:func:`coupsolve.trees.stepwalk.build.build_public_tree`) writes each entry's first observation hash
+(``entry_hash``), and the history builder each leaf's two players' hashes (``leaf_key``). A pair's
+value is the chance-weighted mean of its histories' values (:func:`public_leaf_values`); the weights
+summed per pair must be the public tree's own chance weights of that pair, which is checked, so the
+two trees cannot silently disagree on what a leaf is.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.kinds import CHANCE, TERMINAL
+from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
+
+__all__ = ["PublicDepthLimitedGame", "chance_reach", "public_depth_limited_game", "public_leaves",
+           "public_leaf_values"]
+
+#: Relative tolerance of the check that the two trees weigh each pair of entries alike.
+WEIGHT_RTOL = 1e-9
+
+
+def chance_reach(tree) -> np.ndarray:
+    """The probability of chance's moves on the path to each history of a ``GameTree`` (float64)."""
+    reach = np.ones(tree.num_nodes)
+    kind, start, count, prob = tree.node_kind, tree.child_start, tree.num_children, tree.chance_prob
+    ls = tree.level_start
+    for d in range(ls.shape[0] - 2):
+        nodes = np.arange(ls[d], ls[d + 1])
+        nodes = nodes[kind[nodes] != TERMINAL]
+        n = count[nodes].astype(np.int64)
+        kids = np.repeat(start[nodes] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        edge = np.where(np.repeat(kind[nodes] == CHANCE, n), prob[kids], 1.0)
+        reach[kids] = np.repeat(reach[nodes], n) * edge
+    return reach
+
+
+def public_leaves(cut_public) -> np.ndarray:
+    """The turn-limit leaves of a cut game's public tree: its terminal public nodes where both players
+    still hold a face-down card (a Coup game between two players ends early only when one has none)."""
+    f = cut_public.tree.flat
+    sizes = np.diff(f.entry_start).astype(np.int64)
+    node_of_entry = np.repeat(np.arange(sizes.size), sizes)
+    emptied = np.bincount(node_of_entry[cut_public.entry_hand == 0], minlength=sizes.size) > 0
+    return np.flatnonzero((f.node_kind == TERMINAL) & (sizes > 0) & ~emptied)
+
+
+def _within(n):
+    """``0 .. n[i] - 1`` for each ``i``, concatenated."""
+    return np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+
+
+def _pair_keys(h0, h1):
+    """One sortable key per pair of first hashes (a structured pair, compared lexicographically)."""
+    keys = np.empty(h0.size, dtype=[("a", np.uint64), ("b", np.uint64)])
+    keys["a"], keys["b"] = h0, h1
+    return keys
+
+
+def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
+    """``(pairs, values)``: the pairs of entries of ``leaves`` (:func:`solvers.trees.leaves.public_leaf_pairs`)
+    and player 0's value of each under each pair of continuations (``(P, K0, K1)``), the chance-weighted
+    mean of ``leaf_values`` (per leaf of ``cut_history``, a ``CoupTree`` built with ``leaves=True``) over
+    the pair's histories.
+
+    Raises
+    ------
+    ValueError
+        When the public tree was not built with entry hashes, or a pair's histories are not found or
+        weigh otherwise than the public tree says.
+    """
+    if cut_public.entry_hash is None:
+        raise ValueError("the public tree has no entry hashes: build it by stepping every history")
+    if not np.array_equal(np.asarray(leaf_values.leaves), cut_history.leaf_node):
+        raise ValueError("the leaf values are not for this cut game's leaves")
+    f = cut_public.tree.flat
+    pairs = public_leaf_pairs(cut_public.tree, leaves)
+    lo = f.entry_start[np.asarray(leaves)[pairs.leaf]]
+    n0 = f.num_entries0[np.asarray(leaves)[pairs.leaf]]
+    want = _pair_keys(cut_public.entry_hash[lo + pairs.entry0], cut_public.entry_hash[lo + n0 + pairs.entry1])
+    have = _pair_keys(cut_history.leaf_key[:, 0, 0], cut_history.leaf_key[:, 1, 0])
+    w = chance_reach(cut_history.tree)[cut_history.leaf_node]
+    order = np.argsort(have, kind="stable")
+    groups, first = np.unique(have[order], return_index=True)
+    weight = np.add.reduceat(w[order], first)
+    k0, k1 = leaf_values.values.shape[1:]
+    summed = np.add.reduceat(w[order, None, None] * leaf_values.values[order], first, axis=0)
+    at = np.searchsorted(groups, want)
+    found = (at < groups.size) & (groups[np.minimum(at, groups.size - 1)] == want)
+    if not found.all():
+        raise ValueError(f"{int((~found).sum()):,} pairs of entries at the public leaves have no history "
+                         "leaf with their observation hashes")
+    if not np.allclose(weight[at], pairs.weight, rtol=WEIGHT_RTOL, atol=0.0):
+        raise ValueError("the history and public trees weigh a pair of entries at a leaf differently")
+    if groups.size != want.size:
+        raise ValueError(f"{groups.size - want.size:,} pairs of history leaves are at no public leaf")
+    return pairs, (summed[at] / weight[at, None, None]).reshape(-1, k0, k1)
+
+
+class PublicDepthLimitedGame(NamedTuple):
+    """A Coup game cut after ``rules.turn_limit`` turns, on its public tree, with multi-valued leaves.
+
+    ``tree``: the grafted :class:`solvers.PublicTree` (solve this); ``coup_tree``: the same with the
+    Coup-side extras, for :func:`coupsolve.analysis.analyse`; ``cut``: the cut game's
+    :class:`~coupsolve.trees.stepwalk.build.CoupPublicTree`; ``leaves``: its turn-limit leaves (public
+    nodes); ``choices``: where the graft put the continuation choices; ``leaf_values``: the
+    per-history values the pairs' came from.
+    """
+
+    tree: object
+    coup_tree: object
+    cut: object
+    leaves: np.ndarray
+    choices: object
+    leaf_values: object
+
+    @property
+    def rules(self):
+        return self.cut.rules
+
+    @property
+    def base_actions(self) -> int:
+        """The flat actions of the cut game's own information sets (they come first)."""
+        return self.choices.base_actions
+
+    def cut_policy(self, policy) -> np.ndarray:
+        """The cut game's part of a flat ``policy`` over :attr:`tree` (a policy of ``cut.tree``)."""
+        return np.asarray(policy, np.float64)[:self.base_actions]
+
+    def describe(self) -> str:
+        """Its size, for the line said once it is built."""
+        return (f"{self.tree.num_nodes:,} public nodes, {len(self.leaves):,} leaves "
+                f"({self.leaf_values.leaves.size:,} histories), {self.tree.num_infosets:,} information sets")
+
+    def leaf_choice(self, policy) -> dict:
+        """How often each player picks each continuation at its leaves, weighted by how often the leaf
+        is reached under ``policy``: ``{player: {continuation: probability}}``."""
+        from coupsolve.analysis.public import entry_reach
+
+        sigma = np.ascontiguousarray(policy, np.float64)
+        reach, cf, _, _ = entry_reach(self.coup_tree, sigma)
+        f, c, out = self.tree.flat, self.choices, {}
+        names = self.leaf_values.continuations
+        for p, nodes in ((0, c.leaf_decision), (1, f.child_start[c.leaf_decision])):
+            n = self.tree.num_entries0[nodes] if p == 0 else np.diff(f.entry_start)[nodes] - f.num_entries0[nodes]
+            lo = f.entry_start[nodes] + (0 if p == 0 else f.num_entries0[nodes])
+            e = np.repeat(lo, n) + _within(n.astype(np.int64))
+            e = e[f.entry_ref[e] >= 0]
+            offsets = f.infoset_offset[f.entry_ref[e]]
+            mass = np.array([(reach[e] * cf[e] * sigma[offsets + k]).sum() for k in range(len(names))])
+            out[p] = dict(zip(names, (mass / mass.sum()).tolist())) if mass.sum() > 0 else {}
+        return out
+
+
+def _analysable(cut, tree, choices, leaves, k):
+    """The grafted ``tree`` as a :class:`CoupPublicTree` for the analysis: the cut's extras carried to
+    the renumbered nodes, each continuation choice keyed by its leaf entry's hash with no context, and
+    the same graft with unit values as the chance weights."""
+    from solvers.trees.leaves import graft_public_leaf_choices as graft
+
+    f, g = cut.tree.flat, tree.flat
+    sizes = np.diff(f.entry_start).astype(np.int64)
+    old = np.repeat(np.arange(sizes.size), sizes)
+    moved = g.entry_start[choices.new_of_old[old]] + np.arange(old.size) - f.entry_start[old]
+    hand = np.zeros(tree.num_entries, np.uint16)
+    hashes = np.zeros(tree.num_entries, np.uint64)
+    hand[moved], hashes[moved] = cut.entry_hand, cut.entry_hash
+    z = choices.leaf_decision
+    for nodes in (g.child_start[z], g.child_start[g.child_start[z]]):  # the two levels below the leaves
+        parents = np.repeat(np.arange(g.node_kind.size), g.num_children)[nodes - 1]
+        n = np.diff(g.entry_start)[nodes].astype(np.int64)
+        e = np.repeat(g.entry_start[nodes], n) + _within(n)
+        node = np.repeat(nodes, n)
+        p1 = (e - g.entry_start[node]) >= g.num_entries0[node]
+        pn = np.repeat(parents, n)
+        src = g.entry_start[pn] + np.where(p1, g.num_entries0[pn], 0) + g.entry_parent[e]
+        hand[e], hashes[e] = hand[src], hashes[src]
+    lo, n0 = f.entry_start[leaves], f.num_entries0[leaves].astype(np.int64)
+    n1 = sizes[leaves] - n0
+    iset_hash = np.concatenate([cut.infoset_hash, cut.entry_hash[np.repeat(lo, n0) + _within(n0)],
+                                cut.entry_hash[np.repeat(lo + n0, n1) + _within(n1)]])
+    m = tree.num_infosets - choices.base_infosets
+    context = np.concatenate([cut.infoset_context, np.zeros(m, cut.infoset_context.dtype)])
+    ones = np.ones((choices.pairs.leaf.size, k, k))
+    weights = graft(cut.tree, leaves, ones)[0]
+    return cut._replace(tree=tree, infoset_hash=iset_hash, infoset_context=context, entry_hand=hand,
+                        entry_hash=hashes, weights=weights)
+
+
+def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=None,
+                              progress=None) -> PublicDepthLimitedGame:
+    """The public tree of the Coup game of ``rules`` (cut after ``rules.turn_limit`` turns) with
+    ``leaf_values`` (per leaf of ``cut_history``, :func:`coupsolve.build_coup_tree` of ``rules`` with
+    ``leaves=True``) at its leaves.
+
+    ``cut_public``: the cut game's public tree built by stepping every history, when already built.
+    """
+    from coupsolve.trees.stepwalk.build import build_public_tree
+
+    if rules.players != 2:
+        raise ValueError("depth-limited solving is for two players")
+    if cut_history.rules != rules or cut_history.leaf_node is None:
+        raise ValueError("cut_history must be build_coup_tree(rules, leaves=True) of these rules")
+    if cut_public is None:
+        cut_public = build_public_tree(rules, progress=progress)
+    if cut_public.rules != rules:
+        raise ValueError("cut_public is the public tree of other rules")
+    leaves = public_leaves(cut_public)
+    pairs, values = public_leaf_values(cut_public, leaves, cut_history, leaf_values)
+    k = len(leaf_values.continuations)
+    tree, choices = graft_public_leaf_choices(cut_public.tree, leaves, values,
+                                              game_id=f"{rules.game_string()}+leaves({k})")
+    return PublicDepthLimitedGame(tree, _analysable(cut_public, tree, choices, leaves, k), cut_public,
+                                  leaves, choices, leaf_values)

@@ -1,0 +1,153 @@
+"""The depth-limited Coup game on the public tree (coupsolve.depth.public): its leaves are the history
+tree's, and it is the same game as the history tree's graft, policy for policy and iterate for iterate."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import solvers
+import coupsolve
+from coupsolve import Rules, depth
+from coupsolve.depth.public import chance_reach, public_depth_limited_game, public_leaves
+from coupsolve.trees.stepwalk.build import build_public_tree
+from solvers.cfr.algorithms import get_algorithm
+from solvers.history.best_response import exploitability_of
+from solvers.public.rep import PublicTreeRep
+
+from coup_helpers import history_infoset_hashes
+
+pytestmark = pytest.mark.xdist_group("depth")
+CUT, FULL = Rules.two_player_selection(turn_limit=1), Rules.two_player_selection(turn_limit=2)
+
+
+@pytest.fixture(scope="module")
+def games():
+    cut, full = coupsolve.build_coup_tree(CUT, leaves=True), coupsolve.build_coup_tree(FULL)
+    blueprint = solvers.solve(full.tree, algorithm="hs-pcfr+", iterations=30, progress=False).average_policy
+    values = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, blueprint, 4,
+                                           where=depth.node_map(cut.tree, full.tree))
+    public = public_depth_limited_game(CUT, values, cut, cut_public=build_public_tree(CUT))
+    history = depth.depth_limited_game(CUT, values, cut=cut)
+    return cut, history, public, _perm(cut, history, public)
+
+
+def _perm(cut, history, public):
+    """Positions of the public game's flat policy in the history game's order: every information set
+    named by its player's first observation hash, the continuation choices by the leaf's."""
+    hashes = [history_infoset_hashes(cut)]
+    hashes += [np.unique(cut.leaf_key[:, p, 0]) for p in (0, 1)]  # leaf_infosets' numbering
+    want = np.concatenate(hashes)
+    f = public.cut.tree.flat
+    lo, n0 = f.entry_start[public.leaves], f.num_entries0[public.leaves]
+    n1 = np.diff(f.entry_start)[public.leaves] - n0
+    mine = [public.cut.infoset_hash]
+    mine += [public.cut.entry_hash[np.repeat(lo + (0 if p == 0 else n0), n) + _within(n)]
+             for p, n in ((0, n0), (1, n1))]
+    have = np.concatenate(mine)
+    assert have.size == want.size == history.tree.num_infosets == public.tree.num_infosets
+    order = np.argsort(have)
+    j = order[np.searchsorted(have[order], want)]
+    assert np.array_equal(have[j], want)
+    T, P = history.tree, public.tree
+    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
+                           for i in range(T.num_infosets)])
+    assert np.array_equal(P.infoset_actions[perm], T.infoset_actions)
+    return perm
+
+
+def _within(n):
+    return np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+
+
+def test_public_leaves_hold_the_history_leaves(games):
+    cut, _, public, _ = games
+    f = public.cut.tree.flat
+    assert len(public.leaves) < len(cut.leaf_node)
+    pairs = public.choices.pairs
+    w = chance_reach(cut.tree)
+    assert pairs.weight.sum() == pytest.approx(w[cut.leaf_node].sum(), rel=1e-12)
+    for p in (0, 1):
+        seen = set()
+        for z in public.leaves:
+            lo, n0, hi = f.entry_start[z], f.num_entries0[z], f.entry_start[z + 1]
+            seen |= set(public.cut.entry_hash[lo:lo + n0] if p == 0 else public.cut.entry_hash[lo + n0:hi])
+        assert seen == set(cut.leaf_key[:, p, 0].tolist())
+    # the terminals that are not leaves are the games someone won
+    ended = np.setdiff1d(np.flatnonzero(f.node_kind == solvers.TERMINAL), public.leaves)
+    assert ended.size and all((public.cut.entry_hand[f.entry_start[z]:f.entry_start[z + 1]] == 0).any()
+                              for z in ended)
+
+
+def test_the_public_game_solves_as_the_history_game(games):
+    """Same exploitability and value after the same iterations (the policies themselves may differ
+    where two actions tie exactly: the trees sum in different orders, and a tie is broken by
+    rounding)."""
+    _, history, public, perm = games
+    a = solvers.solve(history.tree, algorithm="hs-pcfr+", iterations=40, progress=False)
+    b = solvers.solve(public.tree, algorithm="hs-pcfr+", iterations=40, progress=False)
+    assert solvers.exploitability(history.tree, b.average_policy[perm]) == pytest.approx(b.exploitability, rel=1e-9)
+    assert b.exploitability == pytest.approx(a.exploitability, rel=1e-9)
+    assert b.game_value[0] == pytest.approx(a.game_value[0], abs=1e-12)
+    assert np.array_equal(public.cut_policy(b.average_policy), b.average_policy[:public.cut.tree.num_actions])
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_any_policy_is_as_exploitable_on_both(games, seed):
+    """Every leaf value enters the best responses: a random policy's exploitability agrees."""
+    _, history, public, perm = games
+    rng = np.random.default_rng(seed)
+    T = history.tree
+    x = rng.exponential(size=T.num_actions) * (rng.random(T.num_actions) < 0.8) + 1e-3
+    sigma = x / np.repeat(np.add.reduceat(x, T.infoset_offset), T.infoset_num_actions)
+    public_sigma = np.empty_like(sigma)
+    public_sigma[perm] = sigma
+    rep = PublicTreeRep(public.tree, get_algorithm("cfr+"), "float64", "alternating", 1)
+    br = [rep.best_choices(public_sigma, p)[0] for p in (0, 1)]
+    assert exploitability_of(br[0], br[1], 0.0) == pytest.approx(solvers.exploitability(T, sigma), rel=1e-10)
+
+
+def test_cut_at_the_real_end_is_the_plain_public_solve(games):
+    """Leaves valued by the turn-limit payoff: the plain public solve, iterate for iterate."""
+    cut, _, public, _ = games
+    values = depth.values_from_longer_game(cut.tree, cut.leaf_node, cut, cut.tree.uniform_policy(), 1)
+    g = public_depth_limited_game(CUT, values, cut, cut_public=public.cut)
+    a = solvers.solve(public.cut.tree, iterations=30, progress=False)
+    b = solvers.solve(g.tree, iterations=30, progress=False)
+    assert g.cut_policy(b.average_policy) == pytest.approx(a.average_policy, abs=1e-9)
+    assert b.exploitability == pytest.approx(a.exploitability, abs=1e-9)
+
+
+def test_refusals(games):
+    cut, history, public, _ = games
+    with pytest.raises(ValueError, match="no entry hashes"):  # as the class walk builds it
+        public_depth_limited_game(CUT, history.leaf_values, cut, cut_public=public.cut._replace(entry_hash=None))
+    short = history.leaf_values._replace(leaves=history.leaf_values.leaves[1:],
+                                         values=history.leaf_values.values[1:])
+    with pytest.raises(ValueError, match="not for this cut game's leaves"):
+        public_depth_limited_game(CUT, short, cut, cut_public=public.cut)
+    with pytest.raises(ValueError, match="other rules"):
+        public_depth_limited_game(CUT, history.leaf_values, cut, cut_public=public.cut._replace(
+            rules=Rules.two_player_selection(turn_limit=1, starting_seat="p1")))
+    assert public_leaves(public.cut).size == len(public.leaves)
+
+
+def test_the_analysis_on_the_public_game_is_the_history_games(games):
+    """Rates, values and continuation shares of one policy, read on both trees."""
+    from coupsolve.analysis import analyse
+
+    _, history, public, perm = games
+    b = solvers.solve(public.tree, algorithm="hs-pcfr+", iterations=20, progress=False).average_policy
+    a = b[perm]
+    mine, theirs = analyse(public.coup_tree, b), analyse(history.coup_tree, a)
+    assert mine.game_value == pytest.approx(theirs.game_value, abs=1e-12)
+    for turn in (0, 1):
+        rows = mine.by_turn[1] if turn else mine.claims
+        other = theirs.by_turn[1] if turn else theirs.claims
+        for field in ("made", "bluff", "challenged", "challenge_success"):
+            assert [getattr(r, field) for r in rows] == pytest.approx([getattr(r, field) for r in other],
+                                                                      abs=1e-9, nan_ok=True), field
+    assert sum(r.made for r in mine.by_turn[1]) > 0.9
+    for p in (0, 1):
+        assert public.leaf_choice(b)[p] == pytest.approx(history.leaf_choice(a)[p], abs=1e-12)
+    assert public.coup_tree.infoset_hash.size == public.tree.num_infosets
