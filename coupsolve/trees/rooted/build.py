@@ -165,9 +165,12 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
     tree = _with_chance_root(built.tree, game_id) if size.chance_root else built.tree
     if not size.chance_root and game_id != tree.game_id:
         tree = PublicTree(game_id, infoset_actions=tree.infoset_actions, **tree.flat._asdict())
-    hand = np.concatenate(([0, 0], built.entry_hand)).astype(np.uint16) if size.chance_root else built.entry_hand
+    hand, hashes = built.entry_hand, built.entry_hash
+    if size.chance_root:  # the root's two entries: no cards dealt yet, nothing observed
+        hand = np.concatenate(([0, 0], hand)).astype(np.uint16)
+        hashes = np.concatenate((np.zeros(2, np.uint64), hashes))
     info = dict(built.build_info, public_path=list(path), turn=root.turn, chance_root=size.chance_root)
-    return built._replace(tree=tree, entry_hand=hand, build_info=info)
+    return built._replace(tree=tree, entry_hand=hand, entry_hash=hashes, build_info=info)
 
 
 def _with_chance_root(tree: PublicTree, game_id: str) -> PublicTree:
