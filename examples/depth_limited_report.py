@@ -11,7 +11,8 @@ and each cut ``k`` in ``--cuts`` it solves the game cut after turn ``k`` four wa
 cut, (b) the influence payoff at the cut, (c) one continuation at each leaf (the blueprint's value),
 (d) ``--continuations`` continuations per player (:mod:`coupsolve.depth.continuations`); stitches each
 cut solution onto the blueprint after the cut and measures its exact exploitability in the full game.
-Then (e) ``--best-responses`` rounds of the double oracle over continuations (:mod:`coupsolve.depth.oracle`).
+The games with continuations are solved on the public tree (the same game in far fewer nodes,
+:mod:`coupsolve.depth.public`), their solutions read back onto the history tree to be stitched. Then (e) ``--best-responses`` rounds of the double oracle over continuations (:mod:`coupsolve.depth.oracle`).
 Writes ``examples/report/depth_limited.md`` and ``.json`` (with each solution's turn-1 rates) after
 every cell, and a second run of the same full game and continuations keeps the cells already there
 (Ctrl-C loses only the cell under way). Blueprints are kept in ``--scratch`` between runs.
@@ -95,6 +96,8 @@ def one_cut(full, policy, k, K, target, rows, save):
     import coupsolve
     from coupsolve import Rules, depth
     from coupsolve.analysis.history import analyse
+    from coupsolve.depth.public import history_order, public_depth_limited_game
+    from coupsolve.trees.stepwalk.build import build_public_tree
 
     for payoff in ("draw", "influence"):
         if f"{payoff} payoff" in rows:
@@ -111,12 +114,15 @@ def one_cut(full, policy, k, K, target, rows, save):
         return
     cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=k), leaves=True)
     where = depth.node_map(cut.tree, full.tree)
+    public = build_public_tree(cut.rules)
     for kk in todo:
         t0 = time.perf_counter()
         lv = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, kk, where=where)
-        dl = depth.depth_limited_game(cut.rules, lv, cut=cut)
+        dl = depth.depth_limited_game(cut.rules, lv, cut=cut)  # stitched and analysed here, solved on:
+        pub = public_depth_limited_game(cut.rules, lv, cut, cut_public=public)  # the same game, public
         leaf_seconds = time.perf_counter() - t0
-        p, e, it = solve_cut(dl.tree, target)
+        p, e, it = solve_cut(pub.tree, target)
+        p = p[history_order(pub, cut)]
         s = depth.stitched_exploitability(cut.tree, dl.cut_policy(p), full.tree, policy, where=where)
         chosen = solvers.exploitability(full.tree, depth.stitch_choices(dl, p, full, policy, where=where))
         rows[f"K = {kk}"] = {"cut_exploitability": e, "target": target, "iterations": it, "stitched": s,

@@ -1,12 +1,11 @@
 """Helpers shared by the Coup tests: scripted play through action names, random legal play, the
-history tree's parents and information-set hashes."""
+history tree's parents."""
 
 import numpy as np
 
 import coupsolve
 from coupsolve import Rules
 from coupsolve import engine as E
-from coupsolve.trees.stepwalk.build import sequence_hashes
 from solvers import TERMINAL
 
 # Small two-player rule sets whose whole trees are cheap; every variant is in one of them.
@@ -139,20 +138,3 @@ def node_parents(child_start, num_children, kind):
     index = np.zeros(n, np.int64)
     index[kids] = kids - child_start[parent[kids]]
     return parent, index
-
-
-def history_infoset_hashes(coup_tree):
-    """Each history-tree information set's first hash, from its representative history's path."""
-    t = coup_tree.tree
-    parent, index = node_parents(t.child_start, t.num_children, t.node_kind)
-    depth = np.searchsorted(t.level_start, np.arange(t.node_kind.shape[0]), side="right") - 1
-    rep = np.asarray(coup_tree.infoset_rep)
-    paths = np.full((rep.shape[0], max(int(depth.max()), 1)), -1, np.int32)
-    cur, d = rep.copy(), depth[rep].copy()
-    while np.any(d > 0):
-        live = d > 0
-        paths[live, d[live] - 1] = index[cur[live]]
-        cur[live] = parent[cur[live]]
-        d[live] -= 1
-    h = sequence_hashes(coup_tree.rules, paths, by_index=True)
-    return h[np.arange(rep.shape[0]), t.infoset_player, 0]

@@ -8,13 +8,12 @@ from hypothesis import given, settings, strategies as st
 import solvers
 import coupsolve
 from coupsolve import Rules, depth
-from coupsolve.depth.public import chance_reach, public_depth_limited_game, public_leaves
+from coupsolve.depth.public import chance_reach, history_order, public_depth_limited_game, public_leaves
 from coupsolve.trees.stepwalk.build import build_public_tree
 from solvers.cfr.algorithms import get_algorithm
 from solvers.history.best_response import exploitability_of
 from solvers.public.rep import PublicTreeRep
 
-from coup_helpers import history_infoset_hashes
 
 pytestmark = pytest.mark.xdist_group("depth")
 CUT, FULL = Rules.two_player_selection(turn_limit=1), Rules.two_player_selection(turn_limit=2)
@@ -32,31 +31,11 @@ def games():
 
 
 def _perm(cut, history, public):
-    """Positions of the public game's flat policy in the history game's order: every information set
-    named by its player's first observation hash, the continuation choices by the leaf's."""
-    hashes = [history_infoset_hashes(cut)]
-    hashes += [np.unique(cut.leaf_key[:, p, 0]) for p in (0, 1)]  # leaf_infosets' numbering
-    want = np.concatenate(hashes)
-    f = public.cut.tree.flat
-    lo, n0 = f.entry_start[public.leaves], f.num_entries0[public.leaves]
-    n1 = np.diff(f.entry_start)[public.leaves] - n0
-    mine = [public.cut.infoset_hash]
-    mine += [public.cut.entry_hash[np.repeat(lo + (0 if p == 0 else n0), n) + _within(n)]
-             for p, n in ((0, n0), (1, n1))]
-    have = np.concatenate(mine)
-    assert have.size == want.size == history.tree.num_infosets == public.tree.num_infosets
-    order = np.argsort(have)
-    j = order[np.searchsorted(have[order], want)]
-    assert np.array_equal(have[j], want)
+    perm = history_order(public, cut, cut.infoset_hashes())
     T, P = history.tree, public.tree
-    perm = np.concatenate([P.infoset_offset[j[i]] + np.arange(T.infoset_num_actions[i])
-                           for i in range(T.num_infosets)])
     assert np.array_equal(P.infoset_actions[perm], T.infoset_actions)
+    assert np.array_equal(np.sort(perm), np.arange(P.num_actions))
     return perm
-
-
-def _within(n):
-    return np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
 
 
 def test_public_leaves_hold_the_history_leaves(games):
@@ -120,6 +99,10 @@ def test_cut_at_the_real_end_is_the_plain_public_solve(games):
 
 def test_refusals(games):
     cut, history, public, _ = games
+    with pytest.raises(ValueError, match="information sets on the history tree"):
+        history_order(public, cut, cut.infoset_hashes()[1:])
+    with pytest.raises(ValueError, match="no public one with its hash"):
+        history_order(public, cut, cut.infoset_hashes() + np.uint64(1))
     with pytest.raises(ValueError, match="no entry hashes"):  # as the class walk builds it
         public_depth_limited_game(CUT, history.leaf_values, cut, cut_public=public.cut._replace(entry_hash=None))
     short = history.leaf_values._replace(leaves=history.leaf_values.leaves[1:],

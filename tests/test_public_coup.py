@@ -15,7 +15,7 @@ from coupsolve.trees.classwalk.build import build_class_tree
 from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree, sequence_hashes
 from solvers import CHANCE, DECISION, TERMINAL
 
-from coup_helpers import SMALL_RULES, history_infoset_hashes, node_parents as _parents
+from coup_helpers import SMALL_RULES, node_parents as _parents
 
 TL1 = Rules.two_player_selection(turn_limit=1)
 TL2 = Rules.two_player_selection(turn_limit=2)
@@ -34,7 +34,7 @@ def history_public_pair(rules, builder="walk"):
     """``(CoupTree, CoupPublicTree, perm)`` of ``rules``: ``perm`` maps the history tree's flat policy
     positions to the public tree's (``public_policy[perm]`` is the same policy on the history tree)."""
     history, public = history_tree(rules), BUILDERS[builder](rules)
-    hashes = history_infoset_hashes(history)
+    hashes = history.infoset_hashes()
     order = np.argsort(public.infoset_hash)
     j = order[np.searchsorted(public.infoset_hash[order], hashes)]
     assert np.array_equal(public.infoset_hash[j], hashes)
@@ -113,7 +113,7 @@ def test_sizes_match_the_history_tree(both):
 def test_information_sets_are_the_history_trees(both):
     rules, ct, pt, _ = both
     t, f = ct.tree, pt.tree.flat
-    hashes = history_infoset_hashes(ct)
+    hashes = ct.infoset_hashes()
     assert np.array_equal(np.sort(hashes), np.sort(pt.infoset_hash))
     assert np.unique(hashes).shape[0] == hashes.shape[0]
     # each one's owner, action list and number of histories, matched by hash
@@ -140,7 +140,7 @@ def test_context_and_game_id(both):
     assert pt.infoset_context.dtype == ct.node_context.dtype
     assert pt.infoset_hash.dtype == np.uint64
     # every information set's context is the one its histories carry in the history tree
-    hashes = history_infoset_hashes(ct)
+    hashes = ct.infoset_hashes()
     where = np.argsort(hashes)[np.searchsorted(np.sort(hashes), pt.infoset_hash)]
     theirs, mine = ct.node_context[ct.infoset_rep[where]], pt.infoset_context
     if "pairs" in pt.build_info:

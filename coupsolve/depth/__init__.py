@@ -11,6 +11,7 @@ imperfect-information games", AIJ 2023).
 - :mod:`~coupsolve.depth.continuations`: the blueprint and its biased versions;
 - :mod:`~coupsolve.depth.values`: leaf values from a strategy of a longer game, exactly;
 - :mod:`~coupsolve.depth.game`: the depth-limited game as a ``solvers.GameTree``;
+- :mod:`~coupsolve.depth.public`: the same game on the public tree (``solvers.PublicTree``);
 - :mod:`~coupsolve.depth.stitch`: a cut solution stitched onto the blueprint, and its exploitability;
 - :mod:`~coupsolve.depth.oracle`: best responses to a solution added as continuations, round by round.
 """

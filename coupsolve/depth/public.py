@@ -25,8 +25,8 @@ import numpy as np
 from solvers.kinds import CHANCE, TERMINAL
 from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
 
-__all__ = ["PublicDepthLimitedGame", "chance_reach", "public_depth_limited_game", "public_leaves",
-           "public_leaf_values"]
+__all__ = ["PublicDepthLimitedGame", "chance_reach", "history_order", "public_depth_limited_game",
+           "public_leaves", "public_leaf_values"]
 
 #: Relative tolerance of the check that the two trees weigh each pair of entries alike.
 WEIGHT_RTOL = 1e-9
@@ -224,3 +224,34 @@ def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=Non
                                               game_id=f"{rules.game_string()}+leaves({k})")
     return PublicDepthLimitedGame(tree, _analysable(cut_public, tree, choices, leaves, k), cut_public,
                                   leaves, choices, leaf_values)
+
+
+def history_order(game, cut_history, history_infosets=None) -> np.ndarray:
+    """Where each flat action of the history tree's depth-limited game
+    (:func:`coupsolve.depth.game.depth_limited_game` of the same values) is in ``game``'s (public) flat
+    policy: ``public_policy[history_order(...)]`` is the same policy on the history tree, so its
+    stitching and analysis tools take a public solve. Every information set is named by its player's
+    first observation hash: the cut game's by :meth:`~coupsolve.trees.history.tree.CoupTree.infoset_hashes`
+    (or ``history_infosets``, when already computed), the leaves' choices by ``leaf_key``, numbered as
+    :func:`coupsolve.depth.game.leaf_infosets` numbers them (by hash)."""
+    base, m0 = game.choices.base_infosets, game.choices.num_leaf_infosets[0]
+    have = game.coup_tree.infoset_hash
+    if history_infosets is None:
+        history_infosets = cut_history.infoset_hashes()
+    parts = [(np.asarray(history_infosets, np.uint64), 0, base),  # each part matched on its own
+             (np.unique(cut_history.leaf_key[:, 0, 0]), base, base + m0),
+             (np.unique(cut_history.leaf_key[:, 1, 0]), base + m0, have.size)]
+    j = []
+    for want, lo, hi in parts:
+        mine = have[lo:hi]
+        if want.size != mine.size:
+            raise ValueError(f"{want.size:,} information sets on the history tree where the public one has "
+                             f"{mine.size:,}")
+        order = np.argsort(mine)
+        at = order[np.minimum(np.searchsorted(mine[order], want), max(mine.size - 1, 0))]
+        if not np.array_equal(mine[at], want):
+            raise ValueError("an information set of the history tree has no public one with its hash")
+        j.append(lo + at)
+    j = np.concatenate(j)
+    n = game.tree.infoset_num_actions[j].astype(np.int64)
+    return np.repeat(game.tree.infoset_offset[j], n) + _within(n)

@@ -145,6 +145,30 @@ class CoupTree:
         """The OpenSpiel state of history ``v`` (replayed from the root)."""
         return self._renderer.state(v)
 
+    def infoset_hashes(self) -> np.ndarray:
+        """Each information set's first observation hash (uint64), as the public trees key theirs
+        (``CoupPublicTree.infoset_hash``): replayed from the root along one history of each, so a
+        strategy moves between the two trees by hash."""
+        from coupsolve.trees.stepwalk.build import sequence_hashes
+
+        t = self.tree
+        n = t.node_kind.shape[0]
+        parent = np.full(n, -1, np.int64)
+        parent[1:] = np.repeat(np.arange(n), t.num_children)  # children are nodes 1 .. n-1, in order
+        index = np.zeros(n, np.int64)
+        index[1:] = np.arange(1, n) - t.child_start[parent[1:]]
+        depth = np.searchsorted(t.level_start, np.arange(n), side="right") - 1
+        rep = np.asarray(self.infoset_rep)
+        paths = np.full((rep.shape[0], max(int(depth.max()), 1)), -1, np.int32)
+        cur, d = rep.copy(), depth[rep].copy()
+        while np.any(d > 0):
+            live = d > 0
+            paths[live, d[live] - 1] = index[cur[live]]
+            cur[live] = parent[cur[live]]
+            d[live] -= 1
+        h = sequence_hashes(self.rules, paths, by_index=True)
+        return h[np.arange(rep.shape[0]), t.infoset_player, 0]
+
     def __repr__(self):
         return f"CoupTree({self.tree!r}, context={self.node_context is not None})"
 
