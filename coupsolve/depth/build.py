@@ -120,13 +120,15 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
 def record(result, game, source, rollouts, seed):
     """Write into ``result.options`` where the leaves of the depth-limited ``game`` came from, for
     :func:`rebuild` (``estimated``: by rollouts, with the largest standard error of a leaf value)."""
+    from solvers import PublicTree
+
     values = game.leaf_values
     worst = None if values.stderr is None else float(values.stderr.max(initial=0.0))
     result.options = {**result.options, LEAVES: {
         "blueprint": os.path.abspath(source), "sha256": _digest(source),
         "continuations": len(values.continuations), "rollouts": int(rollouts), "seed": int(seed),
         "estimated": values.stderr is not None, "largest_stderr": worst, "leaf_states": values.states,
-        "representation": "public" if hasattr(game, "leaves") else "history"}}
+        "representation": "public" if isinstance(game.tree, PublicTree) else "history"}}
     return result
 
 

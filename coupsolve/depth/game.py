@@ -59,7 +59,26 @@ class _Renderer:
         return self._renderer.state(old)
 
 
-class DepthLimitedGame:
+class CutGame:
+    """What every depth-limited game says of its cut: its rules and its part of a flat policy (the cut
+    game's own information sets come first, the leaves' choices after). Needs ``cut`` and
+    ``choices``."""
+
+    @property
+    def rules(self):
+        return self.cut.rules
+
+    @property
+    def base_actions(self) -> int:
+        """The flat actions of the cut game's own information sets (they come first)."""
+        return self.choices.base_actions
+
+    def cut_policy(self, policy) -> np.ndarray:
+        """The cut game's part of a flat ``policy`` over :attr:`tree` (a policy of ``cut.tree``)."""
+        return np.asarray(policy, np.float64)[:self.base_actions]
+
+
+class DepthLimitedGame(CutGame):
     """A Coup game cut after ``rules.turn_limit`` turns with multi-valued leaves (module docstring).
 
     Attributes
@@ -90,23 +109,10 @@ class DepthLimitedGame:
         self.coup_tree = CoupTree(tree, cut.rules, context, rep, dict(cut.build_info),
                                   _Renderer(cut._renderer, choices.old_of_new))
 
-    @property
-    def rules(self):
-        return self.cut.rules
-
-    @property
-    def base_actions(self) -> int:
-        """The flat actions of the cut game's own information sets (they come first)."""
-        return self.choices.base_actions
-
     def describe(self) -> str:
         """Its size, for the line said once it is built."""
         return (f"{self.tree.num_nodes:,} histories, {len(self.cut.leaf_node):,} leaves, "
                 f"{self.tree.num_infosets:,} information sets")
-
-    def cut_policy(self, policy) -> np.ndarray:
-        """The cut game's part of a flat ``policy`` over :attr:`tree` (a policy of ``cut.tree``)."""
-        return np.asarray(policy, np.float64)[:self.base_actions]
 
     def leaf_choice(self, policy) -> dict:
         """How often each player picks each continuation at its leaves, weighted by how often the leaf is

@@ -18,12 +18,12 @@ two trees cannot silently disagree on what a leaf is.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from solvers.kinds import CHANCE, TERMINAL
 from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
+
+from coupsolve.depth.game import CutGame
 
 __all__ = ["PublicDepthLimitedGame", "chance_reach", "history_order", "public_depth_limited_game",
            "public_leaves", "public_leaf_values"]
@@ -109,35 +109,20 @@ def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
     return pairs, (summed[at] / weight[at, None, None]).reshape(-1, k0, k1)
 
 
-class PublicDepthLimitedGame(NamedTuple):
+class PublicDepthLimitedGame(CutGame):
     """A Coup game cut after ``rules.turn_limit`` turns, on its public tree, with multi-valued leaves.
 
     ``tree``: the grafted :class:`solvers.PublicTree` (solve this); ``coup_tree``: the same with the
     Coup-side extras, for :func:`coupsolve.analysis.analyse`; ``cut``: the cut game's
     :class:`~coupsolve.trees.stepwalk.build.CoupPublicTree`; ``leaves``: its turn-limit leaves (public
-    nodes); ``choices``: where the graft put the continuation choices; ``leaf_values``: the
-    per-history values the pairs' came from.
+    nodes); ``choices``: where the graft put the continuation choices
+    (:class:`~solvers.trees.leaves.PublicLeafChoices`); ``leaf_values``: the per-history values the
+    pairs' came from.
     """
 
-    tree: object
-    coup_tree: object
-    cut: object
-    leaves: np.ndarray
-    choices: object
-    leaf_values: object
-
-    @property
-    def rules(self):
-        return self.cut.rules
-
-    @property
-    def base_actions(self) -> int:
-        """The flat actions of the cut game's own information sets (they come first)."""
-        return self.choices.base_actions
-
-    def cut_policy(self, policy) -> np.ndarray:
-        """The cut game's part of a flat ``policy`` over :attr:`tree` (a policy of ``cut.tree``)."""
-        return np.asarray(policy, np.float64)[:self.base_actions]
+    def __init__(self, tree, coup_tree, cut, leaves, choices, leaf_values):
+        self.tree, self.coup_tree, self.cut, self.leaves = tree, coup_tree, cut, leaves
+        self.choices, self.leaf_values = choices, leaf_values
 
     def describe(self) -> str:
         """Its size, for the line said once it is built."""
