@@ -10,6 +10,7 @@ import solvers
 import coupsolve
 from coupsolve import Rules, depth
 from coupsolve.analysis.history import analyse
+from coupsolve.depth.stitch import within as _within
 from coupsolve.depth.continuations import CONTINUATIONS, action_classes, biased, check_count
 from coupsolve.engine import core
 
@@ -101,10 +102,6 @@ def test_blueprint_leaves_give_the_longer_games_value(cut, full, blueprint):
     r = solvers.solve(dl.tree, algorithm="hs-pcfr+", iterations=200, progress=False)
     v_dl = solvers.expected_values(dl.tree, r.average_policy)[0]
     assert abs(v_dl - v_full) <= 2 * eps + 2 * r.exploitability + 1e-12
-
-
-def _within(n):
-    return np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
 
 
 def test_multi_valued_leaves_beat_a_draw_at_the_cut(cut, full, blueprint):

@@ -8,9 +8,10 @@ from hypothesis import given, settings, strategies as st
 import solvers
 import coupsolve
 from coupsolve import Rules, depth
-from coupsolve.depth.public import chance_reach, history_order, public_depth_limited_game, public_leaves
+from coupsolve.depth.public import history_order, public_depth_limited_game, public_leaves
 from coupsolve.trees.stepwalk.build import build_public_tree
 from solvers.cfr.algorithms import get_algorithm
+from solvers.trees.derive import chance_reach
 from solvers.history.best_response import exploitability_of
 from solvers.public.rep import PublicTreeRep
 

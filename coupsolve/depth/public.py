@@ -20,31 +20,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers.kinds import CHANCE, TERMINAL
+from solvers.kinds import TERMINAL
+from solvers.trees.derive import chance_reach, parents
 from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
 
 from coupsolve.depth.game import CutGame
+from coupsolve.depth.stitch import within
 
-__all__ = ["PublicDepthLimitedGame", "chance_reach", "history_order", "public_depth_limited_game",
+__all__ = ["PublicDepthLimitedGame", "history_order", "public_depth_limited_game",
            "public_leaves", "public_leaf_values"]
 
 #: Relative tolerance of the check that the two trees weigh each pair of entries alike.
 WEIGHT_RTOL = 1e-9
-
-
-def chance_reach(tree) -> np.ndarray:
-    """The probability of chance's moves on the path to each history of a ``GameTree`` (float64)."""
-    reach = np.ones(tree.num_nodes)
-    kind, start, count, prob = tree.node_kind, tree.child_start, tree.num_children, tree.chance_prob
-    ls = tree.level_start
-    for d in range(ls.shape[0] - 2):
-        nodes = np.arange(ls[d], ls[d + 1])
-        nodes = nodes[kind[nodes] != TERMINAL]
-        n = count[nodes].astype(np.int64)
-        kids = np.repeat(start[nodes] - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
-        edge = np.where(np.repeat(kind[nodes] == CHANCE, n), prob[kids], 1.0)
-        reach[kids] = np.repeat(reach[nodes], n) * edge
-    return reach
 
 
 def public_leaves(cut_public) -> np.ndarray:
@@ -55,11 +42,6 @@ def public_leaves(cut_public) -> np.ndarray:
     node_of_entry = np.repeat(np.arange(sizes.size), sizes)
     emptied = np.bincount(node_of_entry[cut_public.entry_hand == 0], minlength=sizes.size) > 0
     return np.flatnonzero((f.node_kind == TERMINAL) & (sizes > 0) & ~emptied)
-
-
-def _within(n):
-    """``0 .. n[i] - 1`` for each ``i``, concatenated."""
-    return np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
 
 
 def _pair_keys(h0, h1):
@@ -87,8 +69,8 @@ def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
         raise ValueError("the leaf values are not for this cut game's leaves")
     f = cut_public.tree.flat
     pairs = public_leaf_pairs(cut_public.tree, leaves)
-    lo = f.entry_start[np.asarray(leaves)[pairs.leaf]]
-    n0 = f.num_entries0[np.asarray(leaves)[pairs.leaf]]
+    at_leaf = np.asarray(leaves)[pairs.leaf]
+    lo, n0 = f.entry_start[at_leaf], f.num_entries0[at_leaf]
     want = _pair_keys(cut_public.entry_hash[lo + pairs.entry0], cut_public.entry_hash[lo + n0 + pairs.entry1])
     have = _pair_keys(cut_history.leaf_key[:, 0, 0], cut_history.leaf_key[:, 1, 0])
     w = chance_reach(cut_history.tree)[cut_history.leaf_node]
@@ -141,7 +123,7 @@ class PublicDepthLimitedGame(CutGame):
         for p, nodes in ((0, c.leaf_decision), (1, f.child_start[c.leaf_decision])):
             n = self.tree.num_entries0[nodes] if p == 0 else np.diff(f.entry_start)[nodes] - f.num_entries0[nodes]
             lo = f.entry_start[nodes] + (0 if p == 0 else f.num_entries0[nodes])
-            e = np.repeat(lo, n) + _within(n.astype(np.int64))
+            e = np.repeat(lo, n) + within(n.astype(np.int64))
             e = e[f.entry_ref[e] >= 0]
             offsets = f.infoset_offset[f.entry_ref[e]]
             mass = np.array([(reach[e] * cf[e] * sigma[offsets + k]).sum() for k in range(len(names))])
@@ -162,20 +144,19 @@ def _analysable(cut, tree, choices, leaves, k):
     hand = np.zeros(tree.num_entries, np.uint16)
     hashes = np.zeros(tree.num_entries, np.uint64)
     hand[moved], hashes[moved] = cut.entry_hand, cut.entry_hash
-    z = choices.leaf_decision
+    z, parent = choices.leaf_decision, parents(g)
     for nodes in (g.child_start[z], g.child_start[g.child_start[z]]):  # the two levels below the leaves
-        parents = np.repeat(np.arange(g.node_kind.size), g.num_children)[nodes - 1]
         n = np.diff(g.entry_start)[nodes].astype(np.int64)
-        e = np.repeat(g.entry_start[nodes], n) + _within(n)
+        e = np.repeat(g.entry_start[nodes], n) + within(n)
         node = np.repeat(nodes, n)
         p1 = (e - g.entry_start[node]) >= g.num_entries0[node]
-        pn = np.repeat(parents, n)
+        pn = np.repeat(parent[nodes], n)
         src = g.entry_start[pn] + np.where(p1, g.num_entries0[pn], 0) + g.entry_parent[e]
         hand[e], hashes[e] = hand[src], hashes[src]
     lo, n0 = f.entry_start[leaves], f.num_entries0[leaves].astype(np.int64)
     n1 = sizes[leaves] - n0
-    iset_hash = np.concatenate([cut.infoset_hash, cut.entry_hash[np.repeat(lo, n0) + _within(n0)],
-                                cut.entry_hash[np.repeat(lo + n0, n1) + _within(n1)]])
+    iset_hash = np.concatenate([cut.infoset_hash, cut.entry_hash[np.repeat(lo, n0) + within(n0)],
+                                cut.entry_hash[np.repeat(lo + n0, n1) + within(n1)]])
     m = tree.num_infosets - choices.base_infosets
     context = np.concatenate([cut.infoset_context, np.zeros(m, cut.infoset_context.dtype)])
     ones = np.ones((choices.pairs.leaf.size, k, k))
@@ -239,4 +220,4 @@ def history_order(game, cut_history, history_infosets=None) -> np.ndarray:
         j.append(lo + at)
     j = np.concatenate(j)
     n = game.tree.infoset_num_actions[j].astype(np.int64)
-    return np.repeat(game.tree.infoset_offset[j], n) + _within(n)
+    return np.repeat(game.tree.infoset_offset[j], n) + within(n)

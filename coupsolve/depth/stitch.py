@@ -28,13 +28,13 @@ def stitch(cut_tree, cut_policy, longer_tree, blueprint, *, where=None) -> np.nd
     out = np.array(blueprint, dtype=np.float64, copy=True)
     cut_policy = np.asarray(cut_policy, np.float64)
     n = cut_tree.infoset_num_actions
-    src = np.repeat(cut_tree.infoset_offset, n) + _within(n)
-    dst = np.repeat(longer_tree.infoset_offset[where.infoset], n) + _within(n)
+    src = np.repeat(cut_tree.infoset_offset, n) + within(n)
+    dst = np.repeat(longer_tree.infoset_offset[where.infoset], n) + within(n)
     out[dst] = cut_policy[src]
     return out
 
 
-def _within(n):
+def within(n):
     """0, 1, ..., n[0]-1, 0, 1, ..., n[1]-1, ...: each action's place in its information set."""
     starts = np.repeat(np.cumsum(n) - n, n)
     return np.arange(int(n.sum())) - starts

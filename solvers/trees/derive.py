@@ -20,7 +20,7 @@ import numpy as np
 from solvers.kinds import DECISION, TERMINAL
 from solvers.trees.matrices import sparse_matrices
 
-__all__ = ["derive", "hidden_chance_labels", "openspiel_labels"]
+__all__ = ["chance_reach", "derive", "hidden_chance_labels", "openspiel_labels", "parents"]
 
 
 def hidden_chance_labels(tree, public_chance_depth=None):
@@ -84,12 +84,28 @@ def openspiel_labels(game):
     return np.array(labels, dtype=np.int64)
 
 
-def _parents(tree):
-    parent = np.full(tree.num_nodes, -1, dtype=np.int64)
-    inner = np.flatnonzero(tree.node_kind != TERMINAL)
+def parents(tree):
+    """The parent of every node of a level-ordered tree (a ``GameTree`` or a ``PublicTree``; -1 at the
+    root): nodes 1 .. n-1 are the children of the non-terminal nodes, in order."""
+    kind = tree.node_kind
+    parent = np.full(kind.shape[0], -1, dtype=np.int64)
+    inner = np.flatnonzero(kind != TERMINAL)
     counts = tree.num_children[inner].astype(np.int64)
     parent[1:] = np.repeat(inner, counts)
     return parent
+
+
+def chance_reach(tree, parent=None):
+    """The probability of chance's moves on the path to each history of a ``GameTree`` (the product of
+    ``chance_prob``, which is 1 on the edges out of decisions); ``parent``: :func:`parents`, when
+    already found."""
+    parent = parents(tree) if parent is None else parent
+    reach = np.ones(tree.num_nodes)
+    ls = tree.level_start
+    for d in range(1, ls.shape[0] - 1):
+        h = np.arange(ls[d], ls[d + 1])
+        reach[h] = reach[parent[h]] * tree.chance_prob[h]
+    return reach
 
 
 def _public_nodes(tree, label, parent):
@@ -162,7 +178,7 @@ def derive(tree, public_label, *, histories=False):
     if label.shape != (tree.num_nodes,):
         raise ValueError(f"public_label must have one entry per history ({tree.num_nodes}), "
                          f"got shape {label.shape}")
-    parent = _parents(tree)
+    parent = parents(tree)
     pub, level_start = _public_nodes(tree, label, parent)
     num_pub = int(level_start[-1])
     kind, player = _kinds(tree, pub, num_pub)
@@ -171,12 +187,10 @@ def derive(tree, public_label, *, histories=False):
     entries = [[dict() for _ in range(num_pub)] for _ in range(2)]  # key -> local index
     info = [[[] for _ in range(num_pub)] for _ in range(2)]  # per local index: (parent, slot, infoset)
     loc = np.zeros((2, tree.num_nodes), dtype=np.int64)
-    reach_c = np.ones(tree.num_nodes)
+    reach_c = chance_reach(tree, parent)
     infoset_node = np.full(tree.num_infosets, -1, dtype=np.int64)
     for h in range(tree.num_nodes):
         q = parent[h]
-        if q >= 0:
-            reach_c[h] = reach_c[q] * tree.chance_prob[h]
         acts = tree.node_kind[h] == DECISION
         for p in range(2):
             if q < 0:
@@ -229,7 +243,7 @@ def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_
     # children of public nodes are contiguous (level order); their counts from the histories
     num_children = np.zeros(num_pub, dtype=np.int64)
     parent_pub = np.full(num_pub, -1, dtype=np.int64)
-    hist_parent = _parents(tree)
+    hist_parent = parents(tree)
     for h in range(1, tree.num_nodes):
         parent_pub[pub[h]] = pub[hist_parent[h]]
     for s in range(1, num_pub):

@@ -149,12 +149,13 @@ class CoupTree:
         """Each information set's first observation hash (uint64), as the public trees key theirs
         (``CoupPublicTree.infoset_hash``): replayed from the root along one history of each, so a
         strategy moves between the two trees by hash."""
+        from solvers.trees.derive import parents
+
         from coupsolve.trees.stepwalk.build import sequence_hashes
 
         t = self.tree
         n = t.node_kind.shape[0]
-        parent = np.full(n, -1, np.int64)
-        parent[1:] = np.repeat(np.arange(n), t.num_children)  # children are nodes 1 .. n-1, in order
+        parent = parents(t)
         index = np.zeros(n, np.int64)
         index[1:] = np.arange(1, n) - t.child_start[parent[1:]]
         depth = np.searchsorted(t.level_start, np.arange(n), side="right") - 1
