@@ -220,11 +220,11 @@ def derive(tree, public_label, *, histories=False):
                                      f"{infoset_node[infoset]} and {pub[h]}: the public labels "
                                      f"reveal more than its owner sees")
                 infoset_node[infoset] = pub[h]
-    arrays = _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_node)
+    arrays = _assemble(tree, pub, parent, level_start, kind, player, info, loc, reach_c, infoset_node)
     return (arrays, pub, loc) if histories else arrays
 
 
-def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_node):
+def _assemble(tree, pub, hist_parent, level_start, kind, player, info, loc, reach_c, infoset_node):
     num_pub = kind.shape[0]
     n0 = np.array([len(info[0][s]) for s in range(num_pub)], dtype=np.int64)
     n1 = np.array([len(info[1][s]) for s in range(num_pub)], dtype=np.int64)
@@ -243,7 +243,6 @@ def _assemble(tree, pub, level_start, kind, player, info, loc, reach_c, infoset_
     # children of public nodes are contiguous (level order); their counts from the histories
     num_children = np.zeros(num_pub, dtype=np.int64)
     parent_pub = np.full(num_pub, -1, dtype=np.int64)
-    hist_parent = parents(tree)
     for h in range(1, tree.num_nodes):
         parent_pub[pub[h]] = pub[hist_parent[h]]
     for s in range(1, num_pub):
