@@ -10,7 +10,7 @@ import solvers
 import coupsolve
 from coupsolve import Rules, depth
 from coupsolve.analysis.history import analyse
-from coupsolve.depth.stitch import within as _within
+from solvers.trees.derive import within as _within
 from coupsolve.depth.continuations import CONTINUATIONS, action_classes, biased, check_count
 from coupsolve.engine import core
 

@@ -9,7 +9,7 @@ import solvers
 import coupsolve
 from coupsolve import Rules, depth
 from coupsolve.depth.oracle import best_response_continuations
-from coupsolve.depth.stitch import within as _within
+from solvers.trees.derive import within as _within
 
 pytestmark = pytest.mark.xdist_group("depth")
 CUT, FULL = Rules.two_player_selection(turn_limit=1), Rules.two_player_selection(turn_limit=2)

@@ -17,6 +17,7 @@ from coupsolve.trees.pieces.build import build_class_pieces
 from coupsolve.analysis.pieces import analyse_pieces_exact
 from coupsolve.analysis.public import analyse_public
 from solvers import PublicPieces, Solver
+from solvers.trees.derive import within
 from test_public_analysis import _close, _random_policy
 
 
@@ -28,8 +29,7 @@ def _to_pieces(built, whole):
     J = np.array([where[int(h)] for h in built.infoset_hash])
     n = t.infoset_num_actions[J]
     starts = np.repeat(t.infoset_offset[J], n)
-    within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    out = starts + within
+    out = starts + within(n)
     np.testing.assert_array_equal(t.infoset_actions[out], built.infoset_actions)
     return out
 

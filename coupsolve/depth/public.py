@@ -21,11 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.kinds import TERMINAL
-from solvers.trees.derive import chance_reach, parents
+from solvers.trees.derive import chance_reach, parents, within
 from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
 
 from coupsolve.depth.game import CutGame
-from coupsolve.depth.stitch import within
 
 __all__ = ["PublicDepthLimitedGame", "history_order", "public_depth_limited_game",
            "public_leaves", "public_leaf_values"]

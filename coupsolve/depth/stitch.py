@@ -15,6 +15,7 @@ import numpy as np
 
 from solvers import exploitability
 from solvers.kinds import DECISION, TERMINAL
+from solvers.trees.derive import within
 
 from coupsolve.depth.values import node_map
 
@@ -32,12 +33,6 @@ def stitch(cut_tree, cut_policy, longer_tree, blueprint, *, where=None) -> np.nd
     dst = np.repeat(longer_tree.infoset_offset[where.infoset], n) + within(n)
     out[dst] = cut_policy[src]
     return out
-
-
-def within(n):
-    """0, 1, ..., n[0]-1, 0, 1, ..., n[1]-1, ...: each action's place in its information set."""
-    starts = np.repeat(np.cumsum(n) - n, n)
-    return np.arange(int(n.sum())) - starts
 
 
 def stitched_exploitability(cut_tree, cut_policy, longer_tree, blueprint, *, where=None) -> float:

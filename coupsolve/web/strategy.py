@@ -22,6 +22,7 @@ import numpy as np
 from solvers import DECISION
 from solvers.kinds import TERMINAL
 from solvers.history.evaluate import reach_and_values
+from solvers.trees.derive import within
 
 from coupsolve.openspiel.policy import walk_history
 from coupsolve.plan.options import silent
@@ -54,7 +55,7 @@ class MoveValues:
         inner = np.flatnonzero(kind != TERMINAL)
         counts = np.asarray(tree.num_children)[inner]
         parent = np.repeat(inner, counts)
-        slot = np.arange(parent.shape[0]) - np.repeat(np.cumsum(counts) - counts, counts)
+        slot = within(counts)
         child = np.asarray(tree.child_start)[parent] + slot
         decision = kind[parent] == DECISION
         offset = np.asarray(tree.infoset_offset)[np.maximum(np.asarray(tree.node_infoset)[parent], 0)]

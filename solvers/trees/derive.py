@@ -95,6 +95,14 @@ def parents(tree):
     return parent
 
 
+def within(counts):
+    """0, 1, ..., counts[0]-1, 0, 1, ..., counts[1]-1, ...: each item's place in its group, for groups
+    laid out one after another (an information set's actions at its offset, a node's children at its
+    ``child_start``)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
 def chance_reach(tree, parent=None):
     """The probability of chance's moves on the path to each history of a ``GameTree`` (the product of
     ``chance_prob``, which is 1 on the edges out of decisions); ``parent``: :func:`parents`, when
