@@ -59,6 +59,7 @@ def test_a_value_the_best_response_does_not_earn_falls_outside_the_interval(solv
     assert not any(c.holds for c in checks)
 
 
+@pytest.mark.slow
 def test_the_script_checks_a_strategy_file_and_writes_its_report(tmp_path):
     env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}
     strategy, out = tmp_path / "s1.npz", tmp_path / "check.json"
@@ -88,6 +89,7 @@ def test_the_script_solves_and_checks_on_one_build(tmp_path):
     assert strategy.exists() and "public tree" in run.stdout
 
 
+@pytest.mark.slow
 def test_the_script_checks_a_strategy_solved_in_pieces(tmp_path):
     """The pieces are rebuilt where the file says; the games read the file's keys and action ids."""
     env = {**os.environ, "PYTHONPATH": ROOT, "COUPSOLVE_CACHE_DIR": str(tmp_path)}

@@ -26,7 +26,8 @@ def whole():
     return rules, build_class_tree(rules)
 
 
-@pytest.mark.parametrize("depth, parts, workers", [(5, 1, 1), (8, 3, 1), (12, 7, 2)])
+@pytest.mark.parametrize("depth, parts, workers", [pytest.param(5, 1, 1, marks=pytest.mark.slow),
+                                                    pytest.param(8, 3, 1, marks=pytest.mark.slow), (12, 7, 2)])
 def test_pieces_equal_the_whole_tree_split(whole, depth, parts, workers):
     """Two workers walk parts at once, finishing in any order: the same pieces, numbered in order."""
     rules, tree = whole
@@ -64,6 +65,7 @@ def whole_hands(tree, depth, bounds, k):
     return np.concatenate([tree.entry_hand[es[a]:es[b]] for a, b in ranges])
 
 
+@pytest.mark.slow
 def test_a_plan_from_a_count_by_parts_builds_its_pieces_in_the_memory_it_says(whole):
     rules, _ = whole
     size = count_class_tree(rules, split_depth=8, parts=3)

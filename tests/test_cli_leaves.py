@@ -24,7 +24,7 @@ def blueprint(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("representation", ["history", "public"])
+@pytest.mark.parametrize("representation", [pytest.param("history", marks=pytest.mark.slow), "public"])
 def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation):
     out = tmp_path / "dl1.npz"
     r = run("solve", "--turn-limit", "1", "--leaves", str(blueprint), "--continuations", "2",

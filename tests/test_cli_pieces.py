@@ -49,6 +49,7 @@ def files(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_pieces_on_a_local_ray_cluster_give_the_same_strategy(files, tmp_path, capsys):
     """``--ray local`` deals the pieces' parts out to two Ray actors: the same strategy and the
     same exact analysis."""

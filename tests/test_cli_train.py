@@ -55,6 +55,7 @@ def test_train_writes_a_strategy_that_analyse_and_play_read(capsys, tmp_path, mo
     assert "p0 chose a card" in text  # the bot's choice, hidden from you
 
 
+@pytest.mark.slow
 def test_three_players_train_analyse_and_play(capsys, tmp_path, monkeypatch):
     path = tmp_path / "three.npz"
     status, out, err = cli(capsys, *TINY[:-2], "--turn-limit", 3, "--players", 3, "--iterations", 20, "--out",

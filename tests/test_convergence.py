@@ -109,6 +109,7 @@ def kuhn3():
     return solvers.GameTree.from_openspiel(f"kuhn_poker(players={N})")
 
 
+@pytest.mark.slow
 def test_mccfr_nash_conv_falls_on_three_player_kuhn(kuhn3):
     uniform = strength(kuhn3, kuhn3.uniform_policy())
     assert uniform[1] == "nash_conv"

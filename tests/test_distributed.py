@@ -3,7 +3,7 @@
 The pieces must cover the tree (every information set and action in exactly one), and iterating them
 must give the single-process solver's iterates exactly (each node does the same arithmetic), for
 every algorithm, both update schemes and every cut: on Kuhn, Leduc and hypothesis-generated games in
-this process, on Leduc and Coup (turn limit 2; 3 behind ``slow``) on a local Ray cluster of several
+this process, on Leduc (Coup at turn limits 2 and 3 behind ``slow``) on a local Ray cluster of several
 worker processes, also after one worker is killed mid-run and when resuming a checkpoint. The
 cluster's placement refuses parts that no node can hold, naming the figures.
 """
@@ -157,9 +157,10 @@ def _compare(public, backend, algorithm, iterations, kill_at=None):
     return rep
 
 
-# dcfr behind slow: the default run's longest group is this one (every algorithm's iterates equal
-# one process's in this process, test_parts_in_this_process_give_the_same_iterates)
-@pytest.mark.parametrize("algorithm", ["cfr+", "pcfr+", pytest.param("dcfr", marks=pytest.mark.slow)])
+# pcfr+ and dcfr behind slow: every algorithm's iterates equal one process's in this process
+# (test_parts_in_this_process_give_the_same_iterates), and the default run keeps one Ray cluster's worth
+@pytest.mark.parametrize("algorithm", ["cfr+", pytest.param("pcfr+", marks=pytest.mark.slow),
+                                       pytest.param("dcfr", marks=pytest.mark.slow)])
 def test_ray_iterates_equal_and_a_killed_worker_is_recovered(cluster, leduc, algorithm, tmp_path):
     rep = _compare(leduc, RayBackend(workers=3, checkpoint_dir=tmp_path, checkpoint_every=3),
                    algorithm, 8, kill_at=4)
@@ -186,6 +187,7 @@ def _coup(turn_limit):
     return build_public_tree(rules).tree
 
 
+@pytest.mark.slow
 def test_ray_coup_turn_limit_2(cluster):
     public = _coup(2)
     for algorithm in ("cfr+", "pcfr+"):
@@ -221,6 +223,7 @@ def test_groups_deal_consecutive_parts_balanced(leduc):
         group([parts[1], parts[0]])
 
 
+@pytest.mark.slow
 def test_ray_solves_public_pieces_like_one_process(cluster, leduc):
     """A tree built in pieces keeps its cut; its parts are dealt out to the actors, and the
     iterates are those of its solve in this process, a killed actor included."""
@@ -234,6 +237,7 @@ def test_ray_solves_public_pieces_like_one_process(cluster, leduc):
         Solver(pieces, "cfr+", backend=RayBackend(workers=2, split_depth=2))
 
 
+@pytest.mark.slow
 def test_ray_coup_built_in_pieces(cluster):
     rules = coupsolve.Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
     built = build_class_pieces(rules, 8, 5)

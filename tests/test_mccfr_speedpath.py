@@ -50,7 +50,8 @@ def run_digest(name):
     return h.hexdigest(), solver.num_infosets
 
 
-@pytest.mark.parametrize("name", sorted(RUNS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n.endswith("workers") else n
+                                  for n in sorted(RUNS)])  # threads: test_mccfr_threads
 def test_iterates_bit_for_bit(name):
     expected = json.loads(DIGESTS.read_text())[name]
     digest, infosets = run_digest(name)

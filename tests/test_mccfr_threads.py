@@ -50,7 +50,7 @@ def _identical(a, b):
     return all(np.array_equal(ta[k], tb[k]) for k in ta) and np.array_equal(a._rng, b._rng)
 
 
-@pytest.mark.parametrize("regret, average", [("rm", "uniform"), ("rm+", "linear")])
+@pytest.mark.parametrize("regret, average", [pytest.param("rm", "uniform", marks=pytest.mark.slow), ("rm+", "linear")])
 def test_one_worker_in_batches_of_one_makes_the_serial_updates(kuhn, regret, average):
     game, _ = kuhn
     serial, batched = _serial_and_batched(game, 400, max_infosets=64, seed=4, regret=regret,
@@ -68,6 +68,7 @@ def test_three_players_make_the_same_sets_serially_and_in_batches():
     assert set(np.unique(serial.table()["owner"])) == {0, 1, 2}
 
 
+@pytest.mark.slow
 def test_workers_are_reproducible_whatever_the_threads_and_the_sinks_room(kuhn, monkeypatch):
     game, _ = kuhn
     make = lambda: MCCFRSolver(game, max_infosets=64, seed=8, regret="rm+", average="linear",  # noqa: E731

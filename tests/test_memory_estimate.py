@@ -88,7 +88,7 @@ def test_estimate_within_a_quarter_of_the_measured_peak():
     assert abs(predicted - measured) <= 0.25 * measured, data
 
 
-@pytest.mark.parametrize("builder", ["publicbuild", "classbuild"])
+@pytest.mark.parametrize("builder", ["publicbuild", pytest.param("classbuild", marks=pytest.mark.slow)])
 def test_public_tree_estimate_bounds_the_measured_peak(builder):
     """The public tree's count predicts the peak of its build and a solve before anything is allocated,
     as an upper bound: the walk's pools are counted at their allocated capacity (grown by doubling, so

@@ -34,7 +34,7 @@ def _to_pieces(built, whole):
     return out
 
 
-@pytest.fixture(scope="module", params=[(1, "draw"), (2, "influence")])
+@pytest.fixture(scope="module", params=[(1, "draw"), pytest.param((2, "influence"), marks=pytest.mark.slow)])
 def whole(request):
     turn_limit, payoff = request.param
     rules = coupsolve.Rules.two_player_selection(turn_limit=turn_limit, limit_payoff=payoff)

@@ -29,7 +29,8 @@ def _pair(turn_limit, builder="walk"):
 
 
 # the class walk's tree (coupsolve.trees.classwalk.build) at turn limit 2: other public nodes, the same iterates
-@pytest.fixture(scope="module", params=[(1, "walk"), (2, "walk"), (2, "class")],
+@pytest.fixture(scope="module",
+                params=[(1, "walk"), (2, "walk"), pytest.param((2, "class"), marks=pytest.mark.slow)],
                 ids=["tl1", "tl2", "tl2-class"])
 def pair(request):
     return _pair(*request.param)
@@ -109,7 +110,8 @@ def draw_pair():
     return history_public_pair(coupsolve.Rules.two_player_selection(turn_limit=2), "class")
 
 
-@pytest.mark.parametrize("algorithm", ["cfr+", "dcfr", "pcfr+"])
+@pytest.mark.parametrize("algorithm", ["cfr+", pytest.param("dcfr", marks=pytest.mark.slow),
+                                       pytest.param("pcfr+", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("updates,threads", [("alternating", 1), ("alternating", 2),
                                              ("simultaneous", 1)])
 def test_terminals_that_pay_nothing_are_never_read_by_a_solve(draw_pair, algorithm, updates, threads):

@@ -46,9 +46,10 @@ def _assert_same(a, b):
     assert a[1] == b[1] and a[2] == b[2]
 
 
-@pytest.mark.parametrize("algorithm,updates", [("cfr+", "alternating"), ("dcfr", "alternating"),
-                                               ("pcfr+", "alternating"),
-                                               ("cfr+", "simultaneous")])
+@pytest.mark.parametrize("algorithm,updates", [("cfr+", "alternating"),
+                                               pytest.param("dcfr", "alternating", marks=pytest.mark.slow),
+                                               pytest.param("pcfr+", "alternating", marks=pytest.mark.slow),
+                                               pytest.param("cfr+", "simultaneous", marks=pytest.mark.slow)])
 def test_coup_iterates_are_the_same_on_any_threads(coup2, algorithm, updates):
     work = np.diff(coup2.entry_start[coup2.level_start])
     assert (work < LEVEL_MIN_ENTRIES).sum() >= 2 and (work >= LEVEL_MIN_ENTRIES).sum() >= 2

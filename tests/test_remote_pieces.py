@@ -47,6 +47,7 @@ def _reference(built):
     return PublicPieces(built.rules.game_string(), built.trunk, built.parts, built.infoset_actions)
 
 
+@pytest.mark.slow
 def test_the_workers_build_the_pieces_of_one_process(cluster, plan, built, tmp_path):
     ref = _reference(built)
     remote = RemotePieces(ClassRecipe(plan))
@@ -81,6 +82,7 @@ def test_the_workers_build_the_pieces_of_one_process(cluster, plan, built, tmp_p
     rep.close()
 
 
+@pytest.mark.slow
 def test_a_restarted_driver_resumes_from_the_workers_checkpoints(cluster, plan, built, tmp_path):
     """The driver's solve ends (killed) after 5 iterations; a new driver and new actors build the
     tree again and go on from the newest complete generation of checkpoints (iteration 4), and reach
@@ -117,6 +119,7 @@ def test_a_recipe_needs_a_count_by_parts_and_a_backend(plan, tmp_path):
         RayBackend(resume=True)
 
 
+@pytest.mark.slow
 def test_the_docs_example_runs_as_written(cluster, tmp_path, monkeypatch):
     """docs/howto/ray.md's example of a tree built by the workers (a ``py`` block: it needs a cluster)."""
     page = (Path(__file__).resolve().parent.parent / "docs" / "howto" / "ray.md").read_text()
@@ -144,6 +147,7 @@ def test_the_count_by_parts_on_ray_is_the_count_in_one_process(cluster, plan):
     assert [q._replace(seconds=0) for q in there.parts] == [q._replace(seconds=0) for q in here.parts]
 
 
+@pytest.mark.slow
 def test_solve_checkpoints_and_resumes_a_tree_built_by_the_workers(cluster, plan, built, tmp_path):
     """``solvers.solve`` takes a ``RemotePieces`` with its backend: its own checkpoint (gathered: a
     tree of this size) resumes where the run stopped, on a tree built again."""

@@ -129,7 +129,10 @@ CASES = [(rules, name) for rules in (TL1, TL1_INF, TL2, TL2_INF) for name in HIS
          if rules.turn_limit == 1 or name not in ("deal", "turn-1")]
 
 
-@pytest.mark.parametrize("rules, name", CASES, ids=[f"{name}-tl{r.turn_limit}-{r.limit_payoff}" for r, name in CASES])
+@pytest.mark.parametrize("rules, name", [
+    pytest.param(r, name, id=f"{name}-tl{r.turn_limit}-{r.limit_payoff}",
+                 marks=[pytest.mark.slow] if r is TL2_INF else [])  # turn limit 2's draw payoff is the default's
+    for r, name in CASES])
 def test_rooted_values_equal_the_whole_games(rules, name):
     history = HISTORIES[name]
     if rules.turn_limit == 1 and name == "turn-2":

@@ -60,6 +60,7 @@ def test_values_equal_openspiel_on_leduc(leduc):
     assert np.allclose(solvers.expected_values(tree, policy), reference, atol=1e-12, rtol=0)
 
 
+@pytest.mark.slow
 def test_exploitability_equals_openspiel_on_liars_dice(liars_dice):
     game, tree = liars_dice
     result = solvers.solve(tree, "cfr+", iterations=10, check_every=10, progress=False)
