@@ -10,6 +10,9 @@ from coupsolve.cli import main
 from solvers import npz as _npz
 from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
+# one worker compiles the sampling kernels (MCCFR) once, not both at the same time
+pytestmark = pytest.mark.xdist_group("sampling")
+
 TINY = ["train", "--no-progress", "--turn-limit", "1"]
 
 

@@ -14,6 +14,9 @@ from coupsolve.sampling.game import sampling_game
 from solvers.mccfr.solver import MCCFRSolver, SamplingGame, TableFull, bind, train
 from solvers.mccfr.policy import SampledPolicy, tree_policy
 
+# one worker compiles the sampling kernels (MCCFR) once, not both at the same time
+pytestmark = pytest.mark.xdist_group("sampling")
+
 # ---------------------------------------------------------------- Kuhn poker as a sampling game
 # state: [card of p0, card of p1, moves taken, move 1, move 2, move 3]; chance deals p0 then p1.
 

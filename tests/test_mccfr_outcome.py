@@ -10,6 +10,9 @@ from coupsolve.sampling.game import sampling_game
 from solvers.mccfr.solver import MCCFRSolver, train
 from solvers.mccfr.policy import SampledPolicy, tree_policy
 
+# one worker compiles the sampling kernels (MCCFR) once, not both at the same time
+pytestmark = pytest.mark.xdist_group("sampling")
+
 
 @pytest.fixture(scope="module")
 def kuhn_tree():

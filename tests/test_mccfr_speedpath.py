@@ -16,6 +16,9 @@ import coupsolve
 from coupsolve.sampling.game import sampling_game
 from solvers.mccfr.solver import MCCFRSolver
 
+# one worker compiles the sampling kernels (MCCFR) once, not both at the same time
+pytestmark = pytest.mark.xdist_group("sampling")
+
 DIGESTS = pathlib.Path(__file__).parent / "data" / "mccfr_digests.json"
 
 #: name -> (players, turn limit, abstraction, sampling, regret, average, seed, iterations, workers);

@@ -15,6 +15,9 @@ from solvers.mccfr.policy import tree_policy
 
 from test_mccfr import kuhn_game
 
+# one worker compiles the sampling kernels (MCCFR) once, not both at the same time
+pytestmark = pytest.mark.xdist_group("sampling")
+
 RULES = coupsolve.Rules(players=4)
 
 
