@@ -219,8 +219,9 @@ def restrict_policy(whole: CoupPublicTree, policy, rooted: CoupPublicTree, defau
     R, W = rooted.tree, whole.tree
     mine, theirs = np.flatnonzero(found), order[at[found]]
     k = R.infoset_num_actions[mine].astype(np.int64)
-    to = np.repeat(R.infoset_offset[mine].astype(np.int64), k) + within(k)
-    src = np.repeat(W.infoset_offset[theirs].astype(np.int64), k) + within(k)
+    slot = within(k)
+    to = np.repeat(R.infoset_offset[mine].astype(np.int64), k) + slot
+    src = np.repeat(W.infoset_offset[theirs].astype(np.int64), k) + slot
     if (W.infoset_num_actions[theirs] != k).any() or (W.infoset_actions[src] != R.infoset_actions[to]).any():
         raise ValueError("an information set has other actions in the rooted tree than in the whole tree")
     out = np.array(default, np.float64) if default is not None else np.zeros(R.num_actions)
