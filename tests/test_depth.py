@@ -178,7 +178,7 @@ def sampled(full):
 def test_rollout_values_agree_with_the_exact_ones(cut, full, sampled):
     """Rollouts of a sampled strategy against the exact values of the same strategy on the longer
     tree: the errors, in standard errors, have mean about 0 and spread about 1 (unbiased, and the
-    standard errors are right), and the same seed gives the same values."""
+    standard errors are right), and the same seed gives the same values, on any number of threads."""
     from coupsolve.depth.rollouts import values_from_trained
 
     solver, policy = sampled
@@ -188,10 +188,13 @@ def test_rollout_values_agree_with_the_exact_ones(cut, full, sampled):
     ok = est.stderr > 1e-9
     z = (est.values - exact.values)[ok] / est.stderr[ok]
     assert ok.mean() > 0.5 and abs(z.mean()) < 0.05 and 0.85 < z.std() < 1.15, (z.mean(), z.std())
-    again = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11)
-    assert np.array_equal(again.values, est.values)
+    again = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11, threads=3)
+    assert np.array_equal(again.values, est.values) and np.array_equal(again.stderr, est.stderr)
+    assert again.states == est.states
     with pytest.raises(ValueError, match="rollouts"):
         values_from_trained(cut, solver, meta, 2, rollouts=0)
+    with pytest.raises(ValueError, match="threads"):
+        values_from_trained(cut, solver, meta, 2, threads=0)
     with pytest.raises(ValueError, match="differ"):
         values_from_trained(cut, solver, {**meta, "rules": FULL.replace(limit_payoff="influence").to_dict()}, 1)
 

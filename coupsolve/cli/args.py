@@ -227,8 +227,8 @@ def _add_solve_args(p):
                    help="iterations between exploitability checks")
     p.add_argument("--seed", type=V.seed, default=0, help="recorded with the result")
     p.add_argument("--threads", type=V.workers, default=None,
-                   help="numba threads for the passes (default: the cores available; one per worker "
-                        "with --ray)")
+                   help="numba threads for the passes and the leaves' rollouts (default: the cores "
+                        "available; one per worker with --ray)")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
                         "one, or 'local' to start one on this machine (needs pip install "

@@ -65,10 +65,11 @@ def open_blueprint(source, cut_rules):
     return "solved", rules
 
 
-def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None):
+def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None, threads=None):
     """The values of ``cut``'s leaves (a ``CoupTree`` built with ``leaves=True``) under ``k``
     continuations of the blueprint file ``source`` (``opened``: :func:`open_blueprint`'s answer, when
-    already checked); a one-line :class:`StrategyError` if it cannot be used."""
+    already checked); a one-line :class:`StrategyError` if it cannot be used. Rollouts run on
+    ``threads`` threads (default: the cores available); their values do not depend on it."""
     import time
 
     from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
@@ -79,21 +80,25 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None)
         rules, solver, meta = loaded
         if not rollouts_compiled(meta.get("abstraction", "exact")):
             say("compiling the rollouts (first run only, about a minute) ...")
-        say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per pair of "
-            f"{k} continuations (seed {seed}) ...")
+        say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per state and pair "
+            f"of {k} continuations (seed {seed}) ...")
         last = [time.monotonic()]
 
         def progress(n):  # a line every ten seconds
             if n and time.monotonic() - last[0] >= 10.0:
                 last[0] = time.monotonic()
                 say(f"  {n:,} leaf states played")
-        return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, progress=progress)
+        from coupsolve.plan.options import solve_threads
+
+        threads = solve_threads(threads)[0]
+        return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
+                                   progress=progress, say=say)
     rules, longer, result = load_solved(source, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
 
-def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history"):
+def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
     tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
@@ -108,7 +113,7 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
-    values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened)
+    values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads)
     if representation == "history":
         return depth_limited_game(rules, values, cut=cut)
     from coupsolve.depth.public import public_depth_limited_game

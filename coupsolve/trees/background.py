@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["run_interruptibly"]
+__all__ = ["run_interruptibly", "run_together"]
 
 
 def run_interruptibly(kernel, args, control, progress=None, every=1.0):
@@ -40,29 +40,44 @@ def run_interruptibly(kernel, args, control, progress=None, every=1.0):
     KeyboardInterrupt
         After the kernel stopped, when Ctrl-C was pressed.
     """
-    box = {}
+    return run_together(kernel, [args], [control], progress, every)[0]
 
-    def work():
+
+def run_together(kernel, jobs, controls, progress=None, every=1.0):
+    """``kernel(*args)`` for each ``args`` of ``jobs``, each in a worker thread of its own (a kernel
+    compiled with ``nogil=True`` runs on as many cores), as :func:`run_interruptibly` runs one: Ctrl-C
+    sets ``control[0]`` of every job's control (``controls``, one per job), waits for them all and
+    re-raises ``KeyboardInterrupt``. Returns what each job returned, in order; the first job's error
+    is raised once all have stopped."""
+    boxes = [{} for _ in jobs]
+
+    def work(box, args):
         try:
             box["value"] = kernel(*args)
         except BaseException as exc:  # noqa: BLE001 (handed to the main thread)
             box["error"] = exc
 
-    worker = threading.Thread(target=work, name="coupsolve-pass", daemon=True)
-    worker.start()
+    workers = [threading.Thread(target=work, args=(box, args), name=f"coupsolve-pass-{i}", daemon=True)
+               for i, (box, args) in enumerate(zip(boxes, jobs))]
+    for worker in workers:
+        worker.start()
     try:
-        while worker.is_alive():
-            worker.join(every)
-            if progress is not None and worker.is_alive():
-                progress()
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(every)
+                if progress is not None and worker.is_alive():
+                    progress()
     except KeyboardInterrupt:
-        control[0] = 1
-        while worker.is_alive():  # a second Ctrl-C does not leave the kernel running unattended
-            try:
-                worker.join()
-            except KeyboardInterrupt:
-                pass
+        for control in controls:
+            control[0] = 1
+        for worker in workers:
+            while worker.is_alive():  # a second Ctrl-C does not leave a kernel running unattended
+                try:
+                    worker.join()
+                except KeyboardInterrupt:
+                    pass
         raise
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    for box in boxes:
+        if "error" in box:
+            raise box["error"]
+    return [box["value"] for box in boxes]

@@ -4,9 +4,10 @@ A depth-limited game (:mod:`solvers.trees.leaves`) needs, at each of its leaves,
 continuation strategies earns from there. When the continuations are a strategy trained by sampling
 (an :class:`~solvers.mccfr.solver.MCCFRSolver`'s average, looked up in its table by the keys the game
 computes) and biased versions of it, that value is an expectation over the rest of the game, which
-:func:`leaf_rollouts` estimates by Monte Carlo: the cut tree is walked beside the game (its children
-must be the game's moves in order, as for :func:`solvers.mccfr.kernel.tree_infoset_keys`), and from
-each leaf's state ``R`` games are played to the end for each pair ``(c0, c1)``, player ``p`` drawing
+:func:`play_rows` estimates by Monte Carlo from the leaves' states, which :func:`leaf_rows` collects
+by walking the cut tree beside the game (its children must be the game's moves in order, as for
+:func:`solvers.mccfr.kernel.tree_infoset_keys`): from each state ``R`` games are played to the end for
+each pair ``(c0, c1)``, player ``p`` drawing
 its moves from the strategy weighted by ``weigh(P, s, p, action, c_p)`` and renormalised. An
 information set the strategy never visited (or whose average weights are all zero) plays the
 game's prior (the probabilities ``moves`` gives at a decision) when ``prior`` is set, else uniformly,
@@ -16,7 +17,9 @@ Variance: the ``R`` games of every pair start from the same random streams (comm
 so the differences between continuations are estimated more tightly than the values themselves. Each
 estimate comes with its sum of squares, for a standard error. When the game's future depends on its
 state alone (a game whose keys are features of the state), leaves with the same state are played once
-(``by_state``): ``memo`` maps a state's hash to its row of the results.
+(``by_state``): ``memo`` maps a state's hash to its row of the results. The rows are played apart
+from the walk, so several threads can share them, and a state that did not come from a tree walk (a
+public state's histories, for instance) is played the same way.
 
 Like the other kernels that take a game, these are inlined into a binding's cached entry point
 (:mod:`solvers.mccfr.kernel`).
@@ -27,7 +30,7 @@ from numba import njit
 
 from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _next, _sample, lookup
 
-__all__ = ["leaf_rollouts", "STOPPED"]
+__all__ = ["leaf_rows", "play_rows", "STOPPED"]
 
 STOPPED = 9  # the polled control asked to stop
 
@@ -81,32 +84,26 @@ def _play(game, weigh, P, W, s, h, acts, probs, sig, ret, table, stats, avg, pri
 
 
 @njit(inline="always")
-def leaf_rollouts(game, weigh, P, W, n, state_size, max_moves, max_depth, num_children, child_start,
-                  leaf_of, table, stats, avg, prior, R, seed, by_state, memo, row_of, total, sq,
-                  max_steps, control):
-    """Estimate every leaf's value for each pair of continuations (module docstring).
+def leaf_rows(game, P, W, n, state_size, max_moves, max_depth, num_children, child_start, leaf_of,
+              by_state, memo, row_of, states, hashes, keys, control):
+    """Walk the cut tree beside the game and give each leaf its row of the results (module docstring).
 
-    ``leaf_of`` (int64, per tree node): the leaf's index, or -1. ``total``/``sq`` (float64, (rows, K,
-    K)): sums of player 0's payoffs and of their squares over the ``R`` games of each pair, one row
-    per state played; ``row_of`` (int64, per leaf) is written with the leaf's row. ``control[0]``
-    non-zero stops the walk (polled at each leaf); ``control[1]`` returns the rows used. Returns
-    ``OK``, ``STOPPED``, ``ERR_DEPTH`` (a rollout longer than ``max_steps``: ``control[2]`` is its
-    leaf), or the first tree node whose children are not the game's moves plus 100.
+    ``leaf_of`` (int64, per tree node): the leaf's index, or -1. A leaf whose key (its state's hash,
+    with both players' hashes unless ``by_state``) is already in ``memo`` shares that row; else it
+    opens the next one, and, when ``states`` has room for it, its state, hashes and key are written to
+    ``states``/``hashes``/``keys`` (a first pass with empty arrays only counts the rows). ``row_of``
+    (int64, per leaf) is written with the leaf's row; ``control[1]`` returns the rows; ``control[0]``
+    non-zero stops the walk (polled at each leaf). Returns ``OK``, ``STOPPED``, or the first tree node
+    whose children are not the game's moves plus 100.
     """
     init, player, moves, step, returns = game
-    K = total.shape[1]
     D = max_depth + 1
     st = np.zeros((D, state_size), dtype=np.int32)
     hh = np.zeros((D, n, 2), dtype=np.uint64)
     acts = np.zeros((D, max_moves), dtype=np.int32)
     probs = np.zeros(max_moves, dtype=np.float64)
-    sig = np.zeros(max_moves, dtype=np.float64)
-    ret = np.zeros(n, dtype=np.float64)
-    s = np.zeros(state_size, dtype=np.int32)
-    h = np.zeros((n, 2), dtype=np.uint64)
     node = np.zeros(D, dtype=np.int64)
     nxt = np.zeros(D, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
     init(P, st[0], hh[0], W)
     rows = 0
     d = 0
@@ -126,26 +123,15 @@ def leaf_rollouts(game, weigh, P, W, n, state_size, max_moves, max_depth, num_ch
                         key = (key ^ hh[d, q, 0]) * np.uint64(0x9E3779B97F4A7C15)
                 if key in memo:
                     row_of[leaf] = memo[key]
-                    d -= 1
-                    continue
-                memo[key] = rows
-                row_of[leaf] = rows
-                for r in range(R):
-                    for c0 in range(K):
-                        for c1 in range(K):
-                            rng[0] = np.uint64(seed) ^ (key * np.uint64(r + 1))
-                            _next(rng)
-                            s[:] = st[d]
-                            h[:, :] = hh[d]
-                            x = _play(game, weigh, P, W, s, h, acts[d], probs, sig, ret, table, stats,
-                                      avg, prior, c0, c1, rng, max_steps)
-                            if x != x:
-                                control[2] = leaf
-                                return ERR_DEPTH
-                            total[rows, c0, c1] += x
-                            sq[rows, c0, c1] += x * x
-                rows += 1
-                control[1] = rows
+                else:
+                    memo[key] = rows
+                    row_of[leaf] = rows
+                    if rows < states.shape[0]:
+                        states[rows, :] = st[d]
+                        hashes[rows, :, :] = hh[d]
+                        keys[rows] = key
+                    rows += 1
+                    control[1] = rows
                 d -= 1
                 continue
             if num_children[v] > 0 and moves(P, st[d], acts[d], probs) != num_children[v]:
@@ -164,4 +150,47 @@ def leaf_rollouts(game, weigh, P, W, n, state_size, max_moves, max_depth, num_ch
         else:
             d -= 1
     control[1] = rows
+    return OK
+
+
+@njit(inline="always")
+def play_rows(game, weigh, P, W, n, state_size, max_moves, states, hashes, keys, first, stride, table,
+              stats, avg, prior, R, seed, total, sq, max_steps, control):
+    """Play ``R`` games from each row's state (``states[i]`` with ``hashes[i]``, seeded by ``keys[i]``)
+    for each pair of continuations, rows ``first, first + stride, ...``: so ``stride`` threads, each
+    with its own ``first``, share the rows, and a row's results depend on its state, key and ``seed``
+    alone, not on who played it.
+
+    ``total``/``sq`` (float64, (rows, K, K)): sums of player 0's payoffs and of their squares.
+    ``control[0]`` non-zero stops (polled at each row); ``control[1]`` counts the rows played.
+    Returns ``OK``, ``STOPPED`` or ``ERR_DEPTH`` (a rollout longer than ``max_steps``: ``control[2]``
+    is its row).
+    """
+    K = total.shape[1]
+    acts = np.zeros(max_moves, dtype=np.int32)
+    probs = np.zeros(max_moves, dtype=np.float64)
+    sig = np.zeros(max_moves, dtype=np.float64)
+    ret = np.zeros(n, dtype=np.float64)
+    s = np.zeros(state_size, dtype=np.int32)
+    h = np.zeros((n, 2), dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
+    for row in range(first, states.shape[0], stride):
+        if control[0] != 0:
+            return STOPPED
+        key = keys[row]
+        for r in range(R):
+            for c0 in range(K):
+                for c1 in range(K):
+                    rng[0] = np.uint64(seed) ^ (key * np.uint64(r + 1))
+                    _next(rng)
+                    s[:] = states[row]
+                    h[:, :] = hashes[row]
+                    x = _play(game, weigh, P, W, s, h, acts, probs, sig, ret, table, stats, avg, prior,
+                              c0, c1, rng, max_steps)
+                    if x != x:
+                        control[2] = row
+                        return ERR_DEPTH
+                    total[row, c0, c1] += x
+                    sq[row, c0, c1] += x * x
+        control[1] += 1
     return OK
