@@ -185,8 +185,11 @@ def test_rollout_values_agree_with_the_exact_ones(cut, full, sampled):
     exact = depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, 2)
     meta = {"rules": FULL.to_dict(), "abstraction": "exact"}
     est = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11)
-    ok = est.stderr > 1e-9
-    z = (est.values - exact.values)[ok] / est.stderr[ok]
+    assert est.values.shape == (est.states, 2, 2) and est.per_leaf().shape == exact.values.shape
+    stderr = est.stderr[est.rows()]
+    assert est.mean_stderr() == pytest.approx(stderr.mean(), rel=1e-12)
+    ok = stderr > 1e-9
+    z = (est.per_leaf() - exact.values)[ok] / stderr[ok]
     assert ok.mean() > 0.5 and abs(z.mean()) < 0.05 and 0.85 < z.std() < 1.15, (z.mean(), z.std())
     again = values_from_trained(cut, solver, meta, 2, rollouts=6, seed=11, threads=3)
     assert np.array_equal(again.values, est.values) and np.array_equal(again.stderr, est.stderr)

@@ -98,6 +98,23 @@ def test_cut_at_the_real_end_is_the_plain_public_solve(games):
     assert b.exploitability == pytest.approx(a.exploitability, abs=1e-9)
 
 
+def test_values_per_state_join_as_values_per_leaf(games):
+    """Leaf values kept one row per distinct state (``row_of``, as the rollouts give them) join to the
+    same pair values as the same values written out per leaf."""
+    from coupsolve.depth.public import public_leaf_values
+
+    cut, history, public, _ = games
+    lv = history.leaf_values
+    rng = np.random.default_rng(3)
+    row_of = rng.integers(0, 500, len(lv.leaves))
+    rows = rng.normal(size=(500,) + lv.values.shape[1:])
+    packed = lv._replace(values=rows, row_of=row_of)
+    assert np.array_equal(packed.per_leaf(), rows[row_of])
+    a = public_leaf_values(public.cut, public.leaves, cut, packed)[1]
+    b = public_leaf_values(public.cut, public.leaves, cut, lv._replace(values=rows[row_of]))[1]
+    assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
 def test_refusals(games):
     cut, history, public, _ = games
     with pytest.raises(ValueError, match="information sets on the history tree"):

@@ -48,4 +48,4 @@ def say_leaves(game, result, human):
     values = game.leaf_values
     if values.stderr is not None:
         print(f"leaf values from {values.states:,} leaf states; standard error at most "
-              f"{values.stderr.max(initial=0.0):.3g}, {float(values.stderr.mean()):.3g} on average", file=human)
+              f"{values.stderr.max(initial=0.0):.3g}, {values.mean_stderr():.3g} on average", file=human)

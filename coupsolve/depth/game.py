@@ -157,6 +157,6 @@ def depth_limited_game(rules, leaf_values, *, cut: CoupTree | None = None, conte
         raise ValueError("cut must be build_coup_tree(rules, leaves=True) of these rules")
     if not np.array_equal(np.asarray(leaf_values.leaves), cut.leaf_node):
         raise ValueError("the leaf values are not for this cut game's leaves")
-    tree, choices = graft_leaf_choices(cut.tree, cut.leaf_node, leaf_infosets(cut), leaf_values.values,
+    tree, choices = graft_leaf_choices(cut.tree, cut.leaf_node, leaf_infosets(cut), leaf_values.per_leaf(),
                                        game_id=f"{rules.game_string()}+leaves({len(leaf_values.continuations)})")
     return DepthLimitedGame(cut, tree, choices, leaf_values)

@@ -102,7 +102,7 @@ def best_response_continuations(cut, longer, blueprint, *, k: int = 1, rounds: i
     for r in range(rounds + 1):
         lv = values_from_longer_game(cut.tree, cut.leaf_node, longer, blueprint, k, where=where,
                                      continuations=base, extra=extra, known=known)
-        known = lv.values
+        known = lv.per_leaf()
         game = depth_limited_game(cut.rules, lv, cut=cut)
         policy, e, its = solve(game.tree)
         if each:

@@ -75,9 +75,13 @@ def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
     w = chance_reach(cut_history.tree)[cut_history.leaf_node]
     order = np.argsort(have, kind="stable")
     groups, first = np.unique(have[order], return_index=True)
-    weight = np.add.reduceat(w[order], first)
+    w, rows = w[order], leaf_values.rows()[order]
+    weight = np.add.reduceat(w, first)
     k0, k1 = leaf_values.values.shape[1:]
-    summed = np.add.reduceat(w[order, None, None] * leaf_values.values[order], first, axis=0)
+    summed = np.empty((first.size, k0, k1))
+    for c0 in range(k0):  # a cell at a time: one leaf-long array at once, not K x K of them
+        for c1 in range(k1):
+            summed[:, c0, c1] = np.add.reduceat(w * leaf_values.values[rows, c0, c1], first)
     at = np.searchsorted(groups, want)
     found = (at < groups.size) & (groups[np.minimum(at, groups.size - 1)] == want)
     if not found.all():

@@ -119,8 +119,8 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     Returns
     -------
     LeafValues
-        With ``stderr`` (the standard error of each value) and ``states`` (the distinct leaf states
-        played).
+        One row per distinct leaf state played (``row_of``: each leaf's), with ``stderr`` (the
+        standard error of each value) and ``states`` (how many).
     """
     from coupsolve.rules import Rules
     from coupsolve.strategy.trained import make_game
@@ -143,8 +143,9 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     controls = [np.zeros(3, np.int64) for _ in range(int(threads))]
     # each thread its own control and its own copy of the game's scratch (the engine writes into it)
     jobs = [(game.params, tuple(a.copy() for a in game.scratch), game.num_players, game.state_size,
-             game.max_moves, states, hashes, keys, t, len(controls), table["table"], table["stats"], table["average"], warm > 0, int(rollouts),
-             int(seed) & (2**63 - 1), total, sq, max_steps, control) for t, control in enumerate(controls)]
+             game.max_moves, states, hashes, keys, t, len(controls), table["table"], table["stats"],
+             table["average"], warm > 0, int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
+            for t, control in enumerate(controls)]
     report = None if progress is None else (lambda: progress(sum(int(c[1]) for c in controls)))
     play = KERNELS[abstraction if abstraction == "features" else "exact"][1]
     statuses = run_together(lambda *a: call_kernel(play, *a), jobs, controls, report)
@@ -154,9 +155,9 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
         raise RuntimeError(f"the rollouts failed with status {max(statuses)} (a rollout past the game's length)")
     mean = total / rollouts
     var = np.maximum(sq / rollouts - mean ** 2, 0.0) * rollouts / max(rollouts - 1, 1)
-    return LeafValues(cut.leaf_node.copy(), mean[row_of], CONTINUATIONS[:k],
+    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k],
                       f"{rollouts} rollouts (seed {seed}) of a trained strategy of {rules.turn_limit} turns",
-                      stderr=np.sqrt(var / rollouts)[row_of], states=rows)
+                      stderr=np.sqrt(var / rollouts), states=rows, row_of=row_of)
 
 
 def _leaf_rows(cut, game, abstraction, k, say):
@@ -186,7 +187,7 @@ def _leaf_rows(cut, game, abstraction, k, say):
 
     say(f"finding the distinct states of {L:,} leaves ...")
     rows = walk(0)[0]
-    check_fits(8 * tree.num_nodes + 8 * L * (1 + 2 * k * k) + rows * (4 * size + 16 * n + 8 + 16 * k * k),
+    check_fits(8 * tree.num_nodes + 8 * L + rows * (4 * size + 16 * n + 8 + 32 * k * k),
                f"the rollouts' tables for {L:,} leaves in {rows:,} states")
     _, states, hashes, keys = walk(rows)
     return rows, row_of, states, hashes, keys

@@ -38,7 +38,13 @@ class LeafValues(NamedTuple):
     ``values[i, c0, c1]`` when player 0 continues with continuation ``c0`` and player 1 with ``c1``
     (names in ``continuations``), and where they came from (``source``: a description). Estimated
     values also carry ``stderr`` (the standard error of each, same shape) and ``states`` (how many
-    distinct leaf states were played); exact ones have ``None``."""
+    distinct leaf states were played); exact ones have ``None``.
+
+    With ``row_of`` (one row per leaf), ``values`` and ``stderr`` hold one row per distinct leaf state
+    instead of one per leaf, and leaf ``i``'s values are ``values[row_of[i]]``: a cut after turn 3 has
+    tens of millions of leaves in a few million states, and four continuations make each row sixteen
+    values, too many to repeat per leaf. :meth:`per_leaf` gives them per leaf.
+    """
 
     leaves: np.ndarray
     values: np.ndarray
@@ -46,6 +52,22 @@ class LeafValues(NamedTuple):
     source: str
     stderr: np.ndarray | None = None
     states: int | None = None
+    row_of: np.ndarray | None = None
+
+    def rows(self) -> np.ndarray:
+        """Each leaf's row of ``values``."""
+        return np.arange(len(self.leaves)) if self.row_of is None else self.row_of
+
+    def per_leaf(self) -> np.ndarray:
+        """The values of each leaf, ``(leaves, K, K)``."""
+        return self.values if self.row_of is None else self.values[self.row_of]
+
+    def mean_stderr(self) -> float:
+        """The mean standard error of a leaf value, over the leaves (NaN without standard errors)."""
+        if self.stderr is None:
+            return float("nan")
+        counts = np.bincount(self.rows(), minlength=len(self.stderr))
+        return float((self.stderr.mean(axis=(1, 2)) * counts).sum() / max(counts.sum(), 1))
 
 
 def check_blueprint_rules(cut_rules, rules):
