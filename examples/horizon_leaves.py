@@ -61,7 +61,11 @@ def main(paths):
              f"blueprint `{first['leaves']['blueprint']}` ({first['leaves']['rollouts']} rollouts per leaf "
              "state), beside the same cut scored as a draw. Verdict: the rate with blueprint leaves moves by at "
              f"most {100 * STABLE:.0f} points between depths {depths[-2]} and {depths[-1]} (claims made at least "
-             "0.01 times a game).", ""]
+             "0.01 times a game).", "",
+             "**Selection.** A depth-limited game has many equilibria, and each rate is the one its solve "
+             "found: " + "; ".join(f"depth {k}: {r['algorithm']}'s average strategy after {r['iterations']:,} "
+                                   f"iterations (exploitability {r['exploitability']:.1e})" for k, r in leaves)
+             + ". The draw columns are CFR+'s, as in `horizon.md`.", ""]
     for field, name in (("bluff", "Bluff rate"), ("challenged", "Challenge rate")):
         head = " | ".join([f"draw TL{k}" for k in depths] + [f"leaves, depth {k}" for k in depths])
         lines += [f"## {name}, turn 1", "", f"| claim | {head} | verdict |",

@@ -90,9 +90,11 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
                 say(f"  {n:,} leaf states played")
         from coupsolve.plan.options import solve_threads
 
-        threads = solve_threads(threads)[0]
-        return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
-                                   progress=progress, say=say)
+        threads, t0 = solve_threads(threads)[0], time.monotonic()
+        values = values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
+                                     progress=progress, say=say)
+        say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
+        return values
     rules, longer, result = load_solved(source, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)

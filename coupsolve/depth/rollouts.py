@@ -138,6 +138,8 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     game = make_game(rules, abstraction, None, warm)  # no field: the cut tree has no draws of bots
     table = solver.lookup_arrays()
     rows, row_of, states, hashes, keys = _leaf_rows(cut, game, abstraction, k, say)
+    say(f"{rows:,} distinct leaf states: playing {rows * rollouts * k * k:,} games on {threads} "
+        f"thread{'s' if threads > 1 else ''} ...")
     total, sq = np.zeros((rows, k, k)), np.zeros((rows, k, k))
     max_steps = int(E.game_bounds(rules.params())[0]) + 1
     controls = [np.zeros(3, np.int64) for _ in range(int(threads))]
