@@ -105,7 +105,8 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
     tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
     the public tree (:class:`~coupsolve.depth.public.PublicDepthLimitedGame`: the leaf values are
-    still computed on the history tree, which is let go before the solve)."""
+    still computed on the history tree, which is summed by pair of private states and let go before
+    the public tree is built)."""
     from coupsolve.trees.history.tree import build_coup_tree
 
     if rules.players != 2:
@@ -118,10 +119,12 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads)
     if representation == "history":
         return depth_limited_game(rules, values, cut=cut)
-    from coupsolve.depth.public import public_depth_limited_game
+    from coupsolve.depth.public import history_pairs, public_depth_limited_game
 
+    pairs = history_pairs(cut, values)
+    del cut  # the history tree is let go before the public tree is built
     say(f"building the public tree of {rules} (stepping every history) and joining its leaves ...")
-    return public_depth_limited_game(rules, values, cut)
+    return public_depth_limited_game(rules, values, pairs)
 
 
 def record(result, game, source, rollouts, seed):

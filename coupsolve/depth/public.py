@@ -18,6 +18,8 @@ two trees cannot silently disagree on what a leaf is.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solvers.kinds import TERMINAL
@@ -26,8 +28,8 @@ from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
 
 from coupsolve.depth.game import CutGame
 
-__all__ = ["PublicDepthLimitedGame", "history_order", "public_depth_limited_game",
-           "public_leaves", "public_leaf_values"]
+__all__ = ["HistoryPairs", "PublicDepthLimitedGame", "history_order", "history_pairs",
+           "public_depth_limited_game", "public_leaves", "public_leaf_values"]
 
 #: Relative tolerance of the check that the two trees weigh each pair of entries alike.
 WEIGHT_RTOL = 1e-9
@@ -50,11 +52,50 @@ def _pair_keys(h0, h1):
     return keys
 
 
-def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
+class HistoryPairs(NamedTuple):
+    """The leaves of a cut game's history tree, summed by pair of first observation hashes
+    (:func:`history_pairs`): ``keys`` sorted (:func:`_pair_keys`), each pair's chance ``weight`` and
+    player 0's chance-weighted mean ``values`` ``(pairs, K0, K1)``; ``rules`` and ``leaves`` (how many
+    histories) of the tree they came from. Small beside the tree, so the tree can be let go before
+    the public tree is built."""
+
+    rules: object
+    keys: np.ndarray
+    weight: np.ndarray
+    values: np.ndarray
+    leaves: int
+
+
+def history_pairs(cut_history, leaf_values) -> HistoryPairs:
+    """``leaf_values`` (per leaf of ``cut_history``, a ``CoupTree`` built with ``leaves=True``) summed
+    by the pair of the two players' first observation hashes at the leaf (``leaf_key``): what a pair
+    of entries at a public leaf is worth (:func:`public_leaf_values`)."""
+    if cut_history.leaf_node is None:
+        raise ValueError("cut_history must be built with leaves=True")
+    if not np.array_equal(np.asarray(leaf_values.leaves), cut_history.leaf_node):
+        raise ValueError("the leaf values are not for this cut game's leaves")
+    have = _pair_keys(cut_history.leaf_key[:, 0, 0], cut_history.leaf_key[:, 1, 0])
+    order = np.argsort(have, kind="stable")
+    keys, first = np.unique(have[order], return_index=True)
+    del have
+    w = chance_reach(cut_history.tree)[cut_history.leaf_node][order]
+    rows = leaf_values.rows()[order]
+    del order
+    weight = np.add.reduceat(w, first)
+    k0, k1 = leaf_values.values.shape[1:]
+    values = np.empty((first.size, k0, k1))
+    for c0 in range(k0):  # a cell at a time: one leaf-long array at once, not K x K of them
+        for c1 in range(k1):
+            values[:, c0, c1] = np.add.reduceat(w * leaf_values.values[rows, c0, c1], first) / weight
+    return HistoryPairs(cut_history.rules, keys, weight, values, len(w))
+
+
+def public_leaf_values(cut_public, leaves, cut_history, leaf_values=None):
     """``(pairs, values)``: the pairs of entries of ``leaves`` (:func:`solvers.trees.leaves.public_leaf_pairs`)
     and player 0's value of each under each pair of continuations (``(P, K0, K1)``), the chance-weighted
     mean of ``leaf_values`` (per leaf of ``cut_history``, a ``CoupTree`` built with ``leaves=True``) over
-    the pair's histories.
+    the pair's histories. ``cut_history`` may instead be its :func:`history_pairs` (then without
+    ``leaf_values``).
 
     Raises
     ------
@@ -64,34 +105,23 @@ def public_leaf_values(cut_public, leaves, cut_history, leaf_values):
     """
     if cut_public.entry_hash is None:
         raise ValueError("the public tree has no entry hashes: build it by stepping every history")
-    if not np.array_equal(np.asarray(leaf_values.leaves), cut_history.leaf_node):
-        raise ValueError("the leaf values are not for this cut game's leaves")
+    known = cut_history if isinstance(cut_history, HistoryPairs) else history_pairs(cut_history, leaf_values)
     f = cut_public.tree.flat
     pairs = public_leaf_pairs(cut_public.tree, leaves)
     at_leaf = np.asarray(leaves)[pairs.leaf]
     lo, n0 = f.entry_start[at_leaf], f.num_entries0[at_leaf]
     want = _pair_keys(cut_public.entry_hash[lo + pairs.entry0], cut_public.entry_hash[lo + n0 + pairs.entry1])
-    have = _pair_keys(cut_history.leaf_key[:, 0, 0], cut_history.leaf_key[:, 1, 0])
-    w = chance_reach(cut_history.tree)[cut_history.leaf_node]
-    order = np.argsort(have, kind="stable")
-    groups, first = np.unique(have[order], return_index=True)
-    w, rows = w[order], leaf_values.rows()[order]
-    weight = np.add.reduceat(w, first)
-    k0, k1 = leaf_values.values.shape[1:]
-    summed = np.empty((first.size, k0, k1))
-    for c0 in range(k0):  # a cell at a time: one leaf-long array at once, not K x K of them
-        for c1 in range(k1):
-            summed[:, c0, c1] = np.add.reduceat(w * leaf_values.values[rows, c0, c1], first)
+    groups = known.keys
     at = np.searchsorted(groups, want)
     found = (at < groups.size) & (groups[np.minimum(at, groups.size - 1)] == want)
     if not found.all():
         raise ValueError(f"{int((~found).sum()):,} pairs of entries at the public leaves have no history "
                          "leaf with their observation hashes")
-    if not np.allclose(weight[at], pairs.weight, rtol=WEIGHT_RTOL, atol=0.0):
+    if not np.allclose(known.weight[at], pairs.weight, rtol=WEIGHT_RTOL, atol=0.0):
         raise ValueError("the history and public trees weigh a pair of entries at a leaf differently")
     if groups.size != want.size:
         raise ValueError(f"{groups.size - want.size:,} pairs of history leaves are at no public leaf")
-    return pairs, (summed[at] / weight[at, None, None]).reshape(-1, k0, k1)
+    return pairs, known.values[at]
 
 
 class PublicDepthLimitedGame(CutGame):
@@ -172,7 +202,8 @@ def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=Non
                               progress=None) -> PublicDepthLimitedGame:
     """The public tree of the Coup game of ``rules`` (cut after ``rules.turn_limit`` turns) with
     ``leaf_values`` (per leaf of ``cut_history``, :func:`coupsolve.build_coup_tree` of ``rules`` with
-    ``leaves=True``) at its leaves.
+    ``leaves=True``) at its leaves. ``cut_history`` may instead be its :func:`history_pairs`, so that
+    the history tree can be let go before the public tree is built.
 
     ``cut_public``: the cut game's public tree built by stepping every history, when already built.
     """
@@ -180,8 +211,10 @@ def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=Non
 
     if rules.players != 2:
         raise ValueError("depth-limited solving is for two players")
-    if cut_history.rules != rules or cut_history.leaf_node is None:
+    if cut_history.rules != rules:
         raise ValueError("cut_history must be build_coup_tree(rules, leaves=True) of these rules")
+    if not isinstance(cut_history, HistoryPairs):
+        cut_history = history_pairs(cut_history, leaf_values)
     if cut_public is None:
         cut_public = build_public_tree(rules, progress=progress)
     if cut_public.rules != rules:
