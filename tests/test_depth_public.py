@@ -113,6 +113,16 @@ def test_values_per_state_join_as_values_per_leaf(games):
     a = public_leaf_values(public.cut, public.leaves, cut, packed)[1]
     b = public_leaf_values(public.cut, public.leaves, cut, lv._replace(values=rows[row_of]))[1]
     assert np.allclose(a, b, rtol=1e-12, atol=1e-15)
+    # summed by pair first (so the history tree can be let go), then joined: the same values
+    from coupsolve.depth.public import history_pairs
+
+    summed = history_pairs(cut, packed)
+    assert summed.keys.size == public.choices.pairs.leaf.size
+    assert np.array_equal(public_leaf_values(public.cut, public.leaves, summed)[1], a)
+    again = public_depth_limited_game(CUT, lv, history_pairs(cut, lv), cut_public=public.cut)
+    assert np.array_equal(again.choices.pairs.weight, public.choices.pairs.weight)
+    assert again.tree.num_nodes == public.tree.num_nodes
+    assert np.array_equal(again.tree.flat.matrix_data, public.tree.flat.matrix_data)
 
 
 def test_refusals(games):

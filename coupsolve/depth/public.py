@@ -55,15 +55,13 @@ def _pair_keys(h0, h1):
 class HistoryPairs(NamedTuple):
     """The leaves of a cut game's history tree, summed by pair of first observation hashes
     (:func:`history_pairs`): ``keys`` sorted (:func:`_pair_keys`), each pair's chance ``weight`` and
-    player 0's chance-weighted mean ``values`` ``(pairs, K0, K1)``; ``rules`` and ``leaves`` (how many
-    histories) of the tree they came from. Small beside the tree, so the tree can be let go before
-    the public tree is built."""
+    player 0's chance-weighted mean ``values`` ``(pairs, K0, K1)``; the ``rules`` of the tree they
+    came from. Small beside the tree, so the tree can be let go before the public tree is built."""
 
     rules: object
     keys: np.ndarray
     weight: np.ndarray
     values: np.ndarray
-    leaves: int
 
 
 def history_pairs(cut_history, leaf_values) -> HistoryPairs:
@@ -87,7 +85,7 @@ def history_pairs(cut_history, leaf_values) -> HistoryPairs:
     for c0 in range(k0):  # a cell at a time: one leaf-long array at once, not K x K of them
         for c1 in range(k1):
             values[:, c0, c1] = np.add.reduceat(w * leaf_values.values[rows, c0, c1], first) / weight
-    return HistoryPairs(cut_history.rules, keys, weight, values, len(w))
+    return HistoryPairs(cut_history.rules, keys, weight, values)
 
 
 def public_leaf_values(cut_public, leaves, cut_history, leaf_values=None):
