@@ -84,12 +84,17 @@ def _exact_play(P, W, n, state_size, max_moves, states, hashes, keys, first, str
 KERNELS = {"features": (_features_rows, _features_play), "exact": (_exact_rows, _exact_play)}
 
 
+def _kernels(abstraction):
+    """The kernels of ``abstraction``'s game: the features game's, or the exact keys' for any other."""
+    return KERNELS["features" if abstraction == "features" else "exact"]
+
+
 def rollouts_compiled(abstraction: str) -> bool:
     """Whether the rollout kernel for ``abstraction`` is compiled (else the first use compiles it,
     for about a minute)."""
     from coupsolve.engine.jit import kernel_ready
 
-    return all(kernel_ready(k) for k in KERNELS["features" if abstraction == "features" else "exact"])
+    return all(kernel_ready(k) for k in _kernels(abstraction))
 
 
 def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, seed: int = 0,
@@ -149,7 +154,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
              table["average"], warm > 0, int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
             for t, control in enumerate(controls)]
     report = None if progress is None else (lambda: progress(sum(int(c[1]) for c in controls)))
-    play = KERNELS[abstraction if abstraction == "features" else "exact"][1]
+    play = _kernels(abstraction)[1]
     statuses = run_together(lambda *a: call_kernel(play, *a), jobs, controls, report)
     if STOPPED in statuses:
         raise KeyboardInterrupt
@@ -170,7 +175,7 @@ def _leaf_rows(cut, game, abstraction, k, say):
     leaf_of = np.full(tree.num_nodes, -1, np.int64)
     leaf_of[cut.leaf_node] = np.arange(L)
     row_of = np.full(L, -1, np.int64)
-    find = KERNELS[abstraction if abstraction == "features" else "exact"][0]
+    find = _kernels(abstraction)[0]
     n, size = game.num_players, game.state_size
 
     def walk(rows):
