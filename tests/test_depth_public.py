@@ -162,3 +162,35 @@ def test_the_analysis_on_the_public_game_is_the_history_games(games):
     for p in (0, 1):
         assert public.leaf_choice(b)[p] == pytest.approx(history.leaf_choice(a)[p], abs=1e-12)
     assert public.coup_tree.infoset_hash.size == public.tree.num_infosets
+
+
+def test_build_lets_the_history_tree_go_before_the_public_tree(games, monkeypatch):
+    """Even when a reference cycle still holds it (as the frames of a first run's compilation do), the
+    history tree is freed before the public tree is built, so the two never share the memory."""
+    import gc
+    import weakref
+
+    from coupsolve.depth import build as build_mod
+
+    cut, _, public, _ = games
+    seen = {}
+
+    def fake_leaf_values(tree, *args, **kwargs):
+        seen["tree"] = weakref.ref(tree)
+        cycle = {"tree": tree}
+        cycle["self"] = cycle  # only the cyclic garbage collector frees this
+        return public.leaf_values._replace(leaves=tree.leaf_node.copy())
+
+    def fake_public_game(rules, values, pairs):
+        seen["alive"] = seen["tree"]() is not None
+        return "public game"
+
+    monkeypatch.setattr(build_mod, "open_blueprint", lambda source, rules: ("solved", rules))
+    monkeypatch.setattr(build_mod, "leaf_values", fake_leaf_values)
+    monkeypatch.setattr("coupsolve.depth.public.public_depth_limited_game", fake_public_game)
+    gc.disable()  # else a collection at any moment might free it without build's help
+    try:
+        assert build_mod.build(CUT, "blueprint.npz", 4, representation="public") == "public game"
+    finally:
+        gc.enable()
+    assert seen["alive"] is False

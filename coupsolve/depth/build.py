@@ -11,6 +11,7 @@ rollouts and their seed), so :func:`rebuild` makes the very same tree again, or 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 
@@ -122,7 +123,8 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     from coupsolve.depth.public import history_pairs, public_depth_limited_game
 
     pairs = history_pairs(cut, values)
-    del cut  # the history tree is let go before the public tree is built
+    del cut  # the history tree is let go before the public tree is built ...
+    gc.collect()  # ... now: frames kept by a reference cycle (a first run's compilation) still hold it
     say(f"building the public tree of {rules} (stepping every history) and joining its leaves ...")
     return public_depth_limited_game(rules, values, pairs)
 
