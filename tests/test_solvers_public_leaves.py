@@ -12,7 +12,7 @@ import solvers
 from solvers import GameTree, PublicTree, TERMINAL
 from solvers.history.best_response import best_response
 from solvers.trees.derive import derive, openspiel_labels
-from solvers.trees.leaves import graft_leaf_choices, graft_public_leaf_choices, public_leaf_pairs
+from solvers.trees.leaves import graft_leaf_choices, graft_public_leaf_choices, public_leaf_pairs, with_leaf_weights
 from test_solvers_public import assert_same_iterates
 
 FIELDS = ("node_kind", "node_player", "node_infoset", "child_start", "num_children", "chance_prob",
@@ -28,17 +28,24 @@ def game(request):
     return tree, labels, pub, loc
 
 
-def both_grafts(game, seed, k0, k1):
-    """The same depth-limited game on both trees: leaves at about half the terminal public nodes."""
+def cut_public(game, rng):
+    """``(public, leaves, at_leaf)``: the public tree with leaves at about half its terminal public
+    nodes, their matrices holding chance weights, and which histories end at them."""
     tree, labels, pub, loc = game
-    rng = np.random.default_rng(seed)
     ends = np.unique(pub[tree.node_kind == TERMINAL])
     leaves = np.sort(rng.choice(ends, size=max(1, ends.size // 2), replace=False))
     at_leaf = np.isin(pub, leaves) & (tree.node_kind == TERMINAL)
     payoff = np.where(at_leaf, 1.0, tree.payoff)  # the leaves' matrices then hold chance weights
     weighted = GameTree(**{f: getattr(tree, f) for f in FIELDS}, payoff=payoff, game_id="w",
                         infoset_keys=tree.infoset_key)
-    public = PublicTree.from_game_tree(weighted, labels)
+    return PublicTree.from_game_tree(weighted, labels), leaves, at_leaf
+
+
+def both_grafts(game, seed, k0, k1):
+    """The same depth-limited game on both trees: leaves at about half the terminal public nodes."""
+    tree, labels, pub, loc = game
+    rng = np.random.default_rng(seed)
+    public, leaves, at_leaf = cut_public(game, rng)
     pairs = public_leaf_pairs(public, leaves)
     values = rng.normal(size=(pairs.leaf.size, k0, k1))
     grafted, choices = graft_public_leaf_choices(public, leaves, values)
@@ -61,6 +68,21 @@ def test_the_public_graft_is_the_history_graft(game, seed, k0, k1, algorithm):
     assert public.num_infosets == history.num_infosets
     assert public.num_actions == history.num_actions
     assert_same_iterates(history, public, algorithm, "alternating", 6)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), k0=st.integers(1, 3), k1=st.integers(1, 3))
+def test_the_leaf_weights_are_the_graft_of_unit_values(game, seed, k0, k1):
+    rng = np.random.default_rng(seed)
+    public, leaves, _ = cut_public(game, rng)
+    p = public_leaf_pairs(public, leaves).leaf.size
+    grafted, choices = graft_public_leaf_choices(public, leaves, rng.normal(size=(p, k0, k1)))
+    ones = graft_public_leaf_choices(public, leaves, np.ones((p, k0, k1)))[0]
+    weights = with_leaf_weights(grafted, choices)
+    for name, a in ones.flat._asdict().items():
+        assert np.array_equal(getattr(weights.flat, name), a), name
+    assert not np.array_equal(weights.flat.matrix_data, grafted.flat.matrix_data)
+    assert weights.flat.entry_parent is grafted.flat.entry_parent  # shared, not copied
 
 
 def test_its_solution_is_the_history_solution(game):

@@ -24,7 +24,7 @@ import numpy as np
 
 from solvers.kinds import TERMINAL
 from solvers.trees.derive import chance_reach, parents, within
-from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs
+from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs, with_leaf_weights
 
 from coupsolve.depth.game import CutGame
 
@@ -162,12 +162,11 @@ class PublicDepthLimitedGame(CutGame):
         return out
 
 
-def _analysable(cut, tree, choices, leaves, k):
+def _analysable(cut, tree, choices, leaves):
     """The grafted ``tree`` as a :class:`CoupPublicTree` for the analysis: the cut's extras carried to
     the renumbered nodes, each continuation choice keyed by its leaf entry's hash with no context, and
-    the same graft with unit values as the chance weights."""
-    from solvers.trees.leaves import graft_public_leaf_choices as graft
-
+    the grafted tree with its leaves' chance weights as the chance weights
+    (:func:`~solvers.trees.leaves.public.with_leaf_weights`)."""
     f, g = cut.tree.flat, tree.flat
     sizes = np.diff(f.entry_start).astype(np.int64)
     old = np.repeat(np.arange(sizes.size), sizes)
@@ -190,8 +189,7 @@ def _analysable(cut, tree, choices, leaves, k):
                                 cut.entry_hash[np.repeat(lo + n0, n1) + within(n1)]])
     m = tree.num_infosets - choices.base_infosets
     context = np.concatenate([cut.infoset_context, np.zeros(m, cut.infoset_context.dtype)])
-    ones = np.ones((choices.pairs.leaf.size, k, k))
-    weights = graft(cut.tree, leaves, ones)[0]
+    weights = with_leaf_weights(tree, choices)
     return cut._replace(tree=tree, infoset_hash=iset_hash, infoset_context=context, entry_hand=hand,
                         entry_hash=hashes, weights=weights)
 
@@ -222,7 +220,7 @@ def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=Non
     k = len(leaf_values.continuations)
     tree, choices = graft_public_leaf_choices(cut_public.tree, leaves, values,
                                               game_id=f"{rules.game_string()}+leaves({k})")
-    return PublicDepthLimitedGame(tree, _analysable(cut_public, tree, choices, leaves, k), cut_public,
+    return PublicDepthLimitedGame(tree, _analysable(cut_public, tree, choices, leaves), cut_public,
                                   leaves, choices, leaf_values)
 
 

@@ -25,7 +25,8 @@ so a policy's first ``base_actions`` entries are the cut game's.
 """
 
 from solvers.trees.leaves.history import LeafChoices, graft_leaf_choices
-from solvers.trees.leaves.public import LeafPairs, PublicLeafChoices, graft_public_leaf_choices, public_leaf_pairs
+from solvers.trees.leaves.public import (LeafPairs, PublicLeafChoices, graft_public_leaf_choices, public_leaf_pairs,
+                                        with_leaf_weights)
 
 __all__ = ["LeafChoices", "LeafPairs", "PublicLeafChoices", "graft_leaf_choices", "graft_public_leaf_choices",
-           "public_leaf_pairs"]
+           "public_leaf_pairs", "with_leaf_weights"]

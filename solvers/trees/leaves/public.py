@@ -29,7 +29,7 @@ from solvers.memory import check_fits
 from solvers.trees.matrices import dense_matrix
 from solvers.trees.publictree import PublicTree, estimate_public_tree_bytes
 
-__all__ = ["LeafPairs", "PublicLeafChoices", "graft_public_leaf_choices", "public_leaf_pairs"]
+__all__ = ["LeafPairs", "PublicLeafChoices", "graft_public_leaf_choices", "public_leaf_pairs", "with_leaf_weights"]
 
 
 class LeafPairs(NamedTuple):
@@ -205,6 +205,28 @@ def graft_public_leaf_choices(tree, leaves, values, *, game_id=None):
                          **entries, **matrices, **infosets)
     return grafted, PublicLeafChoices(base, tree.num_actions, (m0, m1), (k0, k1), first0, first1,
                                       new_of_old[leaves], new_of_old, pairs)
+
+
+def with_leaf_weights(grafted, choices):
+    """``grafted`` (:func:`graft_public_leaf_choices`' tree) with each leaf's cells holding its pair's
+    chance weight instead of weight times value: the chance weights of the depth-limited game, what
+    reach and belief computations need. The graft with every value 1 is this tree; here every array
+    but ``matrix_data`` is ``grafted``'s own, so it costs one array of cells, not a second tree."""
+    g, pairs = grafted.flat, choices.pairs
+    k0, k1 = choices.num_continuations
+    m = choices.leaf_decision.size
+    first = g.matrix_start[g.matrix_start.size - 1 - m]  # the leaves' matrices come last, in order
+    bounds = np.searchsorted(pairs.leaf, np.arange(m + 1))
+    data = np.empty(g.matrix_data.size, np.float64)
+    data[:first] = g.matrix_data[:first]
+    for i in range(m):  # the cells in the order the graft stores them, which the values do not change
+        lo, hi = bounds[i], bounds[i + 1]
+        d = _leaf_matrix((pairs.entry0[lo:hi], pairs.entry1[lo:hi], pairs.weight[lo:hi]),
+                         np.ones((hi - lo, k0, k1)), k0, k1, 0, 0)[2]
+        at = int(g.matrix_start[g.matrix_start.size - 1 - m + i])
+        data[at:at + d.size] = d
+    arrays = {**g._asdict(), "matrix_data": data}
+    return PublicTree(grafted.game_id, infoset_actions=grafted.infoset_actions, keys=grafted.infoset_key, **arrays)
 
 
 def _nodes(f, leaves, new_of_old, new_a, new_b, parent, n):
