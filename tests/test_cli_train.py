@@ -2,6 +2,7 @@
 
 import io
 import json
+import shlex
 
 import numpy as np
 import pytest
@@ -42,6 +43,8 @@ def test_train_writes_a_strategy_that_analyse_and_play_read(capsys, tmp_path, mo
     assert report["sampling"] == "external" and report["abstraction"] == "exact"
     meta, arrays = _npz.load(path, _KIND)
     assert meta["rules"]["setup"] == "selection" and meta["seed"] == 5 and meta["trained"]
+    assert meta["command"] == shlex.join(["coupsolve", *TINY, "--iterations", "300", "--out", str(path),
+                                          "--games", "200", "--seed", "5", "--json"])  # how to make it again
     assert meta["abstraction"] == "exact" and meta["sampling"] == "external"
     assert arrays["key"].shape[0] == meta["infosets"] > 0 and 0.0 <= meta["seconds"] < 60.0
     # analyse with the same games and seed prints the same table as train did (train's table: its seed)

@@ -60,7 +60,9 @@ def main(argv=None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     started()  # a Ctrl-C is a KeyboardInterrupt again, caught below
     try:  # the commands import what they use (numba, the solvers) when they run: a Ctrl-C there too
+        argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser().parse_args(argv)
+        args.argv = argv  # what was typed, for the files that record their command
         return args.func(args)
     except (CliError, ValueError, MemoryError) as e:  # ValueError: PlanError, StrategyError, ...
         print(f"coupsolve: error: {e}", file=sys.stderr)

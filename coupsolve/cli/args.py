@@ -27,6 +27,8 @@ DEFAULT_MAX_ITERATIONS = 20_000
 DEFAULT_CHECKPOINT_EVERY = 500
 #: Self-play games behind the bluff table of a sampled strategy (train, analyse).
 DEFAULT_GAMES = 1000
+SHIPPED_HELP = ("a strategy file written by solve --out or train --out (default: blueprint, the full-length "
+                "two-player blueprint that comes with coupsolve)")
 
 
 class CliError(Exception):
@@ -60,6 +62,13 @@ def rule_item(item):
                        f"{V.MAX_DIGITS} digits")
     return name, (True if low == "true" else False if low == "false"
                   else int(low) if re.fullmatch(r"-?[0-9]+", low) else value.strip())
+
+
+def command_line(args) -> str:
+    """The command that was typed, as one shell line (``coupsolve train ...``), for a file to record."""
+    import shlex
+
+    return shlex.join(["coupsolve", *getattr(args, "argv", [])])
 
 
 def rules_of(args):
@@ -367,14 +376,14 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     p = sub_parser("info", "tree size and memory of a preset, without building it")
     _add_rules_args(p)
     p = sub_parser("play", "play against a saved strategy in the terminal")
-    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("strategy", nargs="?", default="blueprint", help=SHIPPED_HELP)
     p.add_argument("--seat", type=V.whole_number(0, 5), default=0,
                    help="your seat, 0 (moves first) to the players less one; every other seat plays the "
                         "strategy")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the deals and the bots' moves")
     p = sub_parser("match", "play a saved strategy head to head against the bots or another strategy "
                             "file, with 95% intervals (duplicate deals, variance-reduced)")
-    p.add_argument("strategy", help="a strategy file written by solve --out or train --out")
+    p.add_argument("strategy", nargs="?", default="blueprint", help=SHIPPED_HELP)
     p.add_argument("--against", action="append", metavar="OPPONENT",
                    help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
                         "rules; every other seat plays it; repeat for several (default: honest, random)")

@@ -11,9 +11,10 @@ def add_leaves_args(p):
     p.add_argument("--leaves", metavar="BLUEPRINT.npz",
                    help="a depth-limited solve: at the turn limit each player chooses a continuation of "
                         "this blueprint for the rest of the game (a train strategy of the same rules, "
-                        "valued by rollouts, or a solve of a longer turn limit, valued exactly) instead "
-                        "of the --limit-payoff (history tree; --representation public for the public tree, "
-                        "the same game in fewer nodes)")
+                        "valued by rollouts, or a solve of a longer turn limit, valued exactly; "
+                        "'blueprint': the full-length one that comes with coupsolve) instead of the --limit-payoff "
+                        "(history tree; --representation public for the public tree, the same game in fewer "
+                        "nodes)")
     p.add_argument("--continuations", type=V.whole_number(1, 4), default=4, metavar="K",
                    help="with --leaves: continuations each player chooses among (the blueprint, bluffing "
                         "more, challenging more, challenging less: the first K)")

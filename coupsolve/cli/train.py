@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from coupsolve.cli.args import CliError, rules_of
+from coupsolve.cli.args import CliError, command_line, rules_of
 from coupsolve.cli.checks import check_outputs, save_output
 from coupsolve.cli.solve import printer
 
@@ -97,7 +97,8 @@ def cmd_train(args) -> int:
           f"{solver.num_infosets:,} information sets", file=human)
     if args.out:
         meta = save_output("--out", args.out, lambda path: save_trained(
-            solver, path, rules, args.abstraction, args.sampling, interrupted, args.field))
+            solver, path, rules, args.abstraction, args.sampling, interrupted, args.field,
+            command=command_line(args)))
         print(f"strategy saved to {args.out}", file=human)
     else:
         meta = {"game_id": game.game_id, "regret": solver.regret, "average": solver.average,

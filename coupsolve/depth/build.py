@@ -17,6 +17,7 @@ import os
 
 from coupsolve.depth.game import depth_limited_game
 from coupsolve.plan.options import silent
+from coupsolve.strategy.shipped import resolve
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
@@ -51,6 +52,7 @@ def open_blueprint(source, cut_rules):
     """The blueprint file ``source`` checked against the cut game's rules, before anything is built:
     ``("trained", (rules, solver, meta))`` or ``("solved", rules)``; a one-line
     :class:`StrategyError` naming the option if it cannot be used."""
+    source = resolve(source)
     if not os.path.isfile(source):
         raise StrategyError(f"--leaves {source}: {'not a regular file' if os.path.exists(source) else 'no such file'}")
     if is_trained(source):
@@ -114,6 +116,7 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
         raise ValueError("--leaves: depth-limited solving is for two players")
     if representation not in REPRESENTATIONS:
         raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    source = resolve(source)
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
@@ -134,7 +137,7 @@ def record(result, game, source, rollouts, seed):
     :func:`rebuild` (``estimated``: by rollouts, with the largest standard error of a leaf value)."""
     from solvers import PublicTree
 
-    values = game.leaf_values
+    values, source = game.leaf_values, resolve(source)
     worst = None if values.stderr is None else float(values.stderr.max(initial=0.0))
     result.options = {**result.options, LEAVES: {
         "blueprint": os.path.abspath(source), "sha256": _digest(source),

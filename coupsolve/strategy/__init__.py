@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from coupsolve.plan.options import silent
+from coupsolve.strategy.shipped import resolve
 from coupsolve.strategy.kept import analyse_and_keep, analyse_sampled, rebuild_pieces, stored_analysis
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result, record, resume_iterations
 from coupsolve.strategy.trained import describe, is_trained, load_trained, save_trained
@@ -130,7 +131,7 @@ def load(path, say=silent) -> Strategy:
     StrategyError
         Naming the file and why it cannot be used.
     """
-    path = str(path)
+    path = resolve(path)  # a shipped strategy's name, or a path
     if is_trained(path):
         rules, solver, meta = load_trained(path)
         return Strategy(path, rules, "trained", solver=solver, meta=meta)

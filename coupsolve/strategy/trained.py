@@ -148,9 +148,10 @@ def check_key(path, meta):
                             f"features key, this version keys by version {key_version()}; train it again")
 
 
-def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, field=None):
+def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, field=None, command=None):
     """Write ``solver`` to ``path`` as a strategy file (module docstring); returns its metadata as read
-    back."""
+    back. ``command``: the command line that trained it, kept in the metadata (``command``) so the file
+    says how to make it again."""
     from solvers import npz
 
     solver.save(path)
@@ -159,6 +160,8 @@ def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, 
                  "abstraction": abstraction, "sampling": sampling, "interrupted": bool(interrupted),
                  "infosets": solver.num_infosets, "field": dict(field or {}),
                  "warm_start": float(solver.game.warm_start)})
+    if command is not None:
+        meta["command"] = str(command)
     npz.save(path, kind(), meta, arrays)
     return npz.load(path, kind())[0]
 

@@ -1,0 +1,33 @@
+"""The strategies that come with the package, named instead of given by path.
+
+``blueprint`` is a full-length two-player blueprint of the card-selection setup (a ``coupsolve train``
+file; the command that trained it is in its metadata, ``command``), so that ``coupsolve play``,
+``match`` and ``serve``, and the leaves of a depth-limited solve (``solve --leaves blueprint``), work on a
+fresh install without a training run. A path that exists always wins over a name.
+
+It is a heuristic strategy, not an equilibrium: ``examples/report/strength.md`` gives its strength
+against the bots and the local best response's bound on its exploitability.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+
+__all__ = ["SHIPPED", "resolve", "shipped_path"]
+
+#: Name -> file under this package's ``data`` folder.
+SHIPPED = {"blueprint": "blueprint_2p.npz"}
+
+
+def shipped_path(name: str = "blueprint") -> str:
+    """The path of the shipped strategy ``name`` (one of :data:`SHIPPED`)."""
+    if name not in SHIPPED:
+        raise KeyError(f"no shipped strategy {name!r}: there is {', '.join(SHIPPED)}")
+    return str(resources.files("coupsolve.strategy") / "data" / SHIPPED[name])
+
+
+def resolve(source) -> str:
+    """``source`` itself when it is a path that exists or not a shipped name; else the shipped file."""
+    source = str(source)
+    return shipped_path(source) if source in SHIPPED and not os.path.exists(source) else source

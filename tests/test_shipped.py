@@ -1,0 +1,52 @@
+"""The strategy that comes with the package: the full-length blueprint, by name, in every command."""
+
+import fnmatch
+import io
+import os
+import tomllib
+
+import pytest
+
+from coupsolve.cli import main
+from coupsolve.strategy import StrategyError, load
+from coupsolve.strategy.shipped import SHIPPED, resolve, shipped_path
+
+pytestmark = pytest.mark.xdist_group("sampling")  # the sampling kernels compiled once, on one worker
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_the_blueprint_is_a_full_length_two_player_training_that_says_how_it_was_made():
+    s = load("blueprint")
+    assert s.kind == "trained" and s.path == shipped_path("blueprint")
+    assert s.rules.players == 2 and s.rules.setup == "selection" and s.rules.turn_limit == 100
+    assert s.meta["command"].startswith("coupsolve train --players 2 ") and str(s.meta["seed"]) in s.meta["command"]
+    assert s.meta["iterations"] > 0 and not s.meta["interrupted"]
+
+
+def test_a_path_wins_over_a_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resolve("blueprint") == shipped_path("blueprint") and resolve("other.npz") == "other.npz"
+    (tmp_path / "blueprint").write_bytes(b"not a strategy")
+    assert resolve("blueprint") == "blueprint"
+    with pytest.raises(StrategyError, match="blueprint"):
+        load("blueprint")
+    with pytest.raises(KeyError, match="no shipped strategy"):
+        shipped_path("nonsense")
+
+
+def test_every_shipped_file_is_package_data():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        patterns = tomllib.load(f)["tool"]["setuptools"]["package-data"]["coupsolve.strategy"]
+    for name in SHIPPED.values():
+        assert os.path.isfile(os.path.join(ROOT, "coupsolve", "strategy", "data", name))
+        assert any(fnmatch.fnmatch(f"data/{name}", p) for p in patterns), name
+
+
+def test_match_and_play_take_the_blueprint_when_given_no_file(capsys, monkeypatch):
+    assert main(["match", "--against", "random", "--games", "8", "--pilot", "0", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("blueprint (1,") and "against RandomBot" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n" * 400))
+    assert main(["play", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert any(w in out for w in ("You win.", "You lose.", "A draw"))
