@@ -164,3 +164,15 @@ def test_openmp_threads_wait_asleep_unless_the_user_says(env, policy):
                                                   ("hs-dcfr", False), ("mmd", False)])
 def test_the_plan_counts_the_prediction_of_every_predictive_algorithm(algorithm, predictive):
     assert Options(algorithm=algorithm).predictive is predictive
+
+
+def test_progress_lines_say_the_total_only_when_known(monkeypatch):
+    from coupsolve.plan import options
+
+    clock = iter(range(0, 1000, 10))  # ten seconds between calls: nothing held back
+    monkeypatch.setattr(options.time, "perf_counter", lambda: next(clock))
+    progress_lines, said = options.progress_lines, []
+    progress_lines(said.append)("count", 1234567, None)
+    assert said == ["  count: 1,234,567"]
+    progress_lines(said.append)("fill", 5, 10)
+    assert said[-1] == "  fill: 5 of 10"

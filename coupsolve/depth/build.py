@@ -16,7 +16,7 @@ import hashlib
 import os
 
 from coupsolve.depth.game import depth_limited_game
-from coupsolve.plan.options import silent
+from coupsolve.plan.options import progress_lines, silent
 from coupsolve.strategy.shipped import resolve
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
@@ -129,7 +129,7 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     del cut  # the history tree is let go before the public tree is built ...
     gc.collect()  # ... now: frames kept by a reference cycle (a first run's compilation) still hold it
     say(f"building the public tree of {rules} (stepping every history) and joining its leaves ...")
-    return public_depth_limited_game(rules, values, pairs)
+    return public_depth_limited_game(rules, values, pairs, progress=progress_lines(say))
 
 
 def record(result, game, source, rollouts, seed):

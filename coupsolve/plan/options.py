@@ -157,8 +157,10 @@ def every(seconds, report):
 
 
 def progress_lines(say):
-    """A ``progress(stage, done, total)`` that says ``  stage: done of total`` at most every 5 s."""
-    return every(5.0, lambda stage, done, total: say(f"  {stage}: {done:,} of {total:,}"))
+    """A ``progress(stage, done, total)`` that says ``  stage: done of total`` at most every 5 s (``done``
+    alone while the total is not known, as in a count)."""
+    return every(5.0, lambda stage, done, total: say(f"  {stage}: {done:,}" + ("" if total is None else
+                                                                              f" of {total:,}")))
 
 
 def silent(line) -> None:
