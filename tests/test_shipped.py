@@ -50,3 +50,12 @@ def test_match_and_play_take_the_blueprint_when_given_no_file(capsys, monkeypatc
     assert main(["play", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert any(w in out for w in ("You win.", "You lose.", "A draw"))
+
+
+def test_the_web_page_serves_the_blueprint_by_default():
+    from coupsolve.cli import build_parser
+    from coupsolve.web.strategy import load_served
+
+    assert build_parser().parse_args(["serve"]).strategies == ["blueprint"]
+    served = load_served("blueprint")
+    assert served.name == "blueprint" and served.rules.turn_limit == 100 and served.what.startswith("trained")

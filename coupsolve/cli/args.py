@@ -402,9 +402,10 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=V.seed, default=0, help="seed of every random choice")
     p = sub_parser("serve", "play and explore in the browser: a local web page with a table against the "
                             "bots and the strategies, a coach and a strategy explorer")
-    p.add_argument("strategies", nargs="*", metavar="STRATEGY.npz",
+    p.add_argument("strategies", nargs="*", metavar="STRATEGY.npz", default=["blueprint"],
                    help="strategy files written by solve --out or train --out, to play against, be "
-                        "coached by and explore (default: none; the honest and random bots are always there)")
+                        "coached by and explore (default: blueprint, the full-length two-player blueprint "
+                        "that comes with coupsolve; the honest and random bots are always there)")
     p.add_argument("--port", type=V.whole_number(0, 65535), default=8000,
                    help="the port to serve on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
