@@ -181,7 +181,7 @@ def test_build_lets_the_history_tree_go_before_the_public_tree(games, monkeypatc
         cycle["self"] = cycle  # only the cyclic garbage collector frees this
         return public.leaf_values._replace(leaves=tree.leaf_node.copy())
 
-    def fake_public_game(rules, values, pairs):
+    def fake_public_game(rules, values, pairs, **kwargs):
         seen["alive"] = seen["tree"]() is not None
         return "public game"
 
