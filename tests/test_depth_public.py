@@ -181,16 +181,17 @@ def test_build_lets_the_history_tree_go_before_the_public_tree(games, monkeypatc
         cycle["self"] = cycle  # only the cyclic garbage collector frees this
         return public.leaf_values._replace(leaves=tree.leaf_node.copy())
 
-    def fake_public_game(rules, values, pairs, **kwargs):
+    def fake_join(rules, values, pairs, **kwargs):
         seen["alive"] = seen["tree"]() is not None
-        return "public game"
+        return "joined"
 
     monkeypatch.setattr(build_mod, "open_blueprint", lambda source, rules: ("solved", rules))
     monkeypatch.setattr(build_mod, "leaf_values", fake_leaf_values)
-    monkeypatch.setattr("coupsolve.depth.public.public_depth_limited_game", fake_public_game)
+    monkeypatch.setattr("coupsolve.depth.public.join_leaves", fake_join)
+    monkeypatch.setattr("coupsolve.depth.public.public_depth_limited_game", lambda rules, values, joined: joined)
     gc.disable()  # else a collection at any moment might free it without build's help
     try:
-        assert build_mod.build(CUT, "blueprint.npz", 4, representation="public") == "public game"
+        assert build_mod.build(CUT, "blueprint.npz", 4, representation="public") == "joined"
     finally:
         gc.enable()
     assert seen["alive"] is False

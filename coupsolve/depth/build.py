@@ -123,13 +123,15 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads)
     if representation == "history":
         return depth_limited_game(rules, values, cut=cut)
-    from coupsolve.depth.public import history_pairs, public_depth_limited_game
+    from coupsolve.depth.public import history_pairs, join_leaves, public_depth_limited_game
 
     pairs = history_pairs(cut, values)
     del cut  # the history tree is let go before the public tree is built ...
     gc.collect()  # ... now: frames kept by a reference cycle (a first run's compilation) still hold it
     say(f"building the public tree of {rules} (stepping every history) and joining its leaves ...")
-    return public_depth_limited_game(rules, values, pairs, progress=progress_lines(say))
+    joined = join_leaves(rules, values, pairs, progress=progress_lines(say))
+    del pairs  # and the pairs before the graft
+    return public_depth_limited_game(rules, values, joined)
 
 
 def record(result, game, source, rollouts, seed):

@@ -28,8 +28,8 @@ from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs, w
 
 from coupsolve.depth.game import CutGame
 
-__all__ = ["HistoryPairs", "PublicDepthLimitedGame", "history_order", "history_pairs",
-           "public_depth_limited_game", "public_leaves", "public_leaf_values"]
+__all__ = ["HistoryPairs", "JoinedLeaves", "PublicDepthLimitedGame", "history_order", "history_pairs",
+           "join_leaves", "public_depth_limited_game", "public_leaves", "public_leaf_values"]
 
 #: Relative tolerance of the check that the two trees weigh each pair of entries alike.
 WEIGHT_RTOL = 1e-9
@@ -110,18 +110,32 @@ def public_leaf_values(cut_public, leaves, cut_history, leaf_values=None):
     pairs = public_leaf_pairs(cut_public.tree, leaves)
     at_leaf = np.asarray(leaves)[pairs.leaf]
     lo, n0 = f.entry_start[at_leaf], f.num_entries0[at_leaf]
-    want = _pair_keys(cut_public.entry_hash[lo + pairs.entry0], cut_public.entry_hash[lo + n0 + pairs.entry1])
-    groups = known.keys
+    h0, h1 = cut_public.entry_hash[lo + pairs.entry0], cut_public.entry_hash[lo + n0 + pairs.entry1]
+    del at_leaf, lo, n0
+    order = np.lexsort((h1, h0))  # the pairs sorted as the history pairs are: then one to one, in order
+    keys = known.keys
+    if keys.size != order.size or not (np.array_equal(keys["a"], h0[order]) and np.array_equal(keys["b"], h1[order])):
+        _mismatch(keys, _pair_keys(h0, h1))
+    del h0, h1
+    at = np.empty(order.size, np.int64)
+    at[order] = np.arange(order.size)
+    del order
+    if not np.allclose(known.weight[at], pairs.weight, rtol=WEIGHT_RTOL, atol=0.0):
+        raise ValueError("the history and public trees weigh a pair of entries at a leaf differently")
+    return pairs, known.values[at]
+
+
+def _mismatch(groups, want):
+    """Raise the ``ValueError`` that says how the public leaves' pairs (``want``) and the history
+    pairs (``groups``, sorted) differ."""
     at = np.searchsorted(groups, want)
-    found = (at < groups.size) & (groups[np.minimum(at, groups.size - 1)] == want)
+    found = (at < groups.size) & (groups[np.minimum(at, max(groups.size - 1, 0))] == want)
     if not found.all():
         raise ValueError(f"{int((~found).sum()):,} pairs of entries at the public leaves have no history "
                          "leaf with their observation hashes")
-    if not np.allclose(known.weight[at], pairs.weight, rtol=WEIGHT_RTOL, atol=0.0):
-        raise ValueError("the history and public trees weigh a pair of entries at a leaf differently")
     if groups.size != want.size:
         raise ValueError(f"{groups.size - want.size:,} pairs of history leaves are at no public leaf")
-    return pairs, known.values[at]
+    raise ValueError("two pairs of entries at the public leaves have the same observation hashes")
 
 
 class PublicDepthLimitedGame(CutGame):
@@ -196,15 +210,20 @@ def _analysable(cut, tree, choices, leaves):
                         entry_hash=hashes, weights=weights)
 
 
-def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=None,
-                              progress=None) -> PublicDepthLimitedGame:
-    """The public tree of the Coup game of ``rules`` (cut after ``rules.turn_limit`` turns) with
-    ``leaf_values`` (per leaf of ``cut_history``, :func:`coupsolve.build_coup_tree` of ``rules`` with
-    ``leaves=True``) at its leaves. ``cut_history`` may instead be its :func:`history_pairs`, so that
-    the history tree can be let go before the public tree is built.
+class JoinedLeaves(NamedTuple):
+    """The cut game's public tree (``cut_public``), its turn-limit ``leaves``, their ``pairs`` of
+    entries and each pair's ``values`` ``(P, K0, K1)``: what the graft takes (:func:`join_leaves`)."""
 
-    ``cut_public``: the cut game's public tree built by stepping every history, when already built.
-    """
+    cut_public: object
+    leaves: np.ndarray
+    pairs: object
+    values: np.ndarray
+
+
+def join_leaves(rules, leaf_values, cut_history, *, cut_public=None, progress=None) -> JoinedLeaves:
+    """The public tree of ``rules`` (built by stepping every history unless ``cut_public`` is given)
+    with the values of its leaves' pairs (:func:`public_leaf_values`), for
+    :func:`public_depth_limited_game`; apart from it so a caller can let the history pairs go first."""
     from coupsolve.trees.stepwalk.build import build_public_tree
 
     if rules.players != 2:
@@ -218,9 +237,27 @@ def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=Non
     if cut_public.rules != rules:
         raise ValueError("cut_public is the public tree of other rules")
     leaves = public_leaves(cut_public)
-    pairs, values = public_leaf_values(cut_public, leaves, cut_history, leaf_values)
+    pairs, values = public_leaf_values(cut_public, leaves, cut_history)
+    return JoinedLeaves(cut_public, leaves, pairs, values)
+
+
+def public_depth_limited_game(rules, leaf_values, cut_history, *, cut_public=None,
+                              progress=None) -> PublicDepthLimitedGame:
+    """The public tree of the Coup game of ``rules`` (cut after ``rules.turn_limit`` turns) with
+    ``leaf_values`` (per leaf of ``cut_history``, :func:`coupsolve.build_coup_tree` of ``rules`` with
+    ``leaves=True``) at its leaves. ``cut_history`` may instead be its :func:`history_pairs`, so that
+    the history tree can be let go before the public tree is built, or the :func:`join_leaves` of
+    these, so that the pairs can be let go before the graft.
+
+    ``cut_public``: the cut game's public tree built by stepping every history, when already built.
+    """
+    joined = cut_history if isinstance(cut_history, JoinedLeaves) else join_leaves(
+        rules, leaf_values, cut_history, cut_public=cut_public, progress=progress)
+    if joined.cut_public.rules != rules:
+        raise ValueError("the joined leaves are of other rules")
+    cut_public, leaves = joined.cut_public, joined.leaves
     k = len(leaf_values.continuations)
-    tree, choices = graft_public_leaf_choices(cut_public.tree, leaves, values,
+    tree, choices = graft_public_leaf_choices(cut_public.tree, leaves, joined.values,
                                               game_id=f"{rules.game_string()}+leaves({k})")
     return PublicDepthLimitedGame(tree, _analysable(cut_public, tree, choices, leaves), cut_public,
                                   leaves, choices, leaf_values)
