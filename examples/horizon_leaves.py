@@ -87,7 +87,10 @@ def main(paths):
              "**Selection.** A depth-limited game has many equilibria, and each rate is the one its solve "
              "found: " + "; ".join(f"depth {k}: {r['algorithm']}'s average strategy after {r['iterations']:,} "
                                    f"iterations (exploitability {r['exploitability']:.1e})" for k, r in leaves)
-             + ". The draw columns are CFR+'s, as in `horizon.md`.", ""]
+             + ". The draw columns are CFR+'s, as in `horizon.md`.", "",
+             "**Noise.** The leaf values are rollout estimates (their largest standard error is in the last "
+             "table). Another rollout seed or count moves some of these rates as much as another depth does "
+             "(`docs/research/depth-limited.md`), so a verdict here holds for this seed and count only.", ""]
     for turn in (1, 2):
         lines += table_lines(turn, [(k, r) for k, r in leaves if k >= turn],
                              {k: turn_rows(r, turn) for k, r in draw_reports.items() if k >= turn})
