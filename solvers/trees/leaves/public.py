@@ -212,18 +212,16 @@ def with_leaf_weights(grafted, choices):
     chance weight instead of weight times value: the chance weights of the depth-limited game, what
     reach and belief computations need. The graft with every value 1 is this tree; here every array
     but ``matrix_data`` is ``grafted``'s own, so it costs one array of cells, not a second tree."""
-    g, pairs = grafted.flat, choices.pairs
-    k0, k1 = choices.num_continuations
+    g = grafted.flat
     m = choices.leaf_decision.size
-    first = g.matrix_start[g.matrix_start.size - 1 - m]  # the leaves' matrices come last, in order
-    bounds = np.searchsorted(pairs.leaf, np.arange(m + 1))
+    base = g.matrix_start.size - 1 - m  # the leaves' matrices come last, in order
     data = np.empty(g.matrix_data.size, np.float64)
-    data[:first] = g.matrix_data[:first]
-    for i in range(m):  # the cells in the order the graft stores them, which the values do not change
-        lo, hi = bounds[i], bounds[i + 1]
-        d = _leaf_matrix((pairs.entry0[lo:hi], pairs.entry1[lo:hi], pairs.weight[lo:hi]),
-                         np.ones((hi - lo, k0, k1)), k0, k1, 0, 0)[2]
-        at = int(g.matrix_start[g.matrix_start.size - 1 - m + i])
+    data[:g.matrix_start[base]] = g.matrix_data[:g.matrix_start[base]]
+    k0, k1 = choices.num_continuations
+    zeros = np.zeros(m, np.int64)  # the rows are not needed, only the cells
+    ones = lambda lo, hi: np.ones((hi - lo, k0, k1))  # noqa: E731
+    for i, (_, _, d) in enumerate(_leaf_matrices(choices.pairs, ones, k0, k1, zeros, zeros)):
+        at = int(g.matrix_start[base + i])
         data[at:at + d.size] = d
     arrays = {**g._asdict(), "matrix_data": data}
     return PublicTree(grafted.game_id, infoset_actions=grafted.infoset_actions, keys=grafted.infoset_key, **arrays)
@@ -281,14 +279,20 @@ def _entries_of(f, leaves, new_of_old, new_a, new_b, entry_start, n0, n1, k0, k1
     return out
 
 
-def _matrices(f, pairs, values, n0, n1, k0, k1):
-    """The cut tree's matrices with one appended per leaf (:func:`_leaf_matrix`)."""
+def _leaf_matrices(pairs, values_of, k0, k1, n0, n1):
+    """Each leaf's :func:`_leaf_matrix`, in order, its pairs' values ``values_of(lo, hi)`` (``(hi - lo,
+    k0, k1)``, for the pairs ``lo:hi``)."""
     bounds = np.searchsorted(pairs.leaf, np.arange(n0.size + 1))
-    rps, cols, data = [], [], []
     for i in range(n0.size):
         lo, hi = bounds[i], bounds[i + 1]
-        rp, c, d = _leaf_matrix((pairs.entry0[lo:hi], pairs.entry1[lo:hi], pairs.weight[lo:hi]),
-                                values[lo:hi], k0, k1, int(n0[i]), int(n1[i]))
+        yield _leaf_matrix((pairs.entry0[lo:hi], pairs.entry1[lo:hi], pairs.weight[lo:hi]),
+                           values_of(lo, hi), k0, k1, int(n0[i]), int(n1[i]))
+
+
+def _matrices(f, pairs, values, n0, n1, k0, k1):
+    """The cut tree's matrices with one appended per leaf (:func:`_leaf_matrix`)."""
+    rps, cols, data = [], [], []
+    for rp, c, d in _leaf_matrices(pairs, lambda lo, hi: values[lo:hi], k0, k1, n0, n1):
         rps.append(rp), cols.append(c), data.append(d)
     cells = np.array([d.size for d in data], np.int64)
     return dict(
