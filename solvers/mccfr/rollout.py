@@ -30,7 +30,7 @@ from numba import njit
 
 from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _next, _sample, lookup
 
-__all__ = ["leaf_rows", "play_rows", "STOPPED"]
+__all__ = ["leaf_rows", "path_reach", "play_rows", "strategy_at", "STOPPED"]
 
 STOPPED = 9  # the polled control asked to stop
 
@@ -43,6 +43,59 @@ def _state_hash(s, n):
         z = (z ^ np.uint64(np.int64(s[i]) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
         z = z ^ (z >> np.uint64(29))
     return z
+
+
+@njit(inline="always")
+def strategy_at(table, stats, avg, h, p, k, probs, prior, sig):
+    """The strategy's weights on the ``k`` moves of seat ``p`` (keys ``h[p]``) into ``sig``, not
+    normalised: its average; where it has none, the game's ``probs`` with ``prior``, else uniform.
+    Returns their sum, or -1 for a table error (a key of another owner or number of actions)."""
+    o = lookup(table, stats, h[p, 0], h[p, 1], p, k, False)
+    if o < -1:
+        return -1.0
+    total = 0.0
+    if o >= 0:
+        for a in range(k):
+            sig[a] = avg[o + a]
+            total += sig[a]
+    if total <= 0.0:
+        total = 0.0
+        for a in range(k):
+            sig[a] = probs[a] if prior else 1.0 / k
+            total += sig[a]
+    return total
+
+
+@njit(inline="always")
+def path_reach(game, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior, out):
+    """Multiply ``out[i]`` by the probability the strategy gives ``seat``'s moves along ``paths[i]``
+    (the game's moves from its start, ``lengths[i]`` of them): the seat's own reach of that history,
+    what Bayes' rule weighs its private states by. Returns -1, or the first path with a move that is
+    not legal (or a table error)."""
+    init, player, moves, step, returns = game
+    acts = np.zeros(max_moves, dtype=np.int32)
+    probs = np.zeros(max_moves, dtype=np.float64)
+    sig = np.zeros(max_moves, dtype=np.float64)
+    s = np.zeros(state_size, dtype=np.int32)
+    h = np.zeros((n, 2), dtype=np.uint64)
+    for i in range(paths.shape[0]):
+        init(P, s, h, W)
+        for j in range(lengths[i]):
+            a = paths[i, j]
+            if player(P, s) == seat:
+                k = moves(P, s, acts, probs)
+                total = strategy_at(table, stats, avg, h, seat, k, probs, prior, sig)
+                if total <= 0.0:
+                    return i
+                found = False
+                for m in range(k):
+                    if acts[m] == a:
+                        out[i] *= sig[m] / total
+                        found = True
+                if not found:
+                    return i
+            step(P, s, h, a, W)
+    return -1
 
 
 @njit(inline="always")
@@ -60,17 +113,8 @@ def _play(game, weigh, P, W, s, h, acts, probs, sig, ret, table, stats, avg, pri
         if p == CHANCE:
             j = _sample(probs, k, rng)
         else:
-            o = lookup(table, stats, h[p, 0], h[p, 1], p, k, False)
-            if o < -1:
+            if strategy_at(table, stats, avg, h, p, k, probs, prior, sig) < 0.0:
                 return np.nan
-            total = 0.0
-            if o >= 0:
-                for a in range(k):
-                    sig[a] = avg[o + a]
-                    total += sig[a]
-            if total <= 0.0:
-                for a in range(k):
-                    sig[a] = probs[a] if prior else 1.0 / k
             c = c0 if p == 0 else c1
             total = 0.0
             for a in range(k):

@@ -38,7 +38,8 @@ from solvers.trees.derive import within
 from coupsolve.rules import Rules
 from coupsolve.trees import check_rules
 from coupsolve.trees.rooted.root import PublicRoot
-from coupsolve.trees.stepwalk.build import CoupPublicTree, PublicSize, build_public_tree, count_public_tree
+from coupsolve.trees.stepwalk.build import (LEAF_HISTORY_BYTES, CoupPublicTree, PublicSize, build_public_tree,
+                                            count_public_tree)
 from coupsolve.trees.stepwalk.pools import Start
 
 __all__ = ["RootedSize", "build_rooted_public_tree", "count_rooted_public_tree", "restrict_policy",
@@ -123,7 +124,7 @@ def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, pro
 
 
 def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, size: RootedSize | None = None,
-                             progress=None) -> CoupPublicTree:
+                             progress=None, leaf_states: bool = False) -> CoupPublicTree:
     """The public tree of ``rules`` rooted at ``root``: a chance node over the pairs of private states
     weighted by ``range0`` and ``range1`` (one non-negative weight per private state of each player, in
     the order of :meth:`PublicRoot.hands`), then the game from that public state (module docstring).
@@ -140,6 +141,9 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
         :func:`count_rooted_public_tree` of the same arguments, when already counted.
     progress : callable, optional
         ``progress(stage, histories_done, histories_total)``, as the ordinary builder's.
+    leaf_states : bool
+        Record every history at a terminal public node (``leaf_histories``, its node numbered in the
+        rooted tree; as the ordinary builder's).
 
     Returns
     -------
@@ -157,10 +161,11 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
     elif not isinstance(size, RootedSize) or size.rules != rules or size.root is not root or \
             not np.array_equal(size.start.prob, rooted_start(root, range0, range1).prob):
         raise ValueError("size must be count_rooted_public_tree of these very rules, root and ranges")
-    check_fits(size.tree_bytes() + max(size.walk.work_bytes, size.walk.sparse_bytes()),
+    recorded = size.walk.terminal_histories * LEAF_HISTORY_BYTES if leaf_states else 0
+    check_fits(size.tree_bytes() + max(size.walk.work_bytes, size.walk.sparse_bytes()) + recorded,
                f"the public tree of {rules} rooted at turn {root.turn} ({size.nodes:,} public nodes, "
                f"{format_bytes(size.tree_bytes())})")
-    built = build_public_tree(rules, size.walk, progress, size.start)
+    built = build_public_tree(rules, size.walk, progress, size.start, leaf_states)
     path = root.public_path
     game_id = rules.game_string() + (f"+root({'.'.join(map(str, path))})" if path else "")
     tree = _with_chance_root(built.tree, game_id) if size.chance_root else built.tree
@@ -171,7 +176,10 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
         hand = np.concatenate(([0, 0], hand)).astype(np.uint16)
         hashes = np.concatenate((np.zeros(2, np.uint64), hashes))
     info = dict(built.build_info, public_path=list(path), turn=root.turn, chance_root=size.chance_root)
-    return built._replace(tree=tree, entry_hand=hand, entry_hash=hashes, build_info=info)
+    leaves = built.leaf_histories
+    if leaves is not None and size.chance_root:
+        leaves = leaves._replace(node=leaves.node + 1)
+    return built._replace(tree=tree, entry_hand=hand, entry_hash=hashes, build_info=info, leaf_histories=leaves)
 
 
 def _with_chance_root(tree: PublicTree, game_id: str) -> PublicTree:

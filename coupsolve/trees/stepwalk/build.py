@@ -56,7 +56,7 @@ from solvers.public.rep import estimate_public_solve_bytes
 
 from coupsolve import engine as E
 from coupsolve.trees.stepwalk import node as N
-from coupsolve.trees.stepwalk.pools import Start, grow, new_work, seed
+from coupsolve.trees.stepwalk.pools import LeafOut, Start, grow, leaf_out, new_work, seed
 from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.stepwalk.walk import init, replay, run
 from coupsolve.rules import Rules
@@ -94,6 +94,7 @@ class PublicSize(NamedTuple):
     level_entries: np.ndarray  # int64, entries per level
     work_bytes: int  # the walk's pools at their peak
     seconds: float
+    terminal_histories: int = 0  # histories at terminal public nodes (what ``leaf_states`` records)
 
     def tree_bytes(self) -> int:
         """Bytes of the :class:`CoupPublicTree` as filled: the public tree with its matrices dense (8
@@ -153,6 +154,9 @@ class CoupPublicTree(NamedTuple):
         The tree again with every terminal's matrix holding only chance weights, where ``tree``'s do
         not (a depth-limited game's leaves hold weight times value): what the analysis reads reach
         from. None: ``tree`` itself.
+    leaf_histories : LeafOut or None
+        Every history at a terminal public node (its node, entries, chance probability and state),
+        when built with ``leaf_states``; else None.
     """
 
     tree: PublicTree
@@ -163,6 +167,7 @@ class CoupPublicTree(NamedTuple):
     build_info: dict
     entry_hash: np.ndarray | None = None
     weights: PublicTree | None = None
+    leaf_histories: LeafOut | None = None
 
 
 # The arrays the fill writes: the ``solvers.trees.publictree`` layout (but ``level_start``, from the count) and
@@ -174,6 +179,8 @@ OUT_DTYPES.update(infoset_offset=np.int64, infoset_count=np.int64, infoset_node=
                    infoset_actions=np.int32, infoset_hash=np.uint64, infoset_context=E.CTX_DTYPE,
                    entry_hand=np.uint16, entry_hash=np.uint64)
 PublicOut = namedtuple("PublicOut", list(OUT_DTYPES))
+#: Bytes of one recorded terminal history (:class:`~coupsolve.trees.stepwalk.pools.LeafOut`).
+LEAF_HISTORY_BYTES = 8 + 8 + 8 + 4 * E.S_SIZE
 
 
 def _out(size=None):
@@ -203,9 +210,10 @@ _ERRORS = {
 }
 
 
-def _walk(rules, size, out, progress, start=None):
+def _walk(rules, size, out, progress, start=None, leaves=None):
     """Run the walk to the end (count pass without ``size``, fill pass with) from the game's start or
-    from ``start``; return (W, G, seconds)."""
+    from ``start``, writing the terminal histories into ``leaves`` (a ``LeafOut``) when given; return
+    (W, G, seconds)."""
     P = rules.params()
     fill = size is not None
     W = new_work(max_depth(rules) + 2)
@@ -219,10 +227,11 @@ def _walk(rules, size, out, progress, start=None):
     else:
         W = seed(W, G, start)
     stage, total = ("fill", size.histories) if fill else ("count", None)
+    leaves = leaf_out() if leaves is None else leaves
     budget, t0 = _FIRST_BUDGET, time.perf_counter()
     while True:
         t = time.perf_counter()
-        status = run(P, W, out, G, fill, budget)
+        status = run(P, W, out, G, fill, budget, leaves)
         if status == N.DONE:
             return W, G, time.perf_counter() - t0
         if status == N.MORE:
@@ -267,11 +276,11 @@ def count_public_tree(rules: Rules, progress=None, start: Start | None = None) -
                       int(G[N.G_ACTIONS]), int(G[N.G_MATRICES]), int(G[N.G_CELLS]),
                       tuple(int(x) for x in G[N.G_CELLS_WHY:N.G_CELLS_WHY + 3]),
                       int(G[N.G_HISTORIES]), int(G[N.G_DECHIST]), lv[:depth].copy(),
-                      W.lvl_ent[:depth].copy(), _work_bytes(W), seconds)
+                      W.lvl_ent[:depth].copy(), _work_bytes(W), seconds, int(G[N.G_TERMHIST]))
 
 
 def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=None,
-                      start: Start | None = None) -> CoupPublicTree:
+                      start: Start | None = None, leaf_states: bool = False) -> CoupPublicTree:
     """The public tree of two-player ``rules`` (counted first unless ``size`` is given).
 
     Parameters
@@ -283,6 +292,10 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
         ``progress(stage, histories_done, histories_total)`` between chunks of both passes.
     start : Start, optional
         Root the tree at these histories instead of the game's start (``size`` must be their count).
+    leaf_states : bool
+        Also record every history at a terminal public node, with its state
+        (:attr:`CoupPublicTree.leaf_histories`): what the leaves of a tree cut before the game's end
+        are valued from (:mod:`coupsolve.search.leaves`).
 
     Returns
     -------
@@ -300,11 +313,12 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
         size = count_public_tree(rules, progress, start)
     elif not isinstance(size, PublicSize) or size.rules != rules:
         raise ValueError("size must be count_public_tree(rules) of these very rules")
-    check_fits(size.tree_bytes() + max(size.work_bytes, size.sparse_bytes()),
+    recorded = size.terminal_histories if leaf_states else 0
+    check_fits(size.tree_bytes() + max(size.work_bytes, size.sparse_bytes()) + recorded * LEAF_HISTORY_BYTES,
                f"the public tree of {rules} ({size.nodes:,} public nodes, {size.infosets:,} "
-               f"information sets)")
-    out = _out(size)
-    W, G, seconds = _walk(rules, size, out, progress, start)
+               f"information sets{f', {recorded:,} leaf histories' if recorded else ''})")
+    out, leaves = _out(size), leaf_out(recorded)
+    W, G, seconds = _walk(rules, size, out, progress, start, leaves)
     got = (int(G[N.G_NODES]), int(G[N.G_ENTRIES]), int(G[N.G_INFOSETS]), int(G[N.G_CELLS]))
     if got != (size.nodes, size.entries, size.infosets, size.cells):
         raise RuntimeError(f"the fill pass found {got} (nodes, entries, information sets, cells), "
@@ -321,7 +335,7 @@ def build_public_tree(rules: Rules, size: PublicSize | None = None, progress=Non
                 + out.infoset_hash.nbytes + out.infoset_context.nbytes + out.entry_hand.nbytes
                 + out.entry_hash.nbytes, work_bytes=work)
     return CoupPublicTree(tree, out.infoset_hash, out.infoset_context, out.entry_hand, rules, info,
-                          out.entry_hash)
+                          out.entry_hash, leaf_histories=leaves if leaf_states else None)
 
 
 def sequence_hashes(rules: Rules, actions, by_index: bool = False) -> np.ndarray:

@@ -25,7 +25,7 @@ from coupsolve.engine.core import pack_hand
 from coupsolve.trees import check_rules, max_depth
 from coupsolve.trees.stepwalk import node as N
 from coupsolve.trees.stepwalk.build import _ERRORS, _out
-from coupsolve.trees.stepwalk.pools import Start, grow, new_work
+from coupsolve.trees.stepwalk.pools import Start, grow, leaf_out, new_work
 from coupsolve.trees.stepwalk.walk import _push, _visit, init
 
 __all__ = ["ReachedNode", "descend", "reach"]
@@ -34,7 +34,7 @@ PATH_ENDS, PATH_ILLEGAL = 100, 101  # the game ends before the path does; an act
 
 
 @njit(cache=True)
-def descend(P, W, O, G, path, T):
+def descend(P, W, O, G, path, T, L):
     """Walk from the stack's top along the history of ``path`` until it stops at a public node.
 
     Parameters
@@ -50,6 +50,8 @@ def descend(P, W, O, G, path, T):
     T : int64[2]
         The history's slot at the current node (0 at the root) and how many actions of ``path`` it
         has taken.
+    L : pools.LeafOut
+        Empty arrays (nothing is written).
 
     Returns
     -------
@@ -68,7 +70,7 @@ def descend(P, W, O, G, path, T):
     while True:
         d = G[N.G_DEPTH]
         if F[d, N.F_PHASE] == N.PHASE_ENTER:
-            st = _visit(P, W, O, G, d, False, sc, ret, payoff)
+            st = _visit(P, W, O, G, d, False, sc, ret, payoff, L)
             if st != N.DONE:
                 return st
         s = T[0]
@@ -148,7 +150,7 @@ def reach(rules, actions) -> ReachedNode:
     init(P, W, G)
     O = _out()
     while True:
-        status = descend(P, W, O, G, path, T)
+        status = descend(P, W, O, G, path, T, leaf_out())
         if status == N.DONE:
             return _read(W, int(G[N.G_DEPTH]), int(T[0]))
         if status in (PATH_ENDS, PATH_ILLEGAL):

@@ -346,9 +346,10 @@ def _matrix_id(W, O, G, a, fill):
 
 
 @njit(cache=True)
-def _terminal(P, W, O, G, d, fill, ret, payoff):
+def _terminal(P, W, O, G, d, fill, ret, payoff, L):
     """The terminal at depth ``d``: its matrix (its anchor's, or its own of probability x payoff when
-    its histories pay player 0 differently) and scale. ``payoff``: float64 scratch, one per slot.
+    its histories pay player 0 differently) and scale. ``payoff``: float64 scratch, one per slot. With
+    ``fill``, its histories are written to ``L`` (a :class:`~coupsolve.trees.stepwalk.pools.LeafOut`) unless empty.
 
     Returns ``NEED_MATRIX`` or ``DONE``.
     """
@@ -375,6 +376,14 @@ def _terminal(P, W, O, G, d, fill, ret, payoff):
         v = F[d, F_NODE]
         O.term_matrix[v] = m
         O.term_scale[v] = scale
+        if L.node.shape[0] > 0:
+            base = G[G_TERMHIST] - olo
+            for i in range(olo, ohi):
+                s = W.order[i]
+                L.node[base + i] = v
+                L.entry[base + i, 0], L.entry[base + i, 1] = W.h_ent[s, 0], W.h_ent[s, 1]
+                L.prob[base + i] = W.h_prob[s]
+                L.state[base + i, :] = W.st[F[d, F_SLO] + i - olo]
     G[G_TERMHIST] += ohi - olo
     return DONE
 

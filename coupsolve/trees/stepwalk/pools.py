@@ -18,7 +18,25 @@ from solvers.memory import check_fits
 from coupsolve import engine as E
 from coupsolve.trees.stepwalk import node as N
 
-__all__ = ["Start", "grow", "new_work", "seed"]
+__all__ = ["LeafOut", "Start", "grow", "leaf_out", "new_work", "seed"]
+
+
+class LeafOut(NamedTuple):
+    """Every terminal history of a walk (:func:`coupsolve.trees.stepwalk.node._terminal` writes them with ``fill``; empty arrays:
+    none are written): its public ``node``, each player's local ``entry`` there (int32, (n, 2)), its
+    chance ``prob``ability (the walk's: a rooted walk's includes the ranges) and its engine ``state``
+    (int32, (n, S_SIZE))."""
+
+    node: np.ndarray
+    entry: np.ndarray
+    prob: np.ndarray
+    state: np.ndarray
+
+
+def leaf_out(n: int = 0) -> LeafOut:
+    """Room for ``n`` terminal histories (0: none are recorded)."""
+    return LeafOut(np.zeros(n, np.int64), np.zeros((n, 2), np.int32), np.zeros(n, np.float64),
+                   np.zeros((n, E.S_SIZE), np.int32))
 
 
 # The work pools: (fields, what grows them, first capacity); tables and capacities are powers of two.

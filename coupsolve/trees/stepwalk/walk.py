@@ -93,7 +93,7 @@ def _write_infoset(W, O, G, g, ge, p, v, srow):
 
 
 @njit(cache=True)
-def _visit(P, W, O, G, d, fill, sc, ret, payoff):
+def _visit(P, W, O, G, d, fill, sc, ret, payoff, L):
     """Visit the node at depth ``d``: every step of :mod:`coupsolve.trees.stepwalk.node`, the expansion,
     then the commit (only once every pool was large enough). Returns a status code."""
     st = _materialize(P, W, G, d, sc[0], sc[1], sc[2])
@@ -107,7 +107,7 @@ def _visit(P, W, O, G, d, fill, sc, ret, payoff):
         return st
     kind = W.frame[d, F_KIND]
     if kind == TERMINAL:
-        st = _terminal(P, W, O, G, d, fill, ret, payoff)
+        st = _terminal(P, W, O, G, d, fill, ret, payoff, L)
     else:
         if kind == DECISION:
             st = _lists(P, W, G, d, sc[1])
@@ -139,7 +139,7 @@ def _push(W, d):
 
 
 @njit(cache=True)
-def run(P, W, O, G, fill, budget):
+def run(P, W, O, G, fill, budget, L):
     """Walk on from the stack in ``W`` and ``G`` for at most ``budget`` node visits.
 
     Parameters
@@ -152,6 +152,8 @@ def run(P, W, O, G, fill, budget):
         The global counters (``G_*``).
     fill : bool
     budget : int
+    L : node.LeafOut
+        Where the terminal histories are written (with ``fill``; empty arrays: nowhere).
 
     Returns
     -------
@@ -172,7 +174,7 @@ def run(P, W, O, G, fill, budget):
         if F[d, F_PHASE] == PHASE_ENTER:
             if visits >= budget:
                 return MORE
-            st = _visit(P, W, O, G, d, fill, sc, ret, payoff)
+            st = _visit(P, W, O, G, d, fill, sc, ret, payoff, L)
             if st != DONE:
                 return st
             visits += 1

@@ -1,0 +1,16 @@
+"""Search: a player of full-length two-player Coup that re-solves as it plays.
+
+- :mod:`~coupsolve.search.blueprint`: :class:`Blueprint`, a trained full-length strategy as the
+  re-solves read it (ranges by Bayes' rule, its features of a history);
+- :mod:`~coupsolve.search.leaves`: :func:`rooted_leaf_values`, the leaves of a tree rooted mid-game
+  valued by rollouts of the blueprint's continuations;
+- :mod:`~coupsolve.search.resolve`: :func:`resolve`, one re-solve, and :class:`ResolvingPolicy`, the
+  player as an OpenSpiel policy.
+"""
+
+from coupsolve.search.blueprint import Blueprint
+from coupsolve.search.leaves import rooted_leaf_values
+from coupsolve.search.resolve import RANGE_FLOOR, Resolution, ResolvingPolicy, SearchSettings, resolve
+
+__all__ = ["Blueprint", "RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
+           "rooted_leaf_values"]

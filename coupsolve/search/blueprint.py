@@ -1,0 +1,88 @@
+"""A full-length blueprint (a strategy trained by sampling over the features abstraction) as a
+re-solving player reads it: each player's range at a public state, and the blueprint's features of a
+history.
+
+A re-solve starts from a public state with a range for each player (:mod:`coupsolve.trees.rooted`):
+the probability of each private state there under the player's strategy so far. Bayes' rule gives it
+exactly: the product of the player's own move probabilities along any history of that private state
+(chance's and the other player's are the same for every private state of the player, so they cancel
+once the range is normalised with the chance probabilities, as the rooted tree does). :meth:`Blueprint.ranges`
+computes it in compiled code for every private state at once (:func:`solvers.mccfr.rollout.path_reach`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solvers.mccfr.kernel import call_kernel
+from solvers.mccfr.rollout import path_reach
+
+from coupsolve.sampling.keys import FEATURES, features_init, features_step
+from coupsolve.strategy.shipped import resolve
+from coupsolve.strategy.solved import StrategyError
+
+__all__ = ["Blueprint"]
+
+
+@njit(cache=True, nogil=True)
+def _features_reach(P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior, out):
+    """:func:`solvers.mccfr.rollout.path_reach` for Coup's features game."""
+    return path_reach(FEATURES, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg,
+                      prior, out)
+
+
+class Blueprint:
+    """A train file of the features abstraction, loaded once: its ``rules``, ``solver``, ``meta``,
+    sampling ``game`` and ``table`` (the arrays the compiled readers take); ``source`` is its path.
+
+    Raises
+    ------
+    StrategyError
+        In one line, for a file that is not a training's of two players over the features abstraction.
+    """
+
+    def __init__(self, source="blueprint"):
+        from coupsolve.strategy.trained import is_trained, load_trained, make_game
+
+        self.source = resolve(source)
+        if not is_trained(self.source):
+            raise StrategyError(f"{self.source}: not a strategy trained by sampling (coupsolve train)")
+        self.rules, self.solver, self.meta = load_trained(self.source)
+        if self.rules.players != 2 or self.meta.get("abstraction") != "features":
+            raise StrategyError(f"{self.source}: a re-solving player needs a two-player blueprint over the "
+                                "features abstraction")
+        self.warm = float(self.meta.get("warm_start", 0.0) or 0.0)
+        self.game = make_game(self.rules, "features", None, self.warm)
+        self.table = self.solver.lookup_arrays()
+
+    def ranges(self, root) -> tuple:
+        """Each player's range at ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot` of the
+        blueprint's rules) when both play the blueprint: per private state, its player's own reach
+        (one history of it suffices: all of them reach it with the same own moves)."""
+        node, g, t = root.node, self.game, self.table
+        out = []
+        for seat in (0, 1):
+            first = np.unique(node.entry[:, seat], return_index=True)[1]
+            paths = np.ascontiguousarray(node.paths[first], np.int32)
+            lengths = (paths >= 0).sum(axis=1).astype(np.int64)
+            reach = np.ones(first.size)
+            bad = call_kernel(_features_reach, g.params, g.scratch, g.num_players, g.state_size, g.max_moves,
+                              paths, lengths, seat, t["table"], t["stats"], t["average"], self.warm > 0, reach)
+            if bad >= 0:
+                raise ValueError(f"history {paths[bad, :lengths[bad]].tolist()} is not a game of the blueprint")
+            out.append(reach)
+        return tuple(out)
+
+    def features_tail(self, history) -> np.ndarray:
+        """The features game's own entries (past the engine's state: the claims made so far) after the
+        moves of ``history`` from the game's start."""
+        from coupsolve import engine as E
+
+        g = self.game
+        s = np.zeros(g.state_size, np.int32)
+        h = np.zeros((g.num_players, 2), np.uint64)
+        features_init(g.params, s, h, g.scratch)
+        for a in history:
+            features_step(g.params, s, h, int(a), g.scratch)
+        return s[E.S_SIZE:].copy()

@@ -1,0 +1,118 @@
+"""The leaves of a public tree rooted mid-game (:mod:`coupsolve.trees.rooted`), valued by seeded
+rollouts of a blueprint and its biased continuations: what a re-solve's depth-limited game stands on.
+
+The rooted walk records every history at its terminal public nodes with its state
+(``build_rooted_public_tree(..., leaf_states=True)``). From each distinct leaf state the rest of the
+game is played ``rollouts`` times per pair of continuations (:func:`solvers.mccfr.rollout.play_rows`,
+the kernel :mod:`coupsolve.depth.rollouts` uses for a cut from the game's start), and a pair of private
+states at a leaf is worth the chance-weighted mean over its histories
+(Brown, Sandholm and Amos, "Depth-limited solving for imperfect-information games", NeurIPS 2018).
+
+The blueprint keys its decisions by features of the state, two of them from the past: each player's
+most recent claim and whether it ever claimed the Duke. A leaf's state carries them as they stood at
+the tree's root (:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history):
+claims made between the root and the leaf are not in them. The continuations are then the blueprint
+read with those two features as of the root until the next claims overwrite them: strategies of the
+rest of the game all the same (they depend only on what their player observes), so the leaf values
+are exact values of a pair of strategies, as multi-valued leaves require, up to the rollouts' noise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solvers.mccfr.kernel import OK, call_kernel
+from solvers.mccfr.rollout import STOPPED
+from solvers.trees.leaves import public_leaf_pairs
+
+from coupsolve import engine as E
+from coupsolve.engine.core import next_living
+from coupsolve.engine.flow import next_turn
+from coupsolve.depth.continuations import CONTINUATIONS, check_count
+from coupsolve.depth.public import WEIGHT_RTOL, JoinedLeaves, public_leaves
+from coupsolve.depth.rollouts import _kernels
+from coupsolve.depth.values import LeafValues
+from coupsolve.sampling.keys import _rekey
+
+__all__ = ["rooted_leaf_values"]
+
+
+@njit(cache=True)
+def _rows(P, W, engine, tail, states, hashes, keys):
+    """The features game's rows of the leaf states ``engine`` (each followed by ``tail``), the acting
+    player's keys and a 64-bit hash of each row (its rollouts' seed). A leaf's state is as the cut
+    game ended it, at its turn limit; under the blueprint's rules (``P``) the next turn begins, as it
+    would have in the game without the cut."""
+    for i in range(engine.shape[0]):
+        states[i, :E.S_SIZE] = engine[i]
+        states[i, E.S_SIZE:] = tail
+        s = states[i]
+        s[E.S_ACTOR] = next_living(P, s, s[E.S_ACTOR])
+        next_turn(P, s)
+        _rekey(P, states[i], hashes[i], W)
+        z = np.uint64(0x243F6A8885A308D3)
+        for j in range(states.shape[1]):
+            z = (z ^ np.uint64(np.int64(states[i, j]) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
+            z = z ^ (z >> np.uint64(29))
+        keys[i] = z
+
+
+def _play(blueprint, states, hashes, keys, k, rollouts, seed):
+    """``(mean, stderr)`` of player 0's payoff from each row, ``(rows, k, k)``."""
+    g, t = blueprint.game, blueprint.table
+    rows = states.shape[0]
+    total, sq, control = np.zeros((rows, k, k)), np.zeros((rows, k, k)), np.zeros(3, np.int64)
+    max_steps = int(E.game_bounds(blueprint.rules.params())[0]) + 1
+    status = call_kernel(_kernels("features")[1], g.params, g.scratch, g.num_players, g.state_size, g.max_moves,
+                         states, hashes, keys, 0, 1, t["table"], t["stats"], t["average"], blueprint.warm > 0,
+                         int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
+    if status == STOPPED:
+        raise KeyboardInterrupt
+    if status != OK:
+        raise RuntimeError(f"the rollouts failed with status {status} (a rollout past the game's length)")
+    mean = total / rollouts
+    var = np.maximum(sq / rollouts - mean ** 2, 0.0) * rollouts / max(rollouts - 1, 1)
+    return mean, np.sqrt(var / rollouts)
+
+
+def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0):
+    """``(JoinedLeaves, LeafValues)`` of ``rooted`` (a tree built with ``leaf_states=True``, of the
+    blueprint's rules cut at some turn) under ``k`` continuations of ``blueprint`` (a
+    :class:`~coupsolve.search.blueprint.Blueprint`), ``rollouts`` games per distinct leaf state and pair
+    of continuations, seeded by ``seed``; ``history``: the root's history from the game's start (its
+    claims, module docstring). The joined leaves go to
+    :func:`coupsolve.depth.public.public_depth_limited_game`; the leaf values' rows are the distinct
+    leaf states, with standard errors."""
+    k = check_count(k)
+    L = rooted.leaf_histories
+    if L is None:
+        raise ValueError("the rooted tree was built without leaf_states")
+    leaves = public_leaves(rooted)
+    at = np.flatnonzero(np.isin(L.node, leaves))
+    uniq, row_of = np.unique(L.state[at], axis=0, return_inverse=True)
+    g = blueprint.game
+    states = np.zeros((uniq.shape[0], g.state_size), np.int32)
+    hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
+    keys = np.zeros(uniq.shape[0], np.uint64)
+    _rows(g.params, g.scratch, np.ascontiguousarray(uniq), blueprint.features_tail(history), states, hashes, keys)
+    mean, stderr = _play(blueprint, states, hashes, keys, k, rollouts, seed)
+    pairs = public_leaf_pairs(rooted.tree, leaves)
+    leaf = np.searchsorted(leaves, L.node[at])
+    order = np.lexsort((L.entry[at, 1], L.entry[at, 0], leaf))
+    leaf, e0, e1 = leaf[order], L.entry[at, 0][order], L.entry[at, 1][order]
+    w, rows = L.prob[at][order], row_of.reshape(-1)[order]
+    first = np.flatnonzero(np.concatenate(([w.size > 0], (leaf[1:] != leaf[:-1]) | (e0[1:] != e0[:-1])
+                                           | (e1[1:] != e1[:-1]))))
+    if not (first.size == pairs.leaf.size and np.array_equal(leaf[first], pairs.leaf)
+            and np.array_equal(e0[first], pairs.entry0) and np.array_equal(e1[first], pairs.entry1)):
+        raise ValueError("the recorded leaf histories are not the public leaves' pairs of entries")
+    weight = np.add.reduceat(w, first)
+    if not np.allclose(weight, pairs.weight, rtol=WEIGHT_RTOL * 1e3, atol=0.0):
+        raise ValueError("the recorded leaf histories weigh a pair of entries otherwise than the tree")
+    values = np.stack([np.add.reduceat(w[:, None] * mean[rows, c], first) for c in range(k)], axis=1) \
+        / weight[:, None, None]
+    source = f"{rollouts} rollouts (seed {seed}) of {blueprint.source}"
+    leaf_values = LeafValues(L.node[at], mean, CONTINUATIONS[:k], source, stderr=stderr, states=uniq.shape[0],
+                             row_of=row_of.reshape(-1))
+    return JoinedLeaves(rooted, leaves, pairs, values), leaf_values

@@ -1,0 +1,150 @@
+"""Continual re-solving for full-length two-player Coup: at each decision, solve the game a few turns
+ahead from the current public state, its leaves valued by the blueprint's continuations, and play the
+solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brown, Sandholm and Amos,
+"Depth-limited solving for imperfect-information games", NeurIPS 2018).
+
+:func:`resolve` does one re-solve:
+
+1. the public state the game's history has reached and every history there
+   (:func:`coupsolve.trees.rooted.public_root`);
+2. each player's range there, by Bayes' rule under the blueprint
+   (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`); a private state the blueprint never
+   reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that a player who left the
+   blueprint is still met by a strategy;
+3. the public tree from there to the end of turn ``root turn + lookahead - 1``
+   (:func:`coupsolve.trees.rooted.build_rooted_public_tree`), its turn-limit leaves valued by
+   rollouts of ``continuations`` continuations (:func:`coupsolve.search.leaves.rooted_leaf_values`) and
+   grafted as each player's choice among them (:func:`coupsolve.depth.public.public_depth_limited_game`);
+4. a fixed number of iterations of a CFR-family solver on it, and the average strategy at the
+   player's own information set.
+
+This is plain (unsafe) re-solving: both ranges come from the blueprint, not from the strategy the
+re-solving player actually played at its earlier decisions, and nothing constrains the re-solve to do
+at least as well as the blueprint against every opponent hand (the safe re-solving gadget of Burch,
+Johanson and Bowling, AAAI 2014, is not used). Its strategy is therefore not guaranteed to be less
+exploitable than the blueprint; what it is worth is measured, head to head
+(:mod:`coupsolve.evaluation.arena`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+from open_spiel.python import policy as os_policy
+
+__all__ = ["RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve"]
+
+#: A private state's least range, relative to its player's largest (module docstring, step 2).
+RANGE_FLOOR = 1e-3
+
+
+class SearchSettings(NamedTuple):
+    """How a re-solve is made: turns looked ahead (the current one included), continuations per
+    player at the leaves, rollouts per leaf state and pair of continuations, solver iterations and
+    algorithm, and the seed of the rollouts and the solver."""
+
+    lookahead: int = 1
+    continuations: int = 2
+    rollouts: int = 4
+    iterations: int = 100
+    algorithm: str = "cfr+"
+    seed: int = 0
+
+
+class Resolution(NamedTuple):
+    """One re-solve: ``probabilities`` (``{action: probability}`` at the player's information set),
+    the acting ``player``, the subgame's ``value`` to player 0 under the solve's average strategy, both
+    ``ranges`` (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`), the
+    ``root`` and depth-limited ``game``, the solve's ``result`` and the ``seconds`` of each stage."""
+
+    probabilities: dict
+    player: int
+    value: float
+    ranges: tuple
+    root: object
+    game: object
+    result: object
+    seconds: dict
+
+
+def _floored(r):
+    r = np.asarray(r, np.float64)
+    top = r.max(initial=0.0)
+    if not top > 0:
+        return np.ones_like(r)
+    return np.maximum(r / top, RANGE_FLOOR)
+
+
+def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> Resolution:
+    """Re-solve at the decision the game's ``history`` (moves from the start, as OpenSpiel's
+    ``state.history()``) has reached, with ``blueprint`` (a :class:`~coupsolve.search.blueprint.Blueprint`)
+    and ``settings`` (module docstring)."""
+    import solvers
+
+    from coupsolve.depth.public import public_depth_limited_game
+    from coupsolve.search.leaves import rooted_leaf_values
+    from coupsolve.trees.rooted import build_rooted_public_tree, public_root
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    rules, s = blueprint.rules, settings
+    clock = [time.perf_counter()]
+    seconds = {}
+
+    def lap(name):
+        now = time.perf_counter()
+        seconds[name] = now - clock[0]
+        clock[0] = now
+
+    root = public_root(rules, history)
+    if root.node.kind != solvers.DECISION:
+        raise ValueError("the history does not stop at a decision")
+    ranges = tuple(_floored(r) for r in blueprint.ranges(root))
+    lap("root")
+    cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
+    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True)
+    lap("tree")
+    joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
+                                        seed=s.seed)
+    lap("leaves")
+    game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else None
+    tree, coup = (game.tree, game.coup_tree) if game is not None else (rooted.tree, rooted)
+    result = solvers.solve(tree, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed, progress=False,
+                           check_every=s.iterations)
+    lap("solve")
+    player = root.node.player
+    key = sequence_hashes(rules, history)[player, 0]
+    found = np.flatnonzero(coup.infoset_hash == key)
+    if found.size != 1:
+        raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
+    i = int(found[0])
+    o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+    sigma = np.asarray(result.average_policy[o:o + m], np.float64)
+    sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
+    probabilities = {int(a): float(p) for a, p in zip(tree.infoset_actions[o:o + m], sigma)}
+    value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
+    norm = tuple(r / r.sum() for r in ranges)
+    return Resolution(probabilities, player, value, norm, root, game, result, seconds)
+
+
+class ResolvingPolicy(os_policy.Policy):
+    """A re-solving player of the blueprint's game as an OpenSpiel policy: each call of
+    :meth:`action_probabilities` re-solves at the state (:func:`resolve`), so OpenSpiel's tools and
+    :mod:`coupsolve.evaluation.arena` play it as any other policy. ``last`` is the last
+    :class:`Resolution` (what it thought)."""
+
+    def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
+        if str(game) != str(blueprint.rules.game_string()) and game.rules != blueprint.rules:
+            raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
+        super().__init__(game, [0, 1])
+        self.blueprint, self.settings, self.last = blueprint, settings, None
+
+    def action_probabilities(self, state, player_id=None):
+        """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface); a state with one
+        legal action is not re-solved."""
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return {int(legal[0]): 1.0}
+        self.last = resolve(self.blueprint, state.history(), self.settings)
+        return self.last.probabilities
