@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from coupsolve.cli.args import CliError
+from coupsolve.cli.args import CliError, searching
 from coupsolve.cli.solve import printer
 
 __all__ = ["cmd_match", "OPPONENTS"]
@@ -57,7 +57,7 @@ def cmd_match(args) -> int:
     check_json_target(args.json)
     loaded = load(args.strategy, printer(sys.stdout))
     rules, game = loaded.rules, loaded.game()
-    policy, what = loaded.policy(game), loaded.what
+    policy, what = searching(args, game, loaded.policy(game), loaded.what)
     n = rules.players
     games = args.games - args.games % n  # a multiple of the seats: every seat equally often
     if games < 2 * n:

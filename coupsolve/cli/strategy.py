@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from coupsolve.cli.args import CliError, given
+from coupsolve.cli.args import CliError, given, searching
 from coupsolve.cli.checks import check_outputs
 from coupsolve.cli.solve import printer
 
@@ -81,7 +81,7 @@ def cmd_play(args) -> int:
 
     loaded = load(args.strategy, printer(sys.stdout))
     rules, game = loaded.rules, loaded.game()
-    policy, what = loaded.policy(game), loaded.what
+    policy, what = searching(args, game, loaded.policy(game), loaded.what)
     you = args.seat
     if you >= rules.players:
         raise CliError(f"--seat {you}: the strategy is for {rules.players} players, seats 0 to "
@@ -108,12 +108,23 @@ def cmd_play(args) -> int:
                 continue
             dist = policy.action_probabilities(state)
             probs = [dist[a] for a in moves]
+            if args.explain and len(moves) > 1 and getattr(policy, "last", None) is not None:
+                print(_thinking(policy.last))
         k = int(rng.choice(len(moves), p=np.asarray(probs) / sum(probs)))
         print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
     print(str(state))
     r = state.returns()[you]
     print("You win." if r > 0 else "You lose." if r < 0 else "A draw (turn limit).")
     return 0
+
+
+def _thinking(resolution) -> str:
+    """What a re-solve thought, in two lines: the value to it and its belief about your hand."""
+    r = resolution
+    value = r.value if r.player == 0 else -r.value
+    belief = ", ".join(f"{hand or 'nothing'} {p:.0%}" for hand, p in list(r.belief().items())[:4] if p >= 0.005)
+    return (f"  (it re-solved in {sum(r.seconds.values()):.1f} s: the position is worth {value:+.2f} to it; "
+            f"it thinks you hold {belief})")
 
 
 def _ask(names) -> int:

@@ -33,28 +33,38 @@ def _features_reach(P, W, n, state_size, max_moves, paths, lengths, seat, table,
 
 
 class Blueprint:
-    """A train file of the features abstraction, loaded once: its ``rules``, ``solver``, ``meta``,
-    sampling ``game`` and ``table`` (the arrays the compiled readers take); ``source`` is its path.
+    """A strategy trained by sampling over the features abstraction, for two players: its ``rules``,
+    ``solver`` (an :class:`~solvers.mccfr.solver.MCCFRSolver`), training ``meta``, sampling ``game``
+    and ``table`` (the arrays the compiled readers take); ``source`` names where it came from.
+    :meth:`load` reads a train file.
 
     Raises
     ------
     StrategyError
-        In one line, for a file that is not a training's of two players over the features abstraction.
+        In one line, for a strategy that is not of two players over the features abstraction.
     """
 
-    def __init__(self, source="blueprint"):
-        from coupsolve.strategy.trained import is_trained, load_trained, make_game
+    def __init__(self, rules, solver, meta, source=""):
+        from coupsolve.strategy.trained import make_game
 
-        self.source = resolve(source)
-        if not is_trained(self.source):
-            raise StrategyError(f"{self.source}: not a strategy trained by sampling (coupsolve train)")
-        self.rules, self.solver, self.meta = load_trained(self.source)
-        if self.rules.players != 2 or self.meta.get("abstraction") != "features":
-            raise StrategyError(f"{self.source}: a re-solving player needs a two-player blueprint over the "
-                                "features abstraction")
-        self.warm = float(self.meta.get("warm_start", 0.0) or 0.0)
-        self.game = make_game(self.rules, "features", None, self.warm)
-        self.table = self.solver.lookup_arrays()
+        self.rules, self.solver, self.meta, self.source = rules, solver, meta, str(source)
+        if rules.players != 2 or meta.get("abstraction") != "features":
+            raise StrategyError(f"{self.source or 'the blueprint'}: a re-solving player needs a two-player "
+                                "blueprint over the features abstraction")
+        self.warm = float(meta.get("warm_start", 0.0) or 0.0)
+        self.game = make_game(rules, "features", None, self.warm)
+        self.table = solver.lookup_arrays()
+
+    @classmethod
+    def load(cls, source="blueprint"):
+        """The train file ``source`` (a path, or the name of a shipped strategy), or a one-line
+        :class:`StrategyError`."""
+        from coupsolve.strategy.trained import is_trained, load_trained
+
+        path = resolve(source)
+        if not is_trained(path):
+            raise StrategyError(f"{path}: not a strategy trained by sampling (coupsolve train)")
+        return cls(*load_trained(path), source=path)
 
     def ranges(self, root) -> tuple:
         """Each player's range at ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot` of the

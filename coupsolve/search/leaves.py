@@ -9,12 +9,15 @@ states at a leaf is worth the chance-weighted mean over its histories
 (Brown, Sandholm and Amos, "Depth-limited solving for imperfect-information games", NeurIPS 2018).
 
 The blueprint keys its decisions by features of the state, two of them from the past: each player's
-most recent claim and whether it ever claimed the Duke. A leaf's state carries them as they stood at
-the tree's root (:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history):
-claims made between the root and the leaf are not in them. The continuations are then the blueprint
-read with those two features as of the root until the next claims overwrite them: strategies of the
-rest of the game all the same (they depend only on what their player observes), so the leaf values
-are exact values of a pair of strategies, as multi-valued leaves require, up to the rollouts' noise.
+most recent claim and whether it ever claimed the Duke. A leaf's state gets them as they stood at the
+tree's root (:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history), then
+the claims of the turn it ends, which its state still declares (the action's and the block's). With a
+lookahead of one turn that is every claim, and the leaf's state is exactly the one the game without
+the cut reaches. Looking further ahead, the claims of the turns between are not in it: the
+continuations are then the blueprint read with those two features as recorded until the next claims
+overwrite them, strategies of the rest of the game all the same (they depend only on what their player
+observes), so the leaf values are still exact values of a pair of strategies, as multi-valued leaves
+require, up to the rollouts' noise.
 """
 
 from __future__ import annotations
@@ -33,9 +36,29 @@ from coupsolve.depth.continuations import CONTINUATIONS, check_count
 from coupsolve.depth.public import WEIGHT_RTOL, JoinedLeaves, public_leaves
 from coupsolve.depth.rollouts import _kernels
 from coupsolve.depth.values import LeafValues
-from coupsolve.sampling.keys import _rekey
+from coupsolve.sampling.keys import X_DUKE, X_LAST, _rekey
 
 __all__ = ["rooted_leaf_values"]
+
+
+@njit(cache=True, inline="always")
+def _claim(s, p, c):
+    """Record in the features game's entries that seat ``p`` claimed character ``c`` (as its step does)."""
+    s[X_LAST + p] = c + 1
+    if c == E.DUKE:
+        s[X_DUKE + p] = 1
+
+
+@njit(cache=True, inline="always")
+def _last_turns_claims(s):
+    """The claims of the turn a leaf's state ends, still in its declaration: the actor's action's
+    and the blocker's."""
+    kind = s[E.S_ACTION]
+    claim = E.ACTION_CLAIM[kind] if kind >= 0 else -1
+    if claim >= 0:
+        _claim(s, s[E.S_ACTOR], E.CLAIM_CHAR[claim])
+    if s[E.S_BLOCKER] >= 0 and s[E.S_BLOCK_CHAR] >= 0:
+        _claim(s, s[E.S_BLOCKER], s[E.S_BLOCK_CHAR])
 
 
 @njit(cache=True)
@@ -48,6 +71,7 @@ def _rows(P, W, engine, tail, states, hashes, keys):
         states[i, :E.S_SIZE] = engine[i]
         states[i, E.S_SIZE:] = tail
         s = states[i]
+        _last_turns_claims(s)
         s[E.S_ACTOR] = next_living(P, s, s[E.S_ACTOR])
         next_turn(P, s)
         _rekey(P, states[i], hashes[i], W)

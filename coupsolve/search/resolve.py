@@ -68,6 +68,18 @@ class Resolution(NamedTuple):
     result: object
     seconds: dict
 
+    def belief(self) -> dict:
+        """What the acting player thinks the other holds: the probability of each of the other's hands
+        given its own private state, the public cards and the other's range (``{hand: probability}``,
+        largest first)."""
+        me, root = self.player, self.root
+        mine = int(root.node.entry[root.node.target, me])
+        w = (root.chance[mine] if me == 0 else root.chance[:, mine]) * self.ranges[1 - me]
+        out = {}
+        for hand, x in zip(root.hands(1 - me), w / w.sum()):
+            out[hand] = out.get(hand, 0.0) + float(x)
+        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
 
 def _floored(r):
     r = np.asarray(r, np.float64)
@@ -103,6 +115,9 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> 
     ranges = tuple(_floored(r) for r in blueprint.ranges(root))
     lap("root")
     cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
+    if cut != rules and root.node.start.pending.any():
+        # histories in transit finish their step under the cut's rules, which may end the game there
+        root = public_root(cut, history)
     rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True)
     lap("tree")
     joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,

@@ -1,0 +1,142 @@
+"""The re-solving player (coupsolve.search) and what it stands on: the rooted walk's record of its leaf
+histories, the rooted tree's leaves valued by rollouts of a blueprint (the same values, seed for seed,
+as the history tree's leaves from the game's start get), and a game played by re-solving."""
+
+import functools
+
+import numpy as np
+import pytest
+
+from coupsolve import Rules, build_coup_tree, load_game
+from coupsolve.depth.public import history_pairs, public_leaf_values, public_leaves
+from coupsolve.depth.rollouts import values_from_trained
+from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings, resolve, rooted_leaf_values
+from coupsolve.strategy.solved import StrategyError
+from coupsolve.trees.rooted import build_rooted_public_tree, public_root
+from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree
+from solvers.trees.leaves import public_leaf_pairs
+
+pytestmark = pytest.mark.xdist_group("search")
+FULL = Rules.two_player_selection(turn_limit=100)
+TL1, TL2 = FULL.replace(turn_limit=1), Rules.two_player_selection(turn_limit=2)
+TAX = [54, 56, 0, 1, 2]  # the card choices, the deal and a Tax (tests/test_rooted.py's "tax")
+
+
+@functools.lru_cache(maxsize=1)
+def blueprint():
+    """A features blueprint of the full-length game, trained briefly (its strategy matters little
+    here: the tests compare two ways of valuing the same continuations)."""
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.solver import MCCFRSolver
+
+    solver = MCCFRSolver(sampling_game(FULL, abstraction="features"), max_infosets=1 << 16, seed=3,
+                         sampling="probe")
+    solver.step(2000)
+    return Blueprint(FULL, solver, {"rules": FULL.to_dict(), "abstraction": "features"}, source="test")
+
+
+def recorded_pairs(coup):
+    """The recorded histories at the turn-limit leaves, summed by (leaf, entry0, entry1)."""
+    L, leaves = coup.leaf_histories, public_leaves(coup)
+    at = np.isin(L.node, leaves)
+    sums = {}
+    for v, a, b, p in zip(L.node[at], L.entry[at, 0], L.entry[at, 1], L.prob[at]):
+        sums[(int(v), int(a), int(b))] = sums.get((int(v), int(a), int(b)), 0.0) + p
+    return sums, leaves
+
+
+@pytest.mark.parametrize("where", ["start", "rooted"])
+def test_leaf_histories_weigh_what_the_tree_weighs(where):
+    """Every terminal history is recorded once, at a terminal node, and the recorded chance
+    probabilities summed by pair of entries at each leaf are the tree's own weights of that pair."""
+    if where == "start":
+        coup, size = build_public_tree(TL1, leaf_states=True), count_public_tree(TL1)
+        total = size.terminal_histories
+    else:
+        root = public_root(TL2, TAX)
+        rng = np.random.default_rng(0)
+        r0, r1 = rng.random(root.num_private[0]) + 0.1, rng.random(root.num_private[1]) + 0.1
+        coup = build_rooted_public_tree(TL2, root, r0, r1, leaf_states=True)
+        total = len(coup.leaf_histories.node)
+    L = coup.leaf_histories
+    assert len(L.node) == total > 0
+    assert (coup.tree.flat.node_kind[L.node] == 2).all()  # TERMINAL
+    sums, leaves = recorded_pairs(coup)
+    pairs = public_leaf_pairs(coup.tree, leaves)
+    want = {(int(leaves[i]), int(a), int(b)): w for i, a, b, w in zip(*pairs)}
+    assert sums.keys() == want.keys()
+    assert max(abs(sums[k] - w) / w for k, w in want.items()) < 1e-9
+    assert build_public_tree(TL1).leaf_histories is None
+
+
+def test_rooted_leaf_values_are_the_history_trees():
+    """The rooted walk's leaves from the game's start, valued by rollouts, against the history tree's
+    leaves valued by the same rollouts (values_from_trained): the same leaf states (the next turn begun,
+    the turn's claims recorded), so the same seeds and the same values, pair for pair."""
+    bp = blueprint()
+    root = public_root(FULL, [])
+    rooted = build_rooted_public_tree(TL1, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]),
+                                      leaf_states=True)
+    joined, values = rooted_leaf_values(rooted, bp, [], 2, rollouts=3, seed=7)
+    cut = build_coup_tree(TL1, leaves=True)
+    est = values_from_trained(cut, bp.solver, bp.meta, 2, rollouts=3, seed=7)
+    pairs, want = public_leaf_values(rooted, joined.leaves, history_pairs(cut, est))
+    assert np.array_equal(pairs.leaf, joined.pairs.leaf) and np.array_equal(pairs.entry0, joined.pairs.entry0)
+    assert values.states == est.states  # the same distinct leaf states
+    np.testing.assert_allclose(joined.values, want, rtol=0, atol=1e-12)
+    assert np.abs(want).max() > 0  # not a game of draws
+    again, _ = rooted_leaf_values(rooted, bp, [], 2, rollouts=3, seed=8)
+    assert not np.array_equal(again.values, joined.values)  # the seed is used
+
+
+def test_a_rooted_tree_without_leaf_states_is_refused():
+    root = public_root(TL2, TAX)
+    coup = build_rooted_public_tree(TL2, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]))
+    with pytest.raises(ValueError, match="leaf_states"):
+        rooted_leaf_values(coup, blueprint(), TAX)
+
+
+def test_a_blueprint_of_other_information_sets_is_refused():
+    bp = blueprint()
+    with pytest.raises(StrategyError, match="features"):
+        Blueprint(FULL, bp.solver, {"rules": FULL.to_dict(), "abstraction": "exact"})
+
+
+def test_a_root_with_histories_in_transit_at_the_cut():
+    """A loss after a Coup in the cut's last turn: the histories whose loss is forced end the turn, and
+    so the cut game, while the others choose; the re-solve roots at the cut's own public state."""
+    bp = blueprint()
+    history = [55, 54, 0, 1, 3, 22, 16, 43, 2, 22, 2, 22, 10, 22, 28, 22, 2, 22, 2, 22, 2, 22, 10, 22, 28, 22, 5]
+    state = load_game(FULL).new_initial_state()
+    for a in history:
+        state.apply_action(a)
+    r = resolve(bp, history, SearchSettings(lookahead=1, rollouts=1, iterations=5))
+    assert r.root.node.start.pending.any() and r.root.rules.turn_limit == r.root.turn == state.turn
+    assert sorted(r.probabilities) == sorted(state.legal_actions()) and r.player == state.current_player()
+
+
+def test_the_resolving_player_plays_legal_distributions():
+    """Re-solving at the first decisions of a seeded game: a distribution over the legal actions that
+    sums to 1, normalised ranges, the player who acts, and the first turn's re-solve has leaves."""
+    bp = blueprint()
+    game = load_game(FULL)
+    player = ResolvingPolicy(game, bp, SearchSettings(lookahead=1, continuations=2, rollouts=2, iterations=20))
+    rng = np.random.default_rng(0)
+    state, solved = game.new_initial_state(), 0
+    while not state.is_terminal() and solved < 5:
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        dist = player.action_probabilities(state)
+        assert sorted(dist) == sorted(state.legal_actions())
+        assert abs(sum(dist.values()) - 1.0) < 1e-9 and min(dist.values()) >= 0.0
+        if len(dist) > 1:
+            r = player.last
+            solved += 1
+            assert r.player == state.current_player()
+            assert all(abs(x.sum() - 1.0) < 1e-9 for x in r.ranges)
+            if state.turn >= 1:
+                assert r.game is not None and len(r.game.leaves) > 0
+        state.apply_action(max(dist, key=dist.get))
+    assert solved == 5
