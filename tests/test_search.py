@@ -140,3 +140,19 @@ def test_the_resolving_player_plays_legal_distributions():
                 assert r.game is not None and len(r.game.leaves) > 0
         state.apply_action(max(dist, key=dist.get))
     assert solved == 5
+
+
+def test_play_against_the_resolving_player_through_standard_input():
+    """``coupsolve play --search 1 --explain`` with the shipped blueprint, the first listed move always
+    typed: a whole game, each of its re-solved moves followed by what it thinks you hold."""
+    from test_cli import run
+
+    out = run("play", "--search", "1", "--search-iterations", "10", "--explain", "--seed", "2",
+              stdin="0\n" * 400)
+    assert out.returncode == 0, out.stderr
+    assert "re-solving 1 turn ahead" in out.stdout
+    assert any(w in out.stdout for w in ("You win.", "You lose.", "A draw"))
+    thoughts = [line for line in out.stdout.splitlines() if "it thinks you hold" in line]
+    assert thoughts and all("%" in line and "to it" in line for line in thoughts)
+    bad = run("play", "--search", "9")
+    assert bad.returncode == 2 and "--search" in bad.stderr

@@ -12,6 +12,7 @@ import re
 
 from coupsolve.cli import values as V
 from coupsolve.cli.leaves import add_leaves_args, leaves_conflict
+from coupsolve.cli.search import add_search_args
 
 # ``--precision auto``, resolved for the plan's tree; train's --sampling and --abstraction choices
 from coupsolve.evaluation.aivat import PILOT_GAMES
@@ -324,29 +325,6 @@ def _add_train_args(p):
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _add_search_args(p):
-    from coupsolve.search import SearchSettings
-
-    p.add_argument("--search", type=V.whole_number(0, 4), default=0, metavar="K",
-                   help="re-solve at each of the strategy's decisions, K turns ahead (the current one "
-                        "included), its leaves valued by rollouts of the strategy (a two-player training "
-                        "over the features abstraction, such as the shipped blueprint); 0: play its table")
-    p.add_argument("--search-iterations", type=V.whole_number(1, 1 << 20), metavar="N",
-                   default=SearchSettings().iterations, help="solver iterations per re-solve")
-
-
-def searching(args, game, policy, what):
-    """``(policy, what)``: the strategy's, or with ``--search`` the re-solving player built on it."""
-    if not args.search:
-        return policy, what
-    from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings
-
-    settings = SearchSettings(lookahead=args.search, iterations=args.search_iterations, seed=args.seed)
-    turns = f"{args.search} turn{'s' if args.search > 1 else ''}"
-    return (ResolvingPolicy(game, Blueprint.load(args.strategy), settings),
-            f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations")
-
-
 def _add_report_args(p, plot_help, selection=True):
     p.add_argument("--plot", metavar="FILE", help=plot_help)
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
@@ -404,7 +382,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                    help="your seat, 0 (moves first) to the players less one; every other seat plays the "
                         "strategy")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the deals and the bots' moves")
-    _add_search_args(p)
+    add_search_args(p)
     p.add_argument("--explain", action="store_true",
                    help="with --search: after each of its moves, what it thinks you hold and what the "
                         "position is worth to it")
@@ -421,7 +399,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                    "played twice first, seeded apart, to fit the variance-reduced estimate's value (0: none)")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE",
                    help="the results as one JSON object: on the last line of the output, or in FILE")
-    _add_search_args(p)
+    add_search_args(p)
     p = sub_parser("random", "play one game with uniformly random moves and print its log")
     p.add_argument("--players", type=V.field_number("players"), default=2, help="players")
     p.add_argument("--setup", choices=["standard", "selection"], default=None,

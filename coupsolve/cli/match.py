@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
-from coupsolve.cli.args import CliError, searching
+from coupsolve.cli.args import CliError
+from coupsolve.cli.search import searching
 from coupsolve.cli.solve import printer
 
 __all__ = ["cmd_match", "OPPONENTS"]

@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from coupsolve.cli.args import CliError, given, searching
+from coupsolve.cli.args import CliError, given
+from coupsolve.cli.search import searching
 from coupsolve.cli.checks import check_outputs
 from coupsolve.cli.solve import printer
 

@@ -29,7 +29,7 @@ from coupsolve.sampling.keys import FEATURES
 from coupsolve.sampling.steps import FUNCTIONS
 from coupsolve.trees.background import run_interruptibly, run_together
 
-__all__ = ["values_from_trained", "weigh"]
+__all__ = ["play_states", "values_from_trained", "weigh"]
 
 
 @njit(cache=True)
@@ -145,13 +145,29 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     rows, row_of, states, hashes, keys = _leaf_rows(cut, game, abstraction, k, say)
     say(f"{rows:,} distinct leaf states: playing {rows * rollouts * k * k:,} games on {threads} "
         f"thread{'s' if threads > 1 else ''} ...")
+    mean, stderr = play_states(game, abstraction, table, warm > 0, states, hashes, keys, k, rollouts=rollouts,
+                               seed=seed, threads=threads, progress=progress)
+    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k],
+                      f"{rollouts} rollouts (seed {seed}) of a trained strategy of {rules.turn_limit} turns",
+                      stderr=stderr, states=rows, row_of=row_of)
+
+
+def play_states(game, abstraction, table, prior, states, hashes, keys, k, *, rollouts, seed, threads=1,
+                progress=None):
+    """``(mean, stderr)`` of player 0's payoff from each row of ``states`` (the sampling ``game``'s
+    states, of the information sets of ``abstraction``, with their ``hashes`` and ``keys``, as :func:`solvers.mccfr.rollout.leaf_rows` writes them),
+    ``(rows, k, k)``: ``rollouts`` games per row and pair of continuations of the strategy in ``table``
+    (:meth:`~solvers.mccfr.solver.MCCFRSolver.lookup_arrays`; ``prior``: its warm start's), on
+    ``threads`` threads that share the rows (the results do not depend on how many). Ctrl-C stops
+    within a row's games (``KeyboardInterrupt``)."""
+    rows = states.shape[0]
     total, sq = np.zeros((rows, k, k)), np.zeros((rows, k, k))
-    max_steps = int(E.game_bounds(rules.params())[0]) + 1
+    max_steps = int(E.game_bounds(game.params)[0]) + 1
     controls = [np.zeros(3, np.int64) for _ in range(int(threads))]
     # each thread its own control and its own copy of the game's scratch (the engine writes into it)
     jobs = [(game.params, tuple(a.copy() for a in game.scratch), game.num_players, game.state_size,
              game.max_moves, states, hashes, keys, t, len(controls), table["table"], table["stats"],
-             table["average"], warm > 0, int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
+             table["average"], bool(prior), int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
             for t, control in enumerate(controls)]
     report = None if progress is None else (lambda: progress(sum(int(c[1]) for c in controls)))
     play = _kernels(abstraction)[1]
@@ -162,9 +178,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
         raise RuntimeError(f"the rollouts failed with status {max(statuses)} (a rollout past the game's length)")
     mean = total / rollouts
     var = np.maximum(sq / rollouts - mean ** 2, 0.0) * rollouts / max(rollouts - 1, 1)
-    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k],
-                      f"{rollouts} rollouts (seed {seed}) of a trained strategy of {rules.turn_limit} turns",
-                      stderr=np.sqrt(var / rollouts), states=rows, row_of=row_of)
+    return mean, np.sqrt(var / rollouts)
 
 
 def _leaf_rows(cut, game, abstraction, k, say):

@@ -61,7 +61,7 @@ from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix
 from coupsolve.sampling.steps import coup_moves, coup_returns
 from coupsolve.engine.tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
-__all__ = ["FEATURES", "X_SIZE", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
+__all__ = ["FEATURES", "X_SIZE", "rekey", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
 
 X_LAST = E.S_SIZE  # + p: the character seat p claimed most recently + 1 (0: none yet)
 X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block Foreign Aid)
@@ -165,7 +165,7 @@ def _situation_key(P, s, p, ph, out):
 
 
 @njit(cache=True)
-def _rekey(P, s, h, W):
+def rekey(P, s, h, W):
     """The acting player's row of ``h`` from the features of ``s`` (nothing at chance or the end)."""
     buf = W[1]
     if E.is_terminal(s) or E.is_chance(s):
@@ -186,7 +186,7 @@ def features_init(P, s, h, W):
     s[X_FIELD + FIELD_FREE] = _MILLION - s[X_FIELD + FIELD_HONEST] - s[X_FIELD + FIELD_RANDOM]
     s[X_CURSOR] = 0 if s[X_FIELD + FIELD_FREE] < _MILLION else P[E.P_PLAYERS]
     s[X_PRIOR] = 1 if field[FIELD_WARM] > 0.0 else 0
-    _rekey(P, s, h, W)
+    rekey(P, s, h, W)
 
 
 @njit(cache=True)
@@ -243,7 +243,7 @@ def features_step(P, s, h, a, W):
         if c == DUKE:
             s[X_DUKE + p] = 1
     E.apply(P, s, a, ev, 0, buf, prob)
-    _rekey(P, s, h, W)
+    rekey(P, s, h, W)
 
 
 FEATURES = (features_init, features_player, features_moves, features_step, coup_returns)

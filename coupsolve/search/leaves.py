@@ -25,8 +25,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.mccfr.kernel import OK, call_kernel
-from solvers.mccfr.rollout import STOPPED
 from solvers.trees.leaves import public_leaf_pairs
 
 from coupsolve import engine as E
@@ -34,9 +32,9 @@ from coupsolve.engine.core import next_living
 from coupsolve.engine.flow import next_turn
 from coupsolve.depth.continuations import CONTINUATIONS, check_count
 from coupsolve.depth.public import WEIGHT_RTOL, JoinedLeaves, public_leaves
-from coupsolve.depth.rollouts import _kernels
+from coupsolve.depth.rollouts import play_states
 from coupsolve.depth.values import LeafValues
-from coupsolve.sampling.keys import X_DUKE, X_LAST, _rekey
+from coupsolve.sampling.keys import X_DUKE, X_LAST, rekey
 
 __all__ = ["rooted_leaf_values"]
 
@@ -74,7 +72,7 @@ def _rows(P, W, engine, tail, states, hashes, keys):
         _last_turns_claims(s)
         s[E.S_ACTOR] = next_living(P, s, s[E.S_ACTOR])
         next_turn(P, s)
-        _rekey(P, states[i], hashes[i], W)
+        rekey(P, states[i], hashes[i], W)
         z = np.uint64(0x243F6A8885A308D3)
         for j in range(states.shape[1]):
             z = (z ^ np.uint64(np.int64(states[i, j]) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
@@ -82,29 +80,13 @@ def _rows(P, W, engine, tail, states, hashes, keys):
         keys[i] = z
 
 
-def _play(blueprint, states, hashes, keys, k, rollouts, seed):
-    """``(mean, stderr)`` of player 0's payoff from each row, ``(rows, k, k)``."""
-    g, t = blueprint.game, blueprint.table
-    rows = states.shape[0]
-    total, sq, control = np.zeros((rows, k, k)), np.zeros((rows, k, k)), np.zeros(3, np.int64)
-    max_steps = int(E.game_bounds(blueprint.rules.params())[0]) + 1
-    status = call_kernel(_kernels("features")[1], g.params, g.scratch, g.num_players, g.state_size, g.max_moves,
-                         states, hashes, keys, 0, 1, t["table"], t["stats"], t["average"], blueprint.warm > 0,
-                         int(rollouts), int(seed) & (2**63 - 1), total, sq, max_steps, control)
-    if status == STOPPED:
-        raise KeyboardInterrupt
-    if status != OK:
-        raise RuntimeError(f"the rollouts failed with status {status} (a rollout past the game's length)")
-    mean = total / rollouts
-    var = np.maximum(sq / rollouts - mean ** 2, 0.0) * rollouts / max(rollouts - 1, 1)
-    return mean, np.sqrt(var / rollouts)
-
-
-def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0):
+def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0,
+                       threads: int = 1):
     """``(JoinedLeaves, LeafValues)`` of ``rooted`` (a tree built with ``leaf_states=True``, of the
     blueprint's rules cut at some turn) under ``k`` continuations of ``blueprint`` (a
     :class:`~coupsolve.search.blueprint.Blueprint`), ``rollouts`` games per distinct leaf state and pair
-    of continuations, seeded by ``seed``; ``history``: the root's history from the game's start (its
+    of continuations, seeded by ``seed``, on ``threads`` threads (the values do not depend on how many);
+    ``history``: the root's history from the game's start (its
     claims, module docstring). The joined leaves go to
     :func:`coupsolve.depth.public.public_depth_limited_game`; the leaf values' rows are the distinct
     leaf states, with standard errors."""
@@ -120,7 +102,8 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
     keys = np.zeros(uniq.shape[0], np.uint64)
     _rows(g.params, g.scratch, np.ascontiguousarray(uniq), blueprint.features_tail(history), states, hashes, keys)
-    mean, stderr = _play(blueprint, states, hashes, keys, k, rollouts, seed)
+    mean, stderr = play_states(g, "features", blueprint.table, blueprint.warm > 0, states, hashes, keys, k,
+                               rollouts=rollouts, seed=seed, threads=threads)
     pairs = public_leaf_pairs(rooted.tree, leaves)
     leaf = np.searchsorted(leaves, L.node[at])
     order = np.lexsort((L.entry[at, 1], L.entry[at, 0], leaf))

@@ -43,7 +43,8 @@ RANGE_FLOOR = 1e-3
 class SearchSettings(NamedTuple):
     """How a re-solve is made: turns looked ahead (the current one included), continuations per
     player at the leaves, rollouts per leaf state and pair of continuations, solver iterations and
-    algorithm, and the seed of the rollouts and the solver."""
+    algorithm, the seed of the rollouts and the solver, and the threads the rollouts share (None: the
+    cores available; the values do not depend on it)."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -51,6 +52,7 @@ class SearchSettings(NamedTuple):
     iterations: int = 100
     algorithm: str = "cfr+"
     seed: int = 0
+    threads: int | None = None
 
 
 class Resolution(NamedTuple):
@@ -96,6 +98,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> 
     import solvers
 
     from coupsolve.depth.public import public_depth_limited_game
+    from coupsolve.plan.options import solve_threads
     from coupsolve.search.leaves import rooted_leaf_values
     from coupsolve.trees.rooted import build_rooted_public_tree, public_root
     from coupsolve.trees.stepwalk.build import sequence_hashes
@@ -120,8 +123,9 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> 
         root = public_root(cut, history)
     rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True)
     lap("tree")
+    threads = solve_threads(s.threads)[0]
     joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
-                                        seed=s.seed)
+                                        seed=s.seed, threads=threads)
     lap("leaves")
     game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else None
     tree, coup = (game.tree, game.coup_tree) if game is not None else (rooted.tree, rooted)

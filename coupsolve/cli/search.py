@@ -1,0 +1,31 @@
+"""The command line's options of the re-solving player (``play --search``, ``match --search``):
+:mod:`coupsolve.search` made from them."""
+
+from __future__ import annotations
+
+from coupsolve.cli import values as V
+
+__all__ = ["add_search_args", "searching"]
+
+
+def add_search_args(p):
+    """``--search K`` and ``--search-iterations N`` of ``play`` and ``match``."""
+    p.add_argument("--search", type=V.whole_number(0, 4), default=0, metavar="K",
+                   help="re-solve at each of the strategy's decisions, K turns ahead (the current one "
+                        "included), its leaves valued by rollouts of the strategy (a two-player training "
+                        "over the features abstraction, such as the shipped blueprint); 0: play its table")
+    p.add_argument("--search-iterations", type=V.whole_number(1, 1 << 20), metavar="N", default=None,
+                   help="solver iterations per re-solve (default: coupsolve.search.SearchSettings's)")
+
+
+def searching(args, game, policy, what):
+    """``(policy, what)``: the strategy's, or with ``--search`` the re-solving player built on it."""
+    if not args.search:
+        return policy, what
+    from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings
+
+    iterations = SearchSettings().iterations if args.search_iterations is None else args.search_iterations
+    settings = SearchSettings(lookahead=args.search, iterations=iterations, seed=args.seed)
+    turns = f"{args.search} turn{'s' if args.search > 1 else ''}"
+    return (ResolvingPolicy(game, Blueprint.load(args.strategy), settings),
+            f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations")
