@@ -156,3 +156,27 @@ def test_play_against_the_resolving_player_through_standard_input():
     assert thoughts and all("%" in line and "to it" in line for line in thoughts)
     bad = run("play", "--search", "9")
     assert bad.returncode == 2 and "--search" in bad.stderr
+
+
+def test_ranges_are_each_players_own_reach_under_the_blueprint():
+    """Blueprint.ranges (compiled, one history per private state) against OpenSpiel: the product of the
+    blueprint's probabilities of the player's own moves along every history at the root, which must
+    be the same for all histories of one private state (Bayes' rule needs only one)."""
+    from solvers.mccfr.policy import SampledPolicy
+
+    bp = blueprint()
+    game = load_game(FULL)
+    policy = SampledPolicy(bp.solver, game)
+    history = [54, 56, 0, 1, 2, 22, 0]  # the Tax passed, then player 1 takes Income
+    root = public_root(FULL, history)
+    ranges = bp.ranges(root)
+    paths, entry = root.node.paths, root.node.entry
+    for seat in (0, 1):
+        for i in np.random.default_rng(seat).choice(len(paths), size=min(12, len(paths)), replace=False):
+            state, reach = game.new_initial_state(), 1.0
+            for a in paths[i][paths[i] >= 0]:
+                if not state.is_chance_node() and state.current_player() == seat:
+                    reach *= policy.action_probabilities(state)[int(a)]
+                state.apply_action(int(a))
+            assert abs(reach - ranges[seat][entry[i, seat]]) <= 1e-12
+    assert all(r.max() > r.min() for r in ranges)  # the check can fail: the ranges are not uniform
