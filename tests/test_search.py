@@ -180,3 +180,8 @@ def test_ranges_are_each_players_own_reach_under_the_blueprint():
                 state.apply_action(int(a))
             assert abs(reach - ranges[seat][entry[i, seat]]) <= 1e-12
     assert all(r.max() > r.min() for r in ranges)  # the check can fail: the ranges are not uniform
+
+
+def test_a_game_of_other_rules_is_refused():
+    with pytest.raises(ValueError, match="blueprint"):
+        ResolvingPolicy(load_game(TL2), blueprint())

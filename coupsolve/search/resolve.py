@@ -154,7 +154,7 @@ class ResolvingPolicy(os_policy.Policy):
     :class:`Resolution` (what it thought)."""
 
     def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
-        if str(game) != str(blueprint.rules.game_string()) and game.rules != blueprint.rules:
+        if getattr(game, "rules", None) != blueprint.rules:
             raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
         super().__init__(game, [0, 1])
         self.blueprint, self.settings, self.last = blueprint, settings, None
