@@ -58,6 +58,8 @@ BAD = [
     (["play", "missing.npz"], "no such file"),
     (["play", "missing.npz", "--seat", "6"], "--seat"),
     (["play", "missing.npz", "--seed", "x"], "--seed"),
+    (["play", "missing.npz", "--search", "5"], "--search"),
+    (["play", "missing.npz", "--search-iterations", "0"], "--search-iterations"),
     (["analyse", "missing.npz", "--games", "0"], "--games"),
     (["analyse", "missing.npz", "--seed", "-1"], "--seed"),
     (["train", "--players", "7"], "--players"),
@@ -90,6 +92,8 @@ BAD = [
     (["match", "missing.npz", "--games", "0"], "--games"),
     (["match", "missing.npz", "--seed", "-1"], "--seed"),
     (["match", "missing.npz", "--pilot", "-3"], "--pilot"),
+    (["match", "missing.npz", "--search", "-1"], "--search"),
+    (["match", "missing.npz", "--search-iterations", "x"], "--search-iterations"),
     (["match", "missing.npz", "--json", "no/such/folder/r.json"], "--json"),
     (["random", "--players", "1"], "--players"),
     (["random", "--players", "99"], "--players"),
@@ -137,7 +141,7 @@ BAD += [
     (["solve", "--selection", "--turn-limit", "3"], "up to turn limit 2; got turn limit 3"),
 ]
 FLAGS = {"-h", "--help", "--version", "--force", "--no-progress", "--no-cache",
-         "--sampled", "--selection"}  # options that take no value
+         "--sampled", "--selection", "--explain"}  # options that take no value
 
 
 def _run(argv, capsys):
