@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers.mccfr.rollout import state_hash
 from solvers.trees.leaves import public_leaf_pairs
 
 from coupsolve import engine as E
@@ -73,11 +74,7 @@ def _rows(P, W, engine, tail, states, hashes, keys):
         s[E.S_ACTOR] = next_living(P, s, s[E.S_ACTOR])
         next_turn(P, s)
         rekey(P, states[i], hashes[i], W)
-        z = np.uint64(0x243F6A8885A308D3)
-        for j in range(states.shape[1]):
-            z = (z ^ np.uint64(np.int64(states[i, j]) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
-            z = z ^ (z >> np.uint64(29))
-        keys[i] = z
+        keys[i] = state_hash(states[i], states.shape[1])  # as the history tree's leaf rows key theirs
 
 
 def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0,

@@ -30,13 +30,13 @@ from numba import njit
 
 from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL, _next, _sample, lookup
 
-__all__ = ["leaf_rows", "path_reach", "play_rows", "strategy_at", "STOPPED"]
+__all__ = ["leaf_rows", "path_reach", "play_rows", "state_hash", "strategy_at", "STOPPED"]
 
 STOPPED = 9  # the polled control asked to stop
 
 
 @njit(cache=True, inline="always")
-def _state_hash(s, n):
+def state_hash(s, n):
     """A 64-bit hash of ``s[:n]`` (int32): splitmix64 over the entries."""
     z = np.uint64(0x243F6A8885A308D3)
     for i in range(n):
@@ -161,7 +161,7 @@ def leaf_rows(game, P, W, n, state_size, max_moves, max_depth, num_children, chi
             if leaf >= 0:
                 if control[0] != 0:
                     return STOPPED
-                key = _state_hash(st[d], state_size)
+                key = state_hash(st[d], state_size)
                 if not by_state:
                     for q in range(n):
                         key = (key ^ hh[d, q, 0]) * np.uint64(0x9E3779B97F4A7C15)
