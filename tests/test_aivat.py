@@ -123,3 +123,25 @@ def test_duplicate_deals_cancel_the_deal_for_a_policy_against_itself(full_length
     res = play(full_length, [honest, honest], 40, seed=3)
     assert res.deals == 20 and res.half_width[0] == 0.0 and res.mean[0] == 0.0
     assert np.any(res.payoffs[:, 0] != 0)  # the games themselves were won and lost
+
+
+def test_a_stand_in_plays_the_pilot_games_and_the_policy_only_the_matched_ones(full_length):
+    """``match(..., pilot_policy=)``: the (costly) policy is asked only at the matched games' decisions,
+    as many times as in a match without pilots, and the fitted value still gives a reduced estimate."""
+    from coupsolve.evaluation.aivat import match
+
+    class Counting(os_policy.Policy):
+        def __init__(self, inner):
+            super().__init__(full_length, [0, 1])
+            self.inner, self.calls = inner, 0
+
+        def action_probabilities(self, state, player_id=None):
+            self.calls += 1
+            return self.inner.action_probabilities(state)
+
+    honest, rand = HonestBot(full_length), RandomBot(full_length)
+    plain, stood = Counting(rand), Counting(rand)
+    match(full_length, plain, honest, 20, seed=4, pilot=0)
+    res = match(full_length, stood, honest, 20, seed=4, pilot=30, pilot_policy=rand)
+    assert stood.calls == plain.calls > 0 and res.adjusted_mean is not None
+    assert np.allclose(res.payoffs, match(full_length, rand, honest, 20, seed=4, pilot=0).payoffs)

@@ -58,7 +58,8 @@ def cmd_match(args) -> int:
     check_json_target(args.json)
     loaded = load(args.strategy, printer(sys.stdout))
     rules, game = loaded.rules, loaded.game()
-    policy, what = searching(args, game, loaded.policy(game), loaded.what)
+    table = loaded.policy(game)
+    policy, what = searching(args, game, table, loaded.what)  # its table plays the pilot games
     n = rules.players
     games = args.games - args.games % n  # a multiple of the seats: every seat equally often
     if games < 2 * n:
@@ -67,7 +68,7 @@ def cmd_match(args) -> int:
     rows = []
     for word in args.against or OPPONENTS:
         name, other = _opponent(word, rules, game, policy)
-        result = match(game, policy, other, games, args.seed, args.pilot)
+        result = match(game, policy, other, games, args.seed, args.pilot, pilot_policy=table)
         reduced = result.adjusted_mean is not None
         low, high = result.interval("strategy", adjusted=reduced)
         verdict = "beats it" if low > 0 else "loses to it" if high < 0 else "no difference shown"
