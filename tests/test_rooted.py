@@ -422,3 +422,33 @@ def _same(x, y, where):
         assert x == y, where
     elif not (np.isnan(float(x)) and np.isnan(float(y))):  # a rate of a claim never made: nan in both
         assert abs(float(x) - float(y)) <= 1e-9, f"{where}: {x} != {y}"
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(picks=st.lists(st.integers(0, 10**6), min_size=3, max_size=12), prune=st.floats(0.001, 0.6),
+       seed=st.integers(0, 2**31))
+def test_pruning_leaves_out_at_most_its_share_and_keeps_every_private_state(picks, prune, seed):
+    """A pruned root leaves out histories weighing at most ``prune`` in all, keeps the rest in
+    proportion, and keeps every private state of both players, in order, at the tree's top."""
+    from coupsolve.trees.rooted.build import rooted_start
+
+    root = public_root(TL1_INF, random_history(TL1_INF, picks))
+    rng = np.random.default_rng(seed)
+    r0, r1 = (rng.random(n) ** 4 for n in root.num_private)
+    assume(root.chance.ravel() @ np.outer(r0, r1).ravel() > 0)
+    full, cut = rooted_start(root, r0, r1), rooted_start(root, r0, r1, prune)
+    key = {s.tobytes() + h.tobytes(): p for s, h, p in zip(full.states, full.hashes, full.prob)}
+    kept = np.array([key[s.tobytes() + h.tobytes()] for s, h in zip(cut.states, cut.hashes)])
+    assert abs(cut.prob.sum() - 1.0) < 1e-12 and np.allclose(cut.prob, kept / kept.sum(), rtol=1e-9, atol=0)
+    dropped = full.prob.sum() - kept.sum()
+    assert dropped <= prune + 1e-12
+    whole = build_rooted_public_tree(TL1_INF, root, r0, r1)
+    pruned = build_rooted_public_tree(TL1_INF, root, r0, r1, prune=prune)
+    top = 1 if whole.build_info["chance_root"] else 0
+    for coup in (whole, pruned):
+        f = coup.tree.flat
+        assert f.num_entries0[top] == root.num_private[0]
+        assert f.entry_start[top + 1] - f.entry_start[top] == sum(root.num_private)
+    lo, hi = whole.tree.flat.entry_start[top], whole.tree.flat.entry_start[top + 1]
+    assert np.array_equal(whole.entry_hand[lo:hi], pruned.entry_hand[lo:hi])
+    assert pruned.tree.num_nodes <= whole.tree.num_nodes

@@ -12,7 +12,7 @@ from coupsolve.depth.public import history_pairs, public_leaf_values, public_lea
 from coupsolve.depth.rollouts import values_from_trained
 from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings, resolve, rooted_leaf_values
 from coupsolve.strategy.solved import StrategyError
-from coupsolve.trees.rooted import build_rooted_public_tree, public_root
+from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
 from coupsolve.trees.stepwalk.build import build_public_tree, count_public_tree
 from solvers.trees.leaves import public_leaf_pairs
 
@@ -111,8 +111,14 @@ def test_a_root_with_histories_in_transit_at_the_cut():
     for a in history:
         state.apply_action(a)
     r = resolve(bp, history, SearchSettings(lookahead=1, rollouts=1, iterations=5))
-    assert r.root.node.start.pending.any() and r.root.rules.turn_limit == r.root.turn == state.turn
+    assert r.root.node.start.pending.any() and r.root.turn == state.turn
     assert sorted(r.probabilities) == sorted(state.legal_actions()) and r.player == state.current_player()
+    cut = FULL.replace(turn_limit=r.root.turn)
+    ones = [np.ones(n) for n in r.root.num_private]
+    size = count_rooted_public_tree(cut, r.root, *ones)
+    assert size.root.rules == cut and size.root.actions == r.root.actions
+    direct = build_rooted_public_tree(cut, public_root(cut, history), *ones)
+    assert build_rooted_public_tree(cut, r.root, *ones, size=size).tree.num_nodes == direct.tree.num_nodes
 
 
 def test_the_resolving_player_plays_legal_distributions():
@@ -185,3 +191,49 @@ def test_ranges_are_each_players_own_reach_under_the_blueprint():
 def test_a_game_of_other_rules_is_refused():
     with pytest.raises(ValueError, match="blueprint"):
         ResolvingPolicy(load_game(TL2), blueprint())
+
+
+def test_own_range_is_the_product_of_the_players_own_re_solved_strategies():
+    """The re-solving player's own range at a later decision, against OpenSpiel: replay histories at the
+    root and multiply, at each of the player's earlier decisions, the probability its re-solve there
+    gave the history's move at the history's information set (found by hash, not by the entries the
+    range uses)."""
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    bp = blueprint()
+    game = load_game(FULL)
+    player = ResolvingPolicy(game, bp, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    rng = np.random.default_rng(4)
+    state, kept = game.new_initial_state(), {}
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        p = state.current_player()
+        dist = player.action_probabilities(state)
+        if len(dist) > 1:
+            kept[len(state.history())] = player.last
+            if sum(r.player == p for r in kept.values()) >= 3:
+                break
+        actions, probs = zip(*dist.items())
+        state.apply_action(int(rng.choice(actions, p=np.asarray(probs) / sum(probs))))
+    assert not state.is_terminal(), "the seeded game ended before three re-solves of one player"
+    last = player.last
+    root, p = last.root, last.player
+    mine = player.own.at(root, p)
+    assert mine is not None and np.allclose(last.ranges[p], mine / mine.sum(), rtol=1e-12, atol=0)
+    paths, entry = root.node.paths, root.node.entry
+    for j in np.random.default_rng(1).choice(len(paths), size=min(10, len(paths)), replace=False):
+        replay, reach = game.new_initial_state(), 1.0
+        for n, a in enumerate(paths[j][:len(root.actions)]):
+            if n in kept and kept[n].player == p:
+                r = kept[n]
+                tree, coup = (r.game.tree, r.game.coup_tree) if r.game is not None else (None, None)
+                i = int(np.flatnonzero(coup.infoset_hash == sequence_hashes(FULL, list(paths[j][:n]))[p, 0])[0])
+                o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+                sigma = np.asarray(r.result.average_policy[o:o + m], np.float64)
+                reach *= sigma[list(tree.infoset_actions[o:o + m]).index(int(a))] / sigma.sum()
+            replay.apply_action(int(a))
+        assert abs(reach - mine[entry[j, p]]) <= 1e-12 * max(1.0, reach)
+    assert mine.max() > mine.min()  # the check can fail: the range is not uniform

@@ -28,8 +28,8 @@ from solvers.trees.leaves import graft_public_leaf_choices, public_leaf_pairs, w
 
 from coupsolve.depth.game import CutGame
 
-__all__ = ["HistoryPairs", "JoinedLeaves", "PublicDepthLimitedGame", "history_order", "history_pairs",
-           "join_leaves", "public_depth_limited_game", "public_leaves", "public_leaf_values"]
+__all__ = ["HistoryPairs", "JoinedLeaves", "PublicDepthLimitedGame", "group_starts", "history_order",
+           "history_pairs", "join_leaves", "public_depth_limited_game", "public_leaves", "public_leaf_values"]
 
 #: Relative tolerance of the check that the two trees weigh each pair of entries alike.
 WEIGHT_RTOL = 1e-9
@@ -58,6 +58,18 @@ def _pair_order(h0, h1):
     return np.lexsort((h1, h0))
 
 
+def group_starts(*keys):
+    """``(order, first)``: the stable order that sorts rows by ``keys`` (equal-length columns, the first
+    most significant) and where each run of rows equal in every key starts in that order."""
+    order = np.lexsort(keys[::-1])
+    change = np.zeros(order.size, bool)
+    change[:1] = True
+    for k in keys:
+        k = k[order]
+        change[1:] |= k[1:] != k[:-1]
+    return order, np.flatnonzero(change)
+
+
 class HistoryPairs(NamedTuple):
     """The leaves of a cut game's history tree, summed by pair of first observation hashes
     (:func:`history_pairs`): ``keys`` sorted (:func:`_pair_keys`), each pair's chance ``weight`` and
@@ -79,10 +91,8 @@ def history_pairs(cut_history, leaf_values) -> HistoryPairs:
     if not np.array_equal(np.asarray(leaf_values.leaves), cut_history.leaf_node):
         raise ValueError("the leaf values are not for this cut game's leaves")
     h0, h1 = cut_history.leaf_key[:, 0, 0], cut_history.leaf_key[:, 1, 0]
-    order = _pair_order(h0, h1)
-    h0, h1 = h0[order], h1[order]
-    first = np.flatnonzero(np.concatenate(([h0.size > 0], (h0[1:] != h0[:-1]) | (h1[1:] != h1[:-1]))))
-    keys = _pair_keys(h0[first], h1[first])
+    order, first = group_starts(h0, h1)  # as _pair_order sorts
+    keys = _pair_keys(h0[order[first]], h1[order[first]])
     del h0, h1
     w = chance_reach(cut_history.tree)[cut_history.leaf_node][order]
     rows = leaf_values.rows()[order]

@@ -61,7 +61,7 @@ from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix
 from coupsolve.sampling.steps import coup_moves, coup_returns
 from coupsolve.engine.tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
-__all__ = ["FEATURES", "X_SIZE", "rekey", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
+__all__ = ["FEATURES", "X_SIZE", "record_claim", "rekey", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
 
 X_LAST = E.S_SIZE  # + p: the character seat p claimed most recently + 1 (0: none yet)
 X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block Foreign Aid)
@@ -227,6 +227,15 @@ def features_moves(P, s, out, prob):
     return k
 
 
+@njit(cache=True, inline="always")
+def record_claim(s, p, c):
+    """Record in the features entries of ``s`` that seat ``p`` claimed character ``c``: its most
+    recent claim, and whether it ever claimed the Duke."""
+    s[X_LAST + p] = c + 1
+    if c == DUKE:
+        s[X_DUKE + p] = 1
+
+
 @njit(cache=True)
 def features_step(P, s, h, a, W):
     """A field draw recorded; or: record a claim made by ``a``, apply it and its forced steps, key the
@@ -238,10 +247,7 @@ def features_step(P, s, h, a, W):
         return
     if not (E.is_terminal(s) or E.is_chance(s)) and a < NUM_ACTIONS and ACTION_CLAIM[a] >= 0:
         p = E.current_player(s)
-        c = CLAIM_CHAR[ACTION_CLAIM[a]]
-        s[X_LAST + p] = c + 1
-        if c == DUKE:
-            s[X_DUKE + p] = 1
+        record_claim(s, p, CLAIM_CHAR[ACTION_CLAIM[a]])
     E.apply(P, s, a, ev, 0, buf, prob)
     rekey(P, s, h, W)
 

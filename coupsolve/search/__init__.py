@@ -4,13 +4,16 @@
   re-solves read it (ranges by Bayes' rule, its features of a history);
 - :mod:`~coupsolve.search.leaves`: :func:`rooted_leaf_values`, the leaves of a tree rooted mid-game
   valued by rollouts of the blueprint's continuations;
+- :mod:`~coupsolve.search.own`: :class:`OwnRange`, the re-solving player's own range by Bayes' rule
+  over the strategies its re-solves played;
 - :mod:`~coupsolve.search.resolve`: :func:`resolve`, one re-solve, and :class:`ResolvingPolicy`, the
   player as an OpenSpiel policy.
 """
 
 from coupsolve.search.blueprint import Blueprint
 from coupsolve.search.leaves import rooted_leaf_values
+from coupsolve.search.own import OwnRange
 from coupsolve.search.resolve import RANGE_FLOOR, Resolution, ResolvingPolicy, SearchSettings, resolve
 
-__all__ = ["Blueprint", "RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
+__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
            "rooted_leaf_values"]

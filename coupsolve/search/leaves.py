@@ -32,20 +32,12 @@ from coupsolve import engine as E
 from coupsolve.engine.core import next_living
 from coupsolve.engine.flow import next_turn
 from coupsolve.depth.continuations import CONTINUATIONS, check_count
-from coupsolve.depth.public import WEIGHT_RTOL, JoinedLeaves, public_leaves
+from coupsolve.depth.public import WEIGHT_RTOL, JoinedLeaves, group_starts, public_leaves
 from coupsolve.depth.rollouts import play_states
 from coupsolve.depth.values import LeafValues
-from coupsolve.sampling.keys import X_DUKE, X_LAST, rekey
+from coupsolve.sampling.keys import record_claim, rekey
 
 __all__ = ["rooted_leaf_values"]
-
-
-@njit(cache=True, inline="always")
-def _claim(s, p, c):
-    """Record in the features game's entries that seat ``p`` claimed character ``c`` (as its step does)."""
-    s[X_LAST + p] = c + 1
-    if c == E.DUKE:
-        s[X_DUKE + p] = 1
 
 
 @njit(cache=True, inline="always")
@@ -55,9 +47,9 @@ def _last_turns_claims(s):
     kind = s[E.S_ACTION]
     claim = E.ACTION_CLAIM[kind] if kind >= 0 else -1
     if claim >= 0:
-        _claim(s, s[E.S_ACTOR], E.CLAIM_CHAR[claim])
+        record_claim(s, s[E.S_ACTOR], E.CLAIM_CHAR[claim])
     if s[E.S_BLOCKER] >= 0 and s[E.S_BLOCK_CHAR] >= 0:
-        _claim(s, s[E.S_BLOCKER], s[E.S_BLOCK_CHAR])
+        record_claim(s, s[E.S_BLOCKER], s[E.S_BLOCK_CHAR])
 
 
 @njit(cache=True)
@@ -78,7 +70,7 @@ def _rows(P, W, engine, tail, states, hashes, keys):
 
 
 def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0,
-                       threads: int = 1):
+                       threads: int = 1, budget: int | None = None):
     """``(JoinedLeaves, LeafValues)`` of ``rooted`` (a tree built with ``leaf_states=True``, of the
     blueprint's rules cut at some turn) under ``k`` continuations of ``blueprint`` (a
     :class:`~coupsolve.search.blueprint.Blueprint`), ``rollouts`` games per distinct leaf state and pair
@@ -86,7 +78,9 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     ``history``: the root's history from the game's start (its
     claims, module docstring). The joined leaves go to
     :func:`coupsolve.depth.public.public_depth_limited_game`; the leaf values' rows are the distinct
-    leaf states, with standard errors."""
+    leaf states, with standard errors. With a ``budget`` (games in all), fewer rollouts per leaf state,
+    at least one, when the leaf states are too many for ``rollouts`` each: the values are then
+    noisier, and their standard errors say so."""
     k = check_count(k)
     L = rooted.leaf_histories
     if L is None:
@@ -99,17 +93,17 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
     keys = np.zeros(uniq.shape[0], np.uint64)
     _rows(g.params, g.scratch, np.ascontiguousarray(uniq), blueprint.features_tail(history), states, hashes, keys)
+    if budget is not None:
+        rollouts = max(1, min(rollouts, int(budget) // max(1, uniq.shape[0] * k * k)))
     mean, stderr = play_states(g, "features", blueprint.table, blueprint.warm > 0, states, hashes, keys, k,
                                rollouts=rollouts, seed=seed, threads=threads)
     pairs = public_leaf_pairs(rooted.tree, leaves)
     leaf = np.searchsorted(leaves, L.node[at])
-    order = np.lexsort((L.entry[at, 1], L.entry[at, 0], leaf))
-    leaf, e0, e1 = leaf[order], L.entry[at, 0][order], L.entry[at, 1][order]
-    w, rows = L.prob[at][order], row_of.reshape(-1)[order]
-    first = np.flatnonzero(np.concatenate(([w.size > 0], (leaf[1:] != leaf[:-1]) | (e0[1:] != e0[:-1])
-                                           | (e1[1:] != e1[:-1]))))
-    if not (first.size == pairs.leaf.size and np.array_equal(leaf[first], pairs.leaf)
-            and np.array_equal(e0[first], pairs.entry0) and np.array_equal(e1[first], pairs.entry1)):
+    e0, e1 = L.entry[at, 0], L.entry[at, 1]
+    order, first = group_starts(leaf, e0, e1)
+    w, rows, head = L.prob[at][order], row_of.reshape(-1)[order], order[first]
+    if not (first.size == pairs.leaf.size and np.array_equal(leaf[head], pairs.leaf)
+            and np.array_equal(e0[head], pairs.entry0) and np.array_equal(e1[head], pairs.entry1)):
         raise ValueError("the recorded leaf histories are not the public leaves' pairs of entries")
     weight = np.add.reduceat(w, first)
     if not np.allclose(weight, pairs.weight, rtol=WEIGHT_RTOL * 1e3, atol=0.0):

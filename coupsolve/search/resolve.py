@@ -7,10 +7,12 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 
 1. the public state the game's history has reached and every history there
    (:func:`coupsolve.trees.rooted.public_root`);
-2. each player's range there, by Bayes' rule under the blueprint
-   (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`); a private state the blueprint never
-   reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that a player who left the
-   blueprint is still met by a strategy;
+2. each player's range there, by Bayes' rule: the opponent's under the blueprint
+   (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`), where a private state the blueprint never
+   reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
+   blueprint is still met by a strategy; the acting player's under the strategies its own earlier
+   re-solves in the game played (:class:`~coupsolve.search.own.OwnRange`, as :class:`ResolvingPolicy`
+   keeps them; the blueprint's, floored, without them);
 3. the public tree from there to the end of turn ``root turn + lookahead - 1``
    (:func:`coupsolve.trees.rooted.build_rooted_public_tree`), its turn-limit leaves valued by
    rollouts of ``continuations`` continuations (:func:`coupsolve.search.leaves.rooted_leaf_values`) and
@@ -18,9 +20,8 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 4. a fixed number of iterations of a CFR-family solver on it, and the average strategy at the
    player's own information set.
 
-This is plain (unsafe) re-solving: both ranges come from the blueprint, not from the strategy the
-re-solving player actually played at its earlier decisions, and nothing constrains the re-solve to do
-at least as well as the blueprint against every opponent hand (the safe re-solving gadget of Burch,
+This is plain (unsafe) re-solving: the opponent's range is what the blueprint would have played, and
+nothing constrains the re-solve to do at least as well as the blueprint against every opponent hand (the safe re-solving gadget of Burch,
 Johanson and Bowling, AAAI 2014, is not used). Its strategy is therefore not guaranteed to be less
 exploitable than the blueprint; what it is worth is measured, head to head
 (:mod:`coupsolve.evaluation.arena`).
@@ -34,6 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from open_spiel.python import policy as os_policy
 
+from coupsolve.search.own import OwnRange
+
 __all__ = ["RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve"]
 
 #: A private state's least range, relative to its player's largest (module docstring, step 2).
@@ -43,8 +46,13 @@ RANGE_FLOOR = 1e-3
 class SearchSettings(NamedTuple):
     """How a re-solve is made: turns looked ahead (the current one included), continuations per
     player at the leaves, rollouts per leaf state and pair of continuations, solver iterations and
-    algorithm, the seed of the rollouts and the solver, and the threads the rollouts share (None: the
-    cores available; the values do not depend on it)."""
+    algorithm, the seed of the rollouts and the solver, the threads the rollouts share (None: the
+    cores available; the values do not depend on it), the share of the root's weight its lightest
+    histories may hold and be left out of the tree (``prune``,
+    :func:`coupsolve.trees.rooted.build.rooted_start`), and the most rollout games in all (``budget``:
+    fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
+    last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
+    some cost in precision there."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -53,15 +61,20 @@ class SearchSettings(NamedTuple):
     algorithm: str = "cfr+"
     seed: int = 0
     threads: int | None = None
+    prune: float = 0.01
+    budget: int | None = 20000
 
 
 class Resolution(NamedTuple):
     """One re-solve: ``probabilities`` (``{action: probability}`` at the player's information set),
+    ``own_policy`` (the same at each of the player's information sets at the root, ``{hash: {action:
+    probability}}``, hashes as :attr:`~coupsolve.trees.stepwalk.build.CoupPublicTree.infoset_hash`),
     the acting ``player``, the subgame's ``value`` to player 0 under the solve's average strategy, both
     ``ranges`` (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`), the
     ``root`` and depth-limited ``game``, the solve's ``result`` and the ``seconds`` of each stage."""
 
     probabilities: dict
+    own_policy: dict
     player: int
     value: float
     ranges: tuple
@@ -91,10 +104,11 @@ def _floored(r):
     return np.maximum(r / top, RANGE_FLOOR)
 
 
-def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> Resolution:
+def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own=None) -> Resolution:
     """Re-solve at the decision the game's ``history`` (moves from the start, as OpenSpiel's
     ``state.history()``) has reached, with ``blueprint`` (a :class:`~coupsolve.search.blueprint.Blueprint`)
-    and ``settings`` (module docstring)."""
+    and ``settings`` (module docstring); with ``own`` (an :class:`~coupsolve.search.own.OwnRange`), the
+    acting player's range is the one its earlier re-solves played, where it has one."""
     import solvers
 
     from coupsolve.depth.public import public_depth_limited_game
@@ -115,17 +129,17 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> 
     root = public_root(rules, history)
     if root.node.kind != solvers.DECISION:
         raise ValueError("the history does not stop at a decision")
-    ranges = tuple(_floored(r) for r in blueprint.ranges(root))
+    ranges = [_floored(r) for r in blueprint.ranges(root)]
+    mine = own.at(root, root.node.player) if own is not None else None
+    if mine is not None:
+        ranges[root.node.player] = mine
     lap("root")
     cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
-    if cut != rules and root.node.start.pending.any():
-        # histories in transit finish their step under the cut's rules, which may end the game there
-        root = public_root(cut, history)
-    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True)
+    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune)
     lap("tree")
     threads = solve_threads(s.threads)[0]
     joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
-                                        seed=s.seed, threads=threads)
+                                        seed=s.seed, threads=threads, budget=s.budget)
     lap("leaves")
     game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else None
     tree, coup = (game.tree, game.coup_tree) if game is not None else (rooted.tree, rooted)
@@ -137,14 +151,26 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings()) -> 
     found = np.flatnonzero(coup.infoset_hash == key)
     if found.size != 1:
         raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
-    i = int(found[0])
-    o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
-    sigma = np.asarray(result.average_policy[o:o + m], np.float64)
-    sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
-    probabilities = {int(a): float(p) for a, p in zip(tree.infoset_actions[o:o + m], sigma)}
+    own_policy = _own_policy(tree, coup, result.average_policy, int(found[0]))
+    probabilities = own_policy[int(key)]
     value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
     norm = tuple(r / r.sum() for r in ranges)
-    return Resolution(probabilities, player, value, norm, root, game, result, seconds)
+    return Resolution(probabilities, own_policy, player, value, norm, root, game, result, seconds)
+
+
+def _own_policy(tree, coup, average, infoset):
+    """``{information set hash: {action: probability}}``: the average strategy (normalised; uniform
+    where it is all zero) at each information set of ``infoset``'s player at its public node."""
+    f = tree.flat
+    at = np.flatnonzero((f.infoset_node == f.infoset_node[infoset])
+                        & (f.infoset_player == f.infoset_player[infoset]))
+    out = {}
+    for i in at:
+        o, m = int(f.infoset_offset[i]), int(f.infoset_num_actions[i])
+        sigma = np.asarray(average[o:o + m], np.float64)
+        sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
+        out[int(coup.infoset_hash[i])] = {int(a): float(x) for a, x in zip(tree.infoset_actions[o:o + m], sigma)}
+    return out
 
 
 class ResolvingPolicy(os_policy.Policy):
@@ -158,12 +184,15 @@ class ResolvingPolicy(os_policy.Policy):
             raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
         super().__init__(game, [0, 1])
         self.blueprint, self.settings, self.last = blueprint, settings, None
+        self.own = OwnRange()
 
     def action_probabilities(self, state, player_id=None):
         """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface); a state with one
         legal action is not re-solved."""
-        legal = state.legal_actions()
+        legal, history = state.legal_actions(), state.history()
+        self.own.follow(history)
         if len(legal) == 1:
             return {int(legal[0]): 1.0}
-        self.last = resolve(self.blueprint, state.history(), self.settings)
+        self.last = resolve(self.blueprint, history, self.settings, self.own)
+        self.own.add(self.last)
         return self.last.probabilities

@@ -37,7 +37,7 @@ from solvers.trees.derive import within
 
 from coupsolve.rules import Rules
 from coupsolve.trees import check_rules
-from coupsolve.trees.rooted.root import PublicRoot
+from coupsolve.trees.rooted.root import PublicRoot, public_root
 from coupsolve.trees.stepwalk.build import (LEAF_HISTORY_BYTES, CoupPublicTree, PublicSize, build_public_tree,
                                             count_public_tree)
 from coupsolve.trees.stepwalk.pools import Start
@@ -61,14 +61,36 @@ def _check_rules(rules, root):
         raise ValueError(f"turn_limit {rules.turn_limit} ends the game before the root's turn {root.turn}")
 
 
-def rooted_start(root: PublicRoot, range0, range1) -> Start:
+def _under(rules, root):
+    """``root`` as the game of ``rules`` reaches it: a history in transit there (mid-step, its forced
+    steps pending) finishes its step under the tree's rules, whose turn limit may end the game at once."""
+    if rules == root.rules or not root.node.start.pending.any():
+        return root
+    return public_root(rules, root.actions)
+
+
+def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0) -> Start:
     """The walk's start at ``root``: its histories, each weighted by its chance probability times both
     players' ranges at its private states, normalised (:meth:`PublicRoot.weights` spread over the
-    histories of each pair)."""
+    histories of each pair). With ``prune`` > 0, the lightest histories that together weigh at most
+    ``prune`` are left out (the rest renormalised), all but the first of each private state of each
+    player, so that every private state keeps its entry, in the same order, in the tree."""
     r0, r1 = root.check_range(0, range0), root.check_range(1, range1)
     root.weights(r0, r1)  # refuses ranges that no pair allows
+    if not 0.0 <= prune < 1.0:
+        raise ValueError(f"prune must be a share of the root's weight in [0, 1), got {prune:g}")
     s, e = root.node.start, root.node.entry
     w = s.prob * r0[e[:, 0]] * r1[e[:, 1]]
+    w = w / w.sum()
+    if prune > 0:
+        order = np.argsort(w, kind="stable")
+        keep = np.ones(w.size, bool)
+        keep[order[np.cumsum(w[order]) <= prune]] = False
+        for p in (0, 1):
+            keep[np.unique(e[:, p], return_index=True)[1]] = True
+        rows = np.repeat(keep, s.pending)
+        s = Start(s.states[keep], s.hashes[keep], w[keep], s.pending[keep], s.rows[rows])
+        w = s.prob
     return s._replace(prob=w / w.sum())
 
 
@@ -81,6 +103,7 @@ class RootedSize(NamedTuple):
     start: Start
     walk: PublicSize
     chance_root: bool
+    prune: float = 0.0
 
     @property
     def nodes(self) -> int:
@@ -108,8 +131,10 @@ class RootedSize(NamedTuple):
             self.walk.describe() + (" (+ the chance root)" if self.chance_root else "")
 
 
-def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, progress=None) -> RootedSize:
-    """The exact size of the public tree of ``rules`` rooted at ``root`` with these ranges.
+def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, progress=None,
+                             prune: float = 0.0) -> RootedSize:
+    """The exact size of the public tree of ``rules`` rooted at ``root`` with these ranges (and the
+    lightest histories pruned, :func:`rooted_start`).
 
     Raises
     ------
@@ -118,13 +143,14 @@ def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, pro
         ranges refused by :meth:`PublicRoot.weights` (one line naming the problem).
     """
     _check_rules(rules, root)
-    start = rooted_start(root, range0, range1)
+    root = _under(rules, root)
+    start = rooted_start(root, range0, range1, prune)
     walk = count_public_tree(rules, progress, start)
-    return RootedSize(rules, root, start, walk, max(root.num_private) > 1)
+    return RootedSize(rules, root, start, walk, max(root.num_private) > 1, prune)
 
 
 def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, size: RootedSize | None = None,
-                             progress=None, leaf_states: bool = False) -> CoupPublicTree:
+                             progress=None, leaf_states: bool = False, prune: float = 0.0) -> CoupPublicTree:
     """The public tree of ``rules`` rooted at ``root``: a chance node over the pairs of private states
     weighted by ``range0`` and ``range1`` (one non-negative weight per private state of each player, in
     the order of :meth:`PublicRoot.hands`), then the game from that public state (module docstring).
@@ -144,6 +170,9 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
     leaf_states : bool
         Record every history at a terminal public node (``leaf_histories``, its node numbered in the
         rooted tree; as the ordinary builder's).
+    prune : float
+        Leave out the lightest histories at the root that together weigh at most this share
+        (:func:`rooted_start`); 0 keeps them all.
 
     Returns
     -------
@@ -157,10 +186,12 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
         Before allocating, when the tree will not fit.
     """
     if size is None:
-        size = count_rooted_public_tree(rules, root, range0, range1, progress)
-    elif not isinstance(size, RootedSize) or size.rules != rules or size.root is not root or \
-            not np.array_equal(size.start.prob, rooted_start(root, range0, range1).prob):
+        size = count_rooted_public_tree(rules, root, range0, range1, progress, prune)
+    elif not isinstance(size, RootedSize) or size.rules != rules or size.root.actions != root.actions or \
+            size.prune != prune or not np.array_equal(size.start.prob, rooted_start(size.root, range0, range1,
+                                                                                    prune).prob):
         raise ValueError("size must be count_rooted_public_tree of these very rules, root and ranges")
+    root = size.root
     recorded = size.walk.terminal_histories * LEAF_HISTORY_BYTES if leaf_states else 0
     check_fits(size.tree_bytes() + max(size.walk.work_bytes, size.walk.sparse_bytes()) + recorded,
                f"the public tree of {rules} rooted at turn {root.turn} ({size.nodes:,} public nodes, "
