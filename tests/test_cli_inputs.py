@@ -133,6 +133,8 @@ BAD += [
     (["solve", "--rule", "copies=3", "--rule", "copies=2"], "--rule copies is given more than once"),
     (["solve", "--resume", "c.npz", "--seed", "3"], "--resume continues the checkpoint's own"),
     (["serve", "--port", "70000"], "--port"),
+    (["serve", "--search", "x"], "--search"),
+    (["serve", "--search-iterations", "-3"], "--search-iterations"),
     (["solve", "--representation", "pieces", "--algorithm", "mmd-qre"],
      "--algorithm mmd-qre solves the history tree or the whole public tree (MMD has no representation "
      "in pieces): drop --representation pieces"),

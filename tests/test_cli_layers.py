@@ -38,7 +38,7 @@ ROLES = {
                "write_json": "printing", "rules_title": "printing", "turn_limit_note": "printing",
                "leaves_note": "printing"},
     "leaves": {"add_leaves_args": "parsing", "leaves_conflict": "parsing", "say_leaves": "printing"},
-    "search": {"add_search_args": "parsing", "searching": "parsing"},
+    "search": {"add_search_args": "parsing", "search_settings": "parsing", "searching": "parsing"},
     "solve": {"plan_options": "parsing", "printer": "printing", "cmd_info": "command",
               "_ray_backend": "parsing", "_built_line": "printing", "cmd_solve": "command",
               "_build": "command"},

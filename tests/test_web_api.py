@@ -208,3 +208,30 @@ def test_a_fault_of_the_server_is_a_500_in_one_line(monkeypatch):
     status, _, body = app.handle("GET", f"/api/games/{game['id']}")
     assert status == 500 and b"internal error: ZeroDivisionError" in body
     assert not app.lock.locked()
+
+
+@pytest.mark.xdist_group("search")
+def test_a_game_against_the_re_solving_player_gives_each_seat_its_own_player(capsys):
+    """``serve --search``'s strategy: each game seats a new re-solving player (each keeps its own range
+    through its own game), which re-solves at its decisions and plays legal moves to the end."""
+    from coupsolve.search import ResolvingPolicy, SearchSettings
+    from coupsolve.web.strategy import load_served, searching_served
+
+    table_strategy = load_served("blueprint", "blueprint")
+    searching = searching_served(table_strategy, "blueprint", SearchSettings(rollouts=1, iterations=5))
+    app = App([table_strategy, searching])
+    assert searching.name in [s["name"] for s in app.setup()["strategies"]]
+    first, second = (app.new_game({"bots": [searching.name], "seat": 0, "seed": 5}) for _ in range(2))
+    a, b = (app.games[g["id"]].bots[1][1] for g in (first, second))
+    assert isinstance(a, ResolvingPolicy) and a is not b and a is not searching.policy
+    game, table, moves = first, app.games[first["id"]], 0
+    while not game["over"] and moves < 12:
+        _check_against_engine(game, table)
+        _, game = app._api("POST", ["games", game["id"]], f'{{"action": {game["moves"][0]["action"]}}}'.encode())
+        moves += 1
+    _check_against_engine(game, table)
+    assert a.last is not None and a.own.known  # it re-solved, and kept its strategies for its range
+    from coupsolve.cli import main
+
+    assert main(["serve", "missing.npz", "--search", "1"]) == 2
+    assert "no such file" in capsys.readouterr().err

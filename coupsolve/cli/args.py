@@ -416,4 +416,5 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                    help="the port to serve on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to serve on (the default is this machine only)")
+    add_search_args(p)  # each trained two-player strategy is also served re-solving
     return parser

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from coupsolve.cli import values as V
 
-__all__ = ["add_search_args", "searching"]
+__all__ = ["add_search_args", "search_settings", "searching"]
 
 
 def add_search_args(p):
-    """``--search K`` and ``--search-iterations N`` of ``play`` and ``match``."""
+    """``--search K`` and ``--search-iterations N`` of ``play``, ``match`` and ``serve``."""
     p.add_argument("--search", type=V.whole_number(0, 4), default=0, metavar="K",
                    help="re-solve at each of the strategy's decisions, K turns ahead (the current one "
                         "included), its leaves valued by rollouts of the strategy (a two-player training "
@@ -18,14 +18,22 @@ def add_search_args(p):
                    help="solver iterations per re-solve (default: coupsolve.search.SearchSettings's)")
 
 
+def search_settings(args):
+    """The :class:`coupsolve.search.SearchSettings` of ``--search K`` and ``--search-iterations N``
+    (and ``--seed``, where the command has one)."""
+    from coupsolve.search import SearchSettings
+
+    iterations = SearchSettings().iterations if args.search_iterations is None else args.search_iterations
+    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0))
+
+
 def searching(args, game, policy, what):
     """``(policy, what)``: the strategy's, or with ``--search`` the re-solving player built on it."""
     if not args.search:
         return policy, what
-    from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings
+    from coupsolve.search import Blueprint, ResolvingPolicy
 
-    iterations = SearchSettings().iterations if args.search_iterations is None else args.search_iterations
-    settings = SearchSettings(lookahead=args.search, iterations=iterations, seed=args.seed)
+    settings = search_settings(args)
     turns = f"{args.search} turn{'s' if args.search > 1 else ''}"
     return (ResolvingPolicy(game, Blueprint.load(args.strategy), settings),
             f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations")

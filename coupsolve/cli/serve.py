@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from coupsolve.cli.args import CliError
+from coupsolve.cli.search import search_settings
 
 
 def _say(line):
@@ -14,10 +15,10 @@ def _say(line):
 
 
 def cmd_serve(args) -> int:
-    """Load and check every strategy file (:func:`coupsolve.web.strategy.load_served`), then serve
-    until interrupted."""
+    """Load and check every strategy file (:func:`coupsolve.web.strategy.load_served`; with ``--search``,
+    each also as the re-solving player on it), then serve until interrupted."""
     from coupsolve.web.server import App, serve
-    from coupsolve.web.strategy import load_served
+    from coupsolve.web.strategy import load_served, searching_served
 
     strategies, names = [], set()
     for path in args.strategies:
@@ -27,6 +28,8 @@ def cmd_serve(args) -> int:
         names.add(name)
         print(f"loading {path} ...", flush=True)
         strategies.append(load_served(path, name, _say))
+        if args.search:
+            strategies.append(searching_served(strategies[-1], path, search_settings(args)))
     try:
         serve(App(strategies), args.host, args.port)
     except OSError as e:

@@ -182,7 +182,7 @@ class App:
             return BOTS[name], HonestBot(game)
         if name == "random":
             return BOTS[name], RandomBot(game)
-        return name, self.strategies[name].policy
+        return name, self.strategies[name].seat_policy()
 
     @staticmethod
     def _move(table, body):

@@ -131,13 +131,21 @@ class ServedStrategy:
         move's exact value.
     average_policy : float64 array, optional
     analysis : Analysis, optional
+    make_policy : callable, optional
+        A new policy for each seat it plays (:meth:`seat_policy`), for players that keep state.
     """
 
     def __init__(self, name, rules, game, policy, what, history_tree=None, average_policy=None,
-                 analysis=None):
+                 analysis=None, make_policy=None):
         self.name, self.rules, self.game, self.policy, self.what = name, rules, game, policy, what
+        self.make_policy = make_policy
         self.values = None if history_tree is None else MoveValues(history_tree, average_policy)
         self.analysis = None if analysis is None else analysis.to_dict()
+
+    def seat_policy(self):
+        """The policy for one seat of one new game: ``policy``, or a fresh one from ``make_policy`` for a
+        player that keeps what it did in its game (a re-solving one)."""
+        return self.policy if self.make_policy is None else self.make_policy()
 
     def describe(self) -> dict:
         """What the page's menus show of it."""
@@ -151,6 +159,27 @@ class ServedStrategy:
         probs = self.policy.action_probabilities(state)
         values = self.values.values(state) if self.values is not None else None
         return {"probs": {int(a): float(p) for a, p in probs.items()}, "values": values}
+
+
+def searching_served(served, path, settings) -> ServedStrategy:
+    """The re-solving player (:class:`coupsolve.search.ResolvingPolicy`) on the trained strategy
+    ``served`` (loaded from ``path``) with ``settings``, served as a strategy of its own: a new player
+    for each seat of each game, so that each keeps its own range through its own game. Each of its
+    moves is a re-solve, and the page waits for it.
+
+    Raises
+    ------
+    coupsolve.strategy.StrategyError
+        The strategy is not a two-player training over the features abstraction (one line).
+    """
+    from coupsolve.search import Blueprint, ResolvingPolicy
+
+    blueprint = Blueprint.load(path)
+    turns = f"{settings.lookahead} turn{'s' if settings.lookahead > 1 else ''}"
+    return ServedStrategy(f"{served.name} re-solving {turns} ahead", served.rules, served.game,
+                          ResolvingPolicy(served.game, blueprint, settings),
+                          f"{served.what}; re-solving {turns} ahead at each move, {settings.iterations} "
+                          "iterations", make_policy=lambda: ResolvingPolicy(served.game, blueprint, settings))
 
 
 def load_served(path, name=None, say=silent) -> ServedStrategy:
