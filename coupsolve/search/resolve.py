@@ -21,8 +21,8 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    player's own information set.
 
 This is plain (unsafe) re-solving: the opponent's range is what the blueprint would have played, and
-nothing constrains the re-solve to do at least as well as the blueprint against every opponent hand (the safe re-solving gadget of Burch,
-Johanson and Bowling, AAAI 2014, is not used). Its strategy is therefore not guaranteed to be less
+nothing constrains the re-solve to do at least as well as the blueprint against every opponent hand
+(the safe re-solving gadget of Burch, Johanson and Bowling, AAAI 2014, is not used). Its strategy is therefore not guaranteed to be less
 exploitable than the blueprint; what it is worth is measured, head to head
 (:mod:`coupsolve.evaluation.arena`).
 """

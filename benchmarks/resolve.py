@@ -1,0 +1,92 @@
+"""The re-solving player's time per move (``coupsolve.search``): what a move of ``play --search K`` costs.
+
+The shipped blueprint plays itself for a few seeded games; every decision met with more than one legal
+move is then re-solved (``coupsolve.search.resolve``, default settings but the lookahead and the
+threads), one after another. The first re-solve compiles (first run only) and is timed apart; the
+table gives the median and 95th percentile of the rest, each stage's median (finding the root and its
+ranges, the tree, the leaves' rollouts, the solve), and the largest root met. The budget the issue sets
+is 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from .common import bench_parser, load_average, machine_line, print_table, timed_main, write_csv
+
+
+def decisions(games, seed):
+    """The histories of the decisions with a choice in ``games`` games of the blueprint against itself."""
+    from coupsolve.evaluation.arena import play_one
+    from coupsolve.strategy import load
+
+    loaded = load("blueprint")
+    game = loaded.game()
+    policy = loaded.policy(game)
+    out = []
+
+    def visit(state):
+        if len(state.legal_actions()) > 1:
+            out.append(list(state.history()))
+
+    rng = np.random.default_rng(seed)
+    for _ in range(games):
+        play_one(game, [policy, policy], rng, visit=visit)
+    return out
+
+
+def _parser():
+    parser = bench_parser("resolve", __doc__, "one game, lookahead 1 only")
+    parser.add_argument("--games", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--lookahead", type=int, action="append", default=None,
+                        help="turns ahead (repeat for several; default 1, and 2 unless --quick)")
+    parser.add_argument("--threads", type=int, default=1, help="rollout threads")
+    parser.add_argument("--most", type=int, default=None, help="re-solve at most this many decisions")
+    return parser
+
+
+def run(args, info):
+    """Re-solve every decision of the seeded games at each lookahead; print the table; the CSV's path."""
+    from coupsolve.search import Blueprint, SearchSettings, resolve
+
+    blueprint = Blueprint.load("blueprint")
+    histories = decisions(1 if args.quick else args.games, args.seed)[:args.most]
+    rows, csv_rows = [], []
+    for k in args.lookahead or ((1,) if args.quick else (1, 2)):
+        settings = SearchSettings(lookahead=k, threads=args.threads)
+        t = time.perf_counter()
+        resolve(blueprint, histories[0], settings)
+        first = time.perf_counter() - t
+        seconds, stages, largest = [], [], (0, 0)
+        for i, history in enumerate(histories[1:]):
+            t = time.perf_counter()
+            r = resolve(blueprint, history, settings)
+            seconds.append(time.perf_counter() - t)
+            stages.append(r.seconds)
+            largest = max(largest, r.root.num_private)
+            print(f"lookahead {k}, move {i + 1}/{len(histories) - 1}: {seconds[-1]:.2f} s", file=sys.stderr,
+                  flush=True)
+            csv_rows.append(dict(lookahead=k, move=i + 1, seconds=seconds[-1], private0=r.root.num_private[0],
+                                 private1=r.root.num_private[1], **{f"{s}_seconds": v for s, v in r.seconds.items()}))
+        s = np.asarray(seconds)
+        med = {name: float(np.median([x[name] for x in stages])) for name in stages[0]}
+        rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{np.median(s):.2f} s", f"{np.percentile(s, 95):.2f} s",
+                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in ("root", "tree", "leaves", "solve")]
+                    + [f"{largest[0]} x {largest[1]}"])
+    print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
+                ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
+                 "leaves", "solve", "largest root"], rows,
+                note=f"{machine_line(info)}; {args.threads} rollout thread(s); load average {load_average():.2f}")
+    return write_csv("resolve", csv_rows, info)
+
+
+def main(argv=None):
+    timed_main(_parser(), argv, run)
+
+
+if __name__ == "__main__":
+    main()
