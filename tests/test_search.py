@@ -202,7 +202,7 @@ def test_own_range_is_the_product_of_the_players_own_re_solved_strategies():
 
     bp = blueprint()
     game = load_game(FULL)
-    player = ResolvingPolicy(game, bp, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    player = ResolvingPolicy(game, bp, SearchSettings(lookahead=1, rollouts=1, iterations=20, prune=0.0))
     rng = np.random.default_rng(4)
     state, kept = game.new_initial_state(), {}
     while not state.is_terminal():
@@ -226,14 +226,35 @@ def test_own_range_is_the_product_of_the_players_own_re_solved_strategies():
     paths, entry = root.node.paths, root.node.entry
     for j in np.random.default_rng(1).choice(len(paths), size=min(10, len(paths)), replace=False):
         replay, reach = game.new_initial_state(), 1.0
-        for n, a in enumerate(paths[j][:len(root.actions)]):
-            if n in kept and kept[n].player == p:
-                r = kept[n]
-                tree, coup = (r.game.tree, r.game.coup_tree) if r.game is not None else (None, None)
-                i = int(np.flatnonzero(coup.infoset_hash == sequence_hashes(FULL, list(paths[j][:n]))[p, 0])[0])
-                o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
-                sigma = np.asarray(r.result.average_policy[o:o + m], np.float64)
-                reach *= sigma[list(tree.infoset_actions[o:o + m]).index(int(a))] / sigma.sum()
+        for n, a in enumerate(paths[j][paths[j] >= 0]):
+            if not replay.is_chance_node() and replay.current_player() == p and len(replay.legal_actions()) > 1:
+                # the re-solve made there, else the latest two re-solves before it whose tree has it
+                here = [kept[n]] if n in kept and kept[n].player == p else \
+                    [kept[m] for m in sorted(kept, reverse=True) if m < n][:2]
+                h = sequence_hashes(FULL, list(paths[j][:n]))[p, 0]
+                factor = 0.0
+                for r in here:
+                    i = np.flatnonzero((r.game.coup_tree.infoset_hash == h) & (r.game.tree.infoset_player == p))
+                    if i.size:
+                        tree, i = r.game.tree, int(i[0])
+                        o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+                        sigma = np.asarray(r.result.average_policy[o:o + m], np.float64)
+                        factor = sigma[list(tree.infoset_actions[o:o + m]).index(int(a))] / sigma.sum()
+                        break
+                reach *= factor
             replay.apply_action(int(a))
         assert abs(reach - mine[entry[j, p]]) <= 1e-12 * max(1.0, reach)
     assert mine.max() > mine.min()  # the check can fail: the range is not uniform
+
+
+def test_a_player_that_joins_a_game_late_has_no_own_range():
+    """OwnRange asked for a player who already chose in this game without it: no range to give (the
+    blueprint's is used); asked at the player's first choice, it is not late."""
+    from coupsolve.search import OwnRange
+
+    late = OwnRange(FULL)
+    late.follow(TAX)  # player 1 asked after player 0's Tax: player 1 chose its card before
+    assert late.late and late.at(public_root(FULL, TAX), 1) is None
+    first = OwnRange(FULL)
+    first.follow(TAX[:1])  # player 1's card choice: its first
+    assert not first.late

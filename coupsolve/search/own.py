@@ -14,9 +14,12 @@ to keep is): Bayes' rule with the chance probabilities left to the rooted tree
 :class:`OwnRange` keeps, for one game, each re-solve's strategies at the player's information sets
 (by the hash the trees key them by, so that what a history's move was and whether it was a choice at
 all come from the game, not from how a tree numbers its entries); :meth:`OwnRange.at` replays one
-history of each private state at a new root and multiplies them out. A history with an earlier choice
-of the player that no kept re-solve covers (a policy that joined the game late) has no such product,
-and the blueprint's range is used instead.
+history of each private state at a new root and multiplies them out. Where the hand it held had a
+single move (so the player did not re-solve) but another hand had a choice, that hand's strategy is
+the one of the latest re-solve whose tree reached there (:data:`KEPT_SOLVES` are kept). A hand that a re-solve left out
+of its tree (the lightest hands, ``SearchSettings.prune``) has no strategy there: its range is 0 from
+then on, as if the player could not hold it, which is what that re-solve assumed. A policy that joined
+a game after its first choice has no such product, and the blueprint's range is used instead.
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from solvers import DECISION
 
-__all__ = ["OwnRange"]
+__all__ = ["KEPT_SOLVES", "OwnRange"]
+
+#: How many of the latest re-solves :class:`OwnRange` keeps whole, for the decisions after them that
+#: are not re-solved (the hand held had one move there; others may have had a choice).
+KEPT_SOLVES = 2
 
 
 @functools.lru_cache(maxsize=4)
@@ -36,32 +44,68 @@ def _game(rules):
 
 
 class OwnRange:
-    """The own ranges of a re-solving player through one game (module docstring): :meth:`follow` each
-    history it is asked to act at, :meth:`add` each re-solve it plays, :meth:`at` a new root."""
+    """The own ranges of a re-solving player through games of ``rules`` (module docstring):
+    :meth:`follow` each history it is asked to act at, :meth:`add` each re-solve it plays, :meth:`at`
+    a new root."""
 
-    def __init__(self):
-        self.history, self.known = (), {}
+    def __init__(self, rules):
+        self.rules, self.history, self.known, self.solves, self.late = rules, None, {}, [], False
 
     def follow(self, history) -> None:
         """Continue with ``history`` (the game's moves so far); one that does not extend the last starts
-        a new game and forgets the re-solves kept."""
+        a new game and forgets the re-solves kept (one joined after a choice of the player it is asked
+        for: ``late``, and :meth:`at` has no range to give)."""
         history = tuple(int(a) for a in history)
-        if history[:len(self.history)] != self.history:
-            self.known = {}
+        if self.history is None or history[:len(self.history)] != self.history:
+            self.known, self.solves, self.late = {}, [], False
+            state, chose = _game(self.rules).new_initial_state(), set()
+            for a in history:
+                if not state.is_chance_node() and len(state.legal_actions()) > 1:
+                    chose.add(state.current_player())
+                state.apply_action(a)
+            self.late = not state.is_terminal() and state.current_player() in chose
         self.history = history
 
     def add(self, resolution) -> None:
         """Keep ``resolution``'s (a :class:`~coupsolve.search.resolve.Resolution`) strategy at each of
-        its player's information sets at the decision it re-solved."""
+        its player's information sets at the decision it re-solved, and its whole solve (the last
+        :data:`KEPT_SOLVES`) for the decisions after it that are not re-solved."""
         p = resolution.player
         self.known.update({(p, h): sigma for h, sigma in resolution.own_policy.items()})
+        if resolution.game is not None:
+            tree, coup = resolution.game.tree, resolution.game.coup_tree
+            order = np.argsort(coup.infoset_hash, kind="stable")
+            self.solves = [(p, coup.infoset_hash[order], order, tree, resolution.result.average_policy)] + \
+                self.solves[:KEPT_SOLVES - 1]
+
+    def _strategy(self, player, h, a):
+        """The probability of move ``a`` at the information set of hash ``h`` of ``player``: the
+        re-solve made there, else the latest kept solve whose tree has it, else 0 (a hand left out)."""
+        sigma = self.known.get((player, h))
+        if sigma is not None:
+            return sigma.get(a, 0.0)
+        for p, hashes, order, tree, average in self.solves:
+            i = int(np.searchsorted(hashes, np.uint64(h)))
+            if p == player and i < hashes.size and hashes[i] == h:
+                k = int(order[i])
+                o, m = int(tree.infoset_offset[k]), int(tree.infoset_num_actions[k])
+                acts = list(tree.infoset_actions[o:o + m])
+                if a not in acts:
+                    return 0.0
+                w = np.asarray(average[o:o + m], np.float64)
+                return float(w[acts.index(a)] / w.sum()) if w.sum() > 0 else 1.0 / m
+        return 0.0
 
     def at(self, root, player):
         """``player``'s range at ``root`` (per private state, in the order of
         :meth:`~coupsolve.trees.rooted.PublicRoot.hands`) under the re-solves kept, or None when a
-        choice of the player on the way there is not among them."""
+        game joined ``late`` (or, should it happen, when the product leaves the hand it holds at 0). A
+        hand a re-solve left out of its tree (``SearchSettings.prune``) has no strategy there, and its
+        range is 0 from then on."""
         from coupsolve.trees.stepwalk.build import sequence_hashes
 
+        if self.late:
+            return None
         first = np.unique(root.node.entry[:, player], return_index=True)[1]
         game = _game(root.rules)
         prefixes, moves, owner = [], [], []
@@ -82,10 +126,11 @@ class OwnRange:
             for i, x in enumerate(prefixes):
                 rows[i, :len(x)] = x
             for h, a, k in zip(sequence_hashes(root.rules, rows)[:, player, 0], moves, owner):
-                sigma = self.known.get((player, int(h)))
-                if sigma is None:
-                    return None
-                reach[k] *= sigma.get(a, 0.0)
+                if reach[k] > 0:
+                    reach[k] *= self._strategy(player, int(h), a)
         out = np.zeros(root.num_private[player])
         out[root.node.entry[first, player]] = reach  # all histories of a private state: perfect recall
+        if root.node.kind == DECISION and root.node.player == player and \
+                not out[root.node.entry[root.node.target, player]] > 0:
+            return None
         return out

@@ -22,9 +22,9 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 
 This is plain (unsafe) re-solving: the opponent's range is what the blueprint would have played, and
 nothing constrains the re-solve to do at least as well as the blueprint against every opponent hand
-(the safe re-solving gadget of Burch, Johanson and Bowling, AAAI 2014, is not used). Its strategy is therefore not guaranteed to be less
-exploitable than the blueprint; what it is worth is measured, head to head
-(:mod:`coupsolve.evaluation.arena`).
+(the safe re-solving gadget of Burch, Johanson and Bowling, AAAI 2014, is not used). Its strategy is
+therefore not guaranteed to be less exploitable than the blueprint; what it is worth is measured, head
+to head (:mod:`coupsolve.evaluation.arena`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ class SearchSettings(NamedTuple):
     algorithm, the seed of the rollouts and the solver, the threads the rollouts share (None: the
     cores available; the values do not depend on it), the share of the root's weight its lightest
     histories may hold and be left out of the tree (``prune``,
-    :func:`coupsolve.trees.rooted.build.rooted_start`), and the most rollout games in all (``budget``:
+    :func:`coupsolve.trees.rooted.build.rooted_start`: the lightest hands may go altogether, but for
+    the one the acting player holds), and the most rollout games in all (``budget``:
     fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
     last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
     some cost in precision there."""
@@ -135,7 +136,9 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         ranges[root.node.player] = mine
     lap("root")
     cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
-    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune)
+    me, keep = root.node.player, [False, False]
+    keep[me] = [int(root.node.entry[root.node.target, me])]  # the hand it holds is never left out
+    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
     joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
@@ -184,7 +187,7 @@ class ResolvingPolicy(os_policy.Policy):
             raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
         super().__init__(game, [0, 1])
         self.blueprint, self.settings, self.last = blueprint, settings, None
-        self.own = OwnRange()
+        self.own = OwnRange(game.rules)
 
     def action_probabilities(self, state, player_id=None):
         """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface); a state with one

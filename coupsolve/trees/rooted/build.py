@@ -69,12 +69,14 @@ def _under(rules, root):
     return public_root(rules, root.actions)
 
 
-def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0) -> Start:
+def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0, keep=(True, True)) -> Start:
     """The walk's start at ``root``: its histories, each weighted by its chance probability times both
     players' ranges at its private states, normalised (:meth:`PublicRoot.weights` spread over the
     histories of each pair). With ``prune`` > 0, the lightest histories that together weigh at most
-    ``prune`` are left out (the rest renormalised), all but the first of each private state of each
-    player, so that every private state keeps its entry, in the same order, in the tree."""
+    ``prune`` are left out (the rest renormalised), all but the first history of each private state
+    ``keep`` names for its player, so that it keeps its entry and information sets in the tree:
+    ``keep[p]`` is True (every private state of player ``p`` in its range; in the same order then),
+    False (none), or the private states' indices."""
     r0, r1 = root.check_range(0, range0), root.check_range(1, range1)
     root.weights(r0, r1)  # refuses ranges that no pair allows
     if not 0.0 <= prune < 1.0:
@@ -83,15 +85,25 @@ def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0) -> Start:
     w = s.prob * r0[e[:, 0]] * r1[e[:, 1]]
     w = w / w.sum()
     if prune > 0:
+        keep_private = keep
         order = np.argsort(w, kind="stable")
         keep = np.ones(w.size, bool)
         keep[order[np.cumsum(w[order]) <= prune]] = False
-        for p in (0, 1):
-            keep[np.unique(e[:, p], return_index=True)[1]] = True
+        for p, r in ((0, r0), (1, r1)):
+            first = np.unique(e[:, p], return_index=True)[1]
+            if keep_private[p] is True:
+                keep[first[r[e[first, p]] > 0]] = True
+            elif keep_private[p] is not False:
+                keep[first[np.asarray(keep_private[p], np.int64)]] = True
         rows = np.repeat(keep, s.pending)
         s = Start(s.states[keep], s.hashes[keep], w[keep], s.pending[keep], s.rows[rows])
         w = s.prob
     return s._replace(prob=w / w.sum())
+
+
+def _keep_key(keep):
+    """``keep`` (of :func:`rooted_start`) as a comparable tuple."""
+    return tuple(k if isinstance(k, bool) else tuple(int(i) for i in k) for k in keep)
 
 
 class RootedSize(NamedTuple):
@@ -104,6 +116,7 @@ class RootedSize(NamedTuple):
     walk: PublicSize
     chance_root: bool
     prune: float = 0.0
+    keep: tuple = (True, True)
 
     @property
     def nodes(self) -> int:
@@ -132,7 +145,7 @@ class RootedSize(NamedTuple):
 
 
 def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, progress=None,
-                             prune: float = 0.0) -> RootedSize:
+                             prune: float = 0.0, keep=(True, True)) -> RootedSize:
     """The exact size of the public tree of ``rules`` rooted at ``root`` with these ranges (and the
     lightest histories pruned, :func:`rooted_start`).
 
@@ -144,13 +157,14 @@ def count_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, pro
     """
     _check_rules(rules, root)
     root = _under(rules, root)
-    start = rooted_start(root, range0, range1, prune)
+    start = rooted_start(root, range0, range1, prune, keep)
     walk = count_public_tree(rules, progress, start)
-    return RootedSize(rules, root, start, walk, max(root.num_private) > 1, prune)
+    return RootedSize(rules, root, start, walk, max(root.num_private) > 1, prune, _keep_key(keep))
 
 
 def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, size: RootedSize | None = None,
-                             progress=None, leaf_states: bool = False, prune: float = 0.0) -> CoupPublicTree:
+                             progress=None, leaf_states: bool = False, prune: float = 0.0,
+                             keep=(True, True)) -> CoupPublicTree:
     """The public tree of ``rules`` rooted at ``root``: a chance node over the pairs of private states
     weighted by ``range0`` and ``range1`` (one non-negative weight per private state of each player, in
     the order of :meth:`PublicRoot.hands`), then the game from that public state (module docstring).
@@ -173,6 +187,8 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
     prune : float
         Leave out the lightest histories at the root that together weigh at most this share
         (:func:`rooted_start`); 0 keeps them all.
+    keep : pair
+        With ``prune``, the private states of each player that keep a history (:func:`rooted_start`).
 
     Returns
     -------
@@ -186,10 +202,10 @@ def build_rooted_public_tree(rules: Rules, root: PublicRoot, range0, range1, siz
         Before allocating, when the tree will not fit.
     """
     if size is None:
-        size = count_rooted_public_tree(rules, root, range0, range1, progress, prune)
+        size = count_rooted_public_tree(rules, root, range0, range1, progress, prune, keep)
     elif not isinstance(size, RootedSize) or size.rules != rules or size.root.actions != root.actions or \
-            size.prune != prune or not np.array_equal(size.start.prob, rooted_start(size.root, range0, range1,
-                                                                                    prune).prob):
+            (size.prune, size.keep) != (prune, _keep_key(keep)) or \
+            not np.array_equal(size.start.prob, rooted_start(size.root, range0, range1, prune, keep).prob):
         raise ValueError("size must be count_rooted_public_tree of these very rules, root and ranges")
     root = size.root
     recorded = size.walk.terminal_histories * LEAF_HISTORY_BYTES if leaf_states else 0
