@@ -3,9 +3,14 @@ variance-reduced estimate against the shipped bots, and the local best response'
 
 Run: python examples/strength_report.py STRATEGY.npz [--games 4000] [--pilot 200] [--seed 7]
                                         [--lbr-games 200] [--lbr-rollouts 2]
+                                        [--against honest,random,table] [--search K [--search-iterations N]]
+     python examples/strength_report.py --render A.json B.json ... [--out ...]
 
-Writes ``examples/report/strength.md`` and ``.json`` (``--out`` to change them). What each figure
-guarantees:
+Writes ``examples/report/strength.md`` and ``.json`` (``--out`` to change them). With ``--search K`` the
+player measured is the re-solving player on the strategy (``coupsolve.search.ResolvingPolicy``, K turns
+ahead), its pilot games played by the strategy's table, and ``table`` (the strategy itself) is an
+opponent. ``--render`` writes the report of several runs' JSON files (say, one opponent per process,
+run side by side). What each figure guarantees:
 
 - the head-to-head means (``coupsolve.evaluation.aivat.match``: duplicate deals, control variates with
   a value fitted on pilot games seeded apart) are unbiased estimates of the strategy's expected payoff
@@ -22,20 +27,31 @@ import json
 import os
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("strategy")
-    ap.add_argument("--games", type=int, default=4000, help="games against each bot (whole deals)")
-    ap.add_argument("--pilot", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--lbr-games", type=int, default=200, help="0: no local best response")
-    ap.add_argument("--lbr-rollouts", type=int, default=2)
-    ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
-    a = ap.parse_args()
+def _timed():
+    from coupsolve.search import ResolvingPolicy
 
+    class Timed(ResolvingPolicy):
+        """The re-solving player, keeping each re-solve's seconds."""
+
+        seconds = []
+
+        def action_probabilities(self, state, player_id=None):
+            before = self.last
+            out = super().action_probabilities(state, player_id)
+            if self.last is not before:
+                self.seconds.append(sum(self.last.seconds.values()))
+            return out
+
+    return Timed
+
+
+def measure(a):
+    """The document of one run (module docstring)."""
     from coupsolve.evaluation.aivat import match
     from coupsolve.evaluation.localbr import local_br_gain
     from coupsolve.openspiel.bots import HonestBot, RandomBot
@@ -43,17 +59,33 @@ def main():
 
     loaded = load(a.strategy)
     game = loaded.game()
-    policy = loaded.policy(game)
-    doc = {"strategy": os.path.basename(a.strategy), "what": loaded.what, "rules": loaded.rules.to_dict(),
-           "seed": a.seed, "pilot": a.pilot, "rows": []}
-    for bot in (HonestBot, RandomBot):
+    table = policy = loaded.policy(game)
+    what = loaded.what
+    if a.search:
+        from coupsolve.search import Blueprint, SearchSettings
+
+        Timed = _timed()
+
+        settings = SearchSettings(lookahead=a.search, iterations=a.search_iterations, seed=a.seed)
+        policy = Timed(game, Blueprint.load(a.strategy), settings)
+        what += f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations"
+    opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
+                 "table": ("the strategy's table", table)}
+    doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
+           "seed": a.seed, "pilot": a.pilot, "command": _command(a), "rows": []}
+    for word in a.against.split(","):
+        name, other = opponents[word]
         t0 = time.perf_counter()
-        r = match(game, policy, bot(game), a.games, a.seed, a.pilot)
-        row = {"against": bot.__name__, "games": r.games, "deals": r.deals, "mean": float(r.mean[0]),
+        r = match(game, policy, other, a.games, a.seed, a.pilot, pilot_policy=table)
+        row = {"against": name, "games": r.games, "deals": r.deals, "mean": float(r.mean[0]),
                "half_width": float(r.half_width[0]), "reduced_mean": float(r.adjusted_mean[0]),
                "reduced_half_width": float(r.adjusted_half_width[0]),
                "variance_reduction": float(r.variance_reduction[0]), "win_rate": float(r.win_rate[0]),
-               "seconds": round(time.perf_counter() - t0, 1)}
+               "seconds": round(time.perf_counter() - t0, 1), "command": doc["command"]}
+        if a.search:
+            moves, policy.seconds = np.asarray(policy.seconds), []
+            row.update(moves=int(moves.size), move_median=float(np.median(moves)),
+                       move_p95=float(np.percentile(moves, 95)), move_max=float(moves.max()))
         doc["rows"].append(row)
         print(json.dumps(row), flush=True)
     if a.lbr_games:
@@ -62,11 +94,21 @@ def main():
         doc["lbr"] = {"games": a.lbr_games, "rollouts": a.lbr_rollouts, "gain": mean, "half_width": half,
                       "seconds": round(time.perf_counter() - t0, 1)}
         print(json.dumps(doc["lbr"]), flush=True)
-    with open(a.out + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
+    return doc
+
+
+def _command(a):
+    search = f" --search {a.search} --search-iterations {a.search_iterations}" if a.search else ""
+    return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
+            f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against}"
+            + search)
+
+
+def render(doc):
+    """The report's Markdown lines."""
+    commands = sorted({r["command"] for r in doc["rows"] if "command" in r}) or [doc.get("command", "")]
     lines = [f"# Strength of `{doc['strategy']}`", "", f"{doc['what']}. Written by "
-             f"`python examples/strength_report.py {doc['strategy']} --games {a.games} --pilot {a.pilot} "
-             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts}`.", "",
+             + "; ".join(f"`{c}`" for c in commands) + ".", "",
              "Head to head in duplicate deals (each deal twice, the seats swapped), mean payoff per game to "
              "the strategy (an equal seat averages 0), 95% intervals over the deals; *reduced*: the same "
              "games with control variates (a value fitted on pilot games seeded apart; unbiased), and how "
@@ -76,6 +118,12 @@ def main():
         lines.append(f"| {r['against']} | {r['games']:,} | {r['mean']:+.4f} ± {r['half_width']:.4f} | "
                      f"{r['reduced_mean']:+.4f} ± {r['reduced_half_width']:.4f} | "
                      f"{r['variance_reduction']:.2f}x | {r['win_rate']:.3f} |")
+    timed = [r for r in doc["rows"] if "moves" in r]
+    if timed:
+        lines += ["", "Seconds per re-solved move (compile included: the first moves of a process compile):", "",
+                  "| against | moves | median | 95th percentile | max |", "|---|---|---|---|---|"]
+        lines += [f"| {r['against']} | {r['moves']:,} | {r['move_median']:.2f} | {r['move_p95']:.2f} | "
+                  f"{r['move_max']:.1f} |" for r in timed]
     if "lbr" in doc:
         b = doc["lbr"]
         lines += ["", f"Local best response ({b['games']} games, half in each seat, {b['rollouts']} rollouts "
@@ -84,8 +132,34 @@ def main():
                   "sampled figure bounds it from above)."]
     lines += ["", "The head-to-head figures hold for these opponents only; the strategy's exploitability is "
               "not measured here, only bounded below."]
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("strategy", nargs="?")
+    ap.add_argument("--games", type=int, default=4000, help="games against each opponent (whole deals)")
+    ap.add_argument("--pilot", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--lbr-games", type=int, default=200, help="0: no local best response")
+    ap.add_argument("--lbr-rollouts", type=int, default=2)
+    ap.add_argument("--against", default="honest,random", help="comma-separated: honest, random, table")
+    ap.add_argument("--search", type=int, default=0, help="measure the re-solving player, K turns ahead")
+    ap.add_argument("--search-iterations", type=int, default=100)
+    ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
+    ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
+    a = ap.parse_args()
+    if a.render:
+        docs = [json.load(open(path)) for path in a.render]
+        doc = dict(docs[0], rows=[r for d in docs for r in d["rows"]])
+    elif a.strategy is None:
+        ap.error("give a strategy file, or --render")
+    else:
+        doc = measure(a)
+    with open(a.out + ".json", "w") as f:
+        json.dump(doc, f, indent=1)
     with open(a.out + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(render(doc)) + "\n")
     print(f"wrote {a.out}.md")
 
 
