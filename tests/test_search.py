@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from coupsolve import Rules, build_coup_tree, load_game
 from coupsolve.depth.public import history_pairs, public_leaf_values, public_leaves
@@ -258,3 +259,23 @@ def test_a_player_that_joins_a_game_late_has_no_own_range():
     first = OwnRange(FULL)
     first.follow(TAX[:1])  # player 1's card choice: its first
     assert not first.late
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(0, 300), cols=st.integers(1, 12), values=st.integers(1, 4), seed=st.integers(0, 2**31),
+       collide=st.booleans())
+def test_distinct_rows_are_numpys_unique_rows(rows, cols, values, seed, collide):
+    """distinct_rows is np.unique(axis=0, return_inverse=True), array for array, also when every row
+    hashes alike (the exact fallback)."""
+    import coupsolve.search.leaves as leaves
+
+    a = np.random.default_rng(seed).integers(-1, values, size=(rows, cols)).astype(np.int32)
+    saved = leaves._MIX.copy()
+    try:
+        if collide:
+            leaves._MIX[:] = 0
+        uniq, inverse = leaves.distinct_rows(a)
+    finally:
+        leaves._MIX[:] = saved
+    want, want_inverse = np.unique(a, axis=0, return_inverse=True)
+    assert np.array_equal(uniq, want) and np.array_equal(inverse, want_inverse.reshape(-1))

@@ -37,7 +37,7 @@ from coupsolve.depth.rollouts import play_states
 from coupsolve.depth.values import LeafValues
 from coupsolve.sampling.keys import record_claim, rekey
 
-__all__ = ["rooted_leaf_values"]
+__all__ = ["distinct_rows", "rooted_leaf_values"]
 
 
 @njit(cache=True, inline="always")
@@ -69,6 +69,33 @@ def _rows(P, W, engine, tail, states, hashes, keys):
         keys[i] = state_hash(states[i], states.shape[1])  # as the history tree's leaf rows key theirs
 
 
+#: Odd 64-bit multipliers of :func:`distinct_rows`'s row hash (fixed: the result does not depend on them).
+_MIX = np.random.default_rng(0x5EED).integers(1, 2**63, size=256, dtype=np.uint64) | np.uint64(1)
+
+
+def distinct_rows(a, chunk=1 << 16):
+    """``np.unique(a, axis=0, return_inverse=True)`` of a 2-D integer array, the same arrays, at a
+    fraction of the cost on many rows: the rows are hashed to 64 bits and sorted by hash (``np.unique``
+    on rows sorts them as byte strings), only the distinct ones compared whole; should two distinct
+    rows share a hash, the exact ``np.unique`` is used instead."""
+    a = np.ascontiguousarray(a)
+    if a.shape[0] == 0 or a.shape[1] > _MIX.size:
+        uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    mix = _MIX[:a.shape[1]]
+    h = np.empty(a.shape[0], np.uint64)
+    for lo in range(0, a.shape[0], chunk):
+        h[lo:lo + chunk] = (a[lo:lo + chunk].astype(np.uint64) * mix).sum(axis=1)  # wraps mod 2**64
+    _, first, by_hash = np.unique(h, return_index=True, return_inverse=True)
+    reps = a[first]
+    for lo in range(0, a.shape[0], chunk):
+        if not np.array_equal(reps[by_hash[lo:lo + chunk]], a[lo:lo + chunk]):
+            uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+            return uniq, inverse.reshape(-1)
+    uniq, rep_row = np.unique(reps, axis=0, return_inverse=True)
+    return uniq, rep_row.reshape(-1)[by_hash]
+
+
 def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0,
                        threads: int = 1, budget: int | None = None):
     """``(JoinedLeaves, LeafValues)`` of ``rooted`` (a tree built with ``leaf_states=True``, of the
@@ -87,7 +114,7 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
         raise ValueError("the rooted tree was built without leaf_states")
     leaves = public_leaves(rooted)
     at = np.flatnonzero(np.isin(L.node, leaves))
-    uniq, row_of = np.unique(L.state[at], axis=0, return_inverse=True)
+    uniq, row_of = distinct_rows(L.state[at])
     g = blueprint.game
     states = np.zeros((uniq.shape[0], g.state_size), np.int32)
     hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
