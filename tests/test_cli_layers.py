@@ -43,7 +43,7 @@ ROLES = {
               "_ray_backend": "parsing", "_built_line": "printing", "cmd_solve": "command",
               "_build": "command"},
     "strategy": {"cmd_analyse": "command", "_public_view": "printing", "cmd_play": "command", "_thinking": "printing",
-                 "_ask": "parsing"},
+                 "_say_thinking": "printing", "_ask": "parsing"},
     "serve": {"_say": "printing", "cmd_serve": "command"},
     "train": {"present_sampled": "printing", "cmd_train": "command"},
     "__main__": {},

@@ -157,7 +157,7 @@ def test_play_against_the_resolving_player_through_standard_input():
     out = run("play", "--search", "1", "--search-iterations", "10", "--explain", "--seed", "2",
               stdin="0\n" * 400)
     assert out.returncode == 0, out.stderr
-    assert "re-solving 1 turn ahead" in out.stdout
+    assert "re-solving 1 turn ahead" in out.stdout and "p1 is re-solving 1 turn ahead ..." in out.stdout
     assert any(w in out.stdout for w in ("You win.", "You lose.", "A draw"))
     thoughts = [line for line in out.stdout.splitlines() if "it thinks you hold" in line]
     assert thoughts and all("%" in line and "to it" in line for line in thoughts)

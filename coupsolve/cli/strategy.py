@@ -107,6 +107,8 @@ def cmd_play(args) -> int:
                 k = _ask(names)
                 print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
                 continue
+            if args.search and len(moves) > 1:
+                _say_thinking(player, args.search, getattr(policy, "last", None) is None)
             dist = policy.action_probabilities(state)
             probs = [dist[a] for a in moves]
             if args.explain and len(moves) > 1 and getattr(policy, "last", None) is not None:
@@ -117,6 +119,12 @@ def cmd_play(args) -> int:
     r = state.returns()[you]
     print("You win." if r > 0 else "You lose." if r < 0 else "A draw (turn limit).")
     return 0
+
+
+def _say_thinking(player, turns, first) -> None:
+    """The line before a re-solve (the ``first`` one says it may compile)."""
+    compiling = "; on a fresh install the first compiles first (a minute or two)" if first else ""
+    print(f"  p{player} is re-solving {turns} turn{'s' if turns > 1 else ''} ahead{compiling} ...", flush=True)
 
 
 def _thinking(resolution) -> str:
