@@ -16,8 +16,8 @@ to keep is): Bayes' rule with the chance probabilities left to the rooted tree
 all come from the game, not from how a tree numbers its entries); :meth:`OwnRange.at` replays one
 history of each private state at a new root and multiplies them out. Where the hand it held had a
 single move (so the player did not re-solve) but another hand had a choice, that hand's strategy is
-the one of the latest re-solve whose tree reached there (:data:`KEPT_SOLVES` are kept). A hand that a re-solve left out
-of its tree (the lightest hands, ``SearchSettings.prune``) has no strategy there: its range is 0 from
+the one of the latest re-solve whose tree reached there (:data:`KEPT_SOLVES` are kept). A hand that a
+re-solve left out of its tree (the lightest hands, ``SearchSettings.prune``) has no strategy there: its range is 0 from
 then on, as if the player could not hold it, which is what that re-solve assumed. A policy that joined
 a game after its first choice has no such product, and the blueprint's range is used instead.
 """
@@ -27,13 +27,49 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numba import njit
 from solvers import DECISION
 
-__all__ = ["KEPT_SOLVES", "OwnRange"]
+from coupsolve import engine as E
+from coupsolve.engine.hashing import absorb, seed_hashes
+
+__all__ = ["KEPT_SOLVES", "OwnRange", "own_choices"]
 
 #: How many of the latest re-solves :class:`OwnRange` keeps whole, for the decisions after them that
 #: are not re-solved (the hand held had one move there; others may have had a choice).
 KEPT_SOLVES = 2
+
+
+@njit(cache=True)
+def own_choices(P, paths, player, row, move, key):
+    """Every choice of ``player`` along the action sequences ``paths`` (int32, rows padded with -1):
+    where it acts with more than one legal move, the ``row``, the ``move`` made and the ``key`` of its
+    information set there (its first token hash, as
+    :func:`coupsolve.trees.stepwalk.build.sequence_hashes` of the prefix gives it). Returns how many
+    (the outputs hold at most ``paths.size``), or ``-1 - r`` for the first row ``r`` with a move not
+    legal where it is played."""
+    s = np.zeros(E.S_SIZE, np.int32)
+    ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
+    buf, pbuf = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
+    moves, mprob = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
+    h = np.zeros((1, 2, 2), np.uint64)
+    n = 0
+    for r in range(paths.shape[0]):
+        seed_hashes(h[0])
+        absorb(h, 0, 0, ev, E.initial_state(P, s, ev, buf, pbuf))
+        for t in range(paths.shape[1]):
+            a = paths[r, t]
+            if a < 0:
+                break
+            chance = E.is_chance(s)
+            k = E.chance_outcomes(P, s, moves, mprob) if chance else E.legal_actions(P, s, moves)
+            if not np.any(moves[:k] == a):
+                return -1 - r
+            if not chance and k > 1 and E.current_player(s) == player:
+                row[n], move[n], key[n] = r, a, h[0, player, 0]
+                n += 1
+            absorb(h, 0, 0, ev, E.apply(P, s, a, ev, 0, buf, pbuf))
+    return n
 
 
 @functools.lru_cache(maxsize=4)
@@ -102,32 +138,19 @@ class OwnRange:
         game joined ``late`` (or, should it happen, when the product leaves the hand it holds at 0). A
         hand a re-solve left out of its tree (``SearchSettings.prune``) has no strategy there, and its
         range is 0 from then on."""
-        from coupsolve.trees.stepwalk.build import sequence_hashes
-
         if self.late:
             return None
         first = np.unique(root.node.entry[:, player], return_index=True)[1]
-        game = _game(root.rules)
-        prefixes, moves, owner = [], [], []
-        for k, j in enumerate(first):
-            path = root.node.paths[j]
-            path = path[path >= 0]
-            state = game.new_initial_state()
-            for n, a in enumerate(path):
-                if not state.is_chance_node() and state.current_player() == player and \
-                        len(state.legal_actions()) > 1:
-                    prefixes.append(path[:n])
-                    moves.append(int(a))
-                    owner.append(k)
-                state.apply_action(int(a))
+        paths = np.ascontiguousarray(root.node.paths[first], np.int32)
+        row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
+        key = np.zeros(paths.size, np.uint64)
+        n = own_choices(root.rules.params(), paths, player, row, move, key)
+        if n < 0:
+            raise ValueError(f"history {paths[-1 - n][paths[-1 - n] >= 0].tolist()} is not a game of {root.rules}")
         reach = np.ones(first.size)
-        if prefixes:
-            rows = np.full((len(prefixes), max(len(x) for x in prefixes) + 1), -1, np.int32)
-            for i, x in enumerate(prefixes):
-                rows[i, :len(x)] = x
-            for h, a, k in zip(sequence_hashes(root.rules, rows)[:, player, 0], moves, owner):
-                if reach[k] > 0:
-                    reach[k] *= self._strategy(player, int(h), a)
+        for k, a, h in zip(row[:n].tolist(), move[:n].tolist(), key[:n].tolist()):
+            if reach[k] > 0:
+                reach[k] *= self._strategy(player, h, a)
         out = np.zeros(root.num_private[player])
         out[root.node.entry[first, player]] = reach  # all histories of a private state: perfect recall
         if root.node.kind == DECISION and root.node.player == player and \
