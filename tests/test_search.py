@@ -279,3 +279,37 @@ def test_distinct_rows_are_numpys_unique_rows(rows, cols, values, seed, collide)
         leaves._MIX[:] = saved
     want, want_inverse = np.unique(a, axis=0, return_inverse=True)
     assert np.array_equal(uniq, want) and np.array_equal(inverse, want_inverse.reshape(-1))
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31), player=st.integers(0, 1))
+def test_own_choices_are_openspiels(seed, player):
+    """own_choices (compiled) against a replay of OpenSpiel states: the player's choices (more than one
+    legal move) along random games, their moves, and sequence_hashes of each prefix as the key."""
+    from coupsolve.search.own import own_choices
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    game, rng = load_game(FULL), np.random.default_rng(seed)
+    paths, want = [], []
+    for r in range(3):
+        state, path = game.new_initial_state(), []
+        while not state.is_terminal() and len(path) < 60:
+            moves = [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+            if not state.is_chance_node() and state.current_player() == player and len(moves) > 1:
+                want.append((r, None, sequence_hashes(FULL, path)[player, 0]))
+            a = int(moves[rng.integers(len(moves))])
+            if want and want[-1][1] is None:
+                want[-1] = (want[-1][0], a, want[-1][2])
+            state.apply_action(a)
+            path.append(a)
+        paths.append(path)
+    rows = np.full((3, max(map(len, paths))), -1, np.int32)
+    for r, p in enumerate(paths):
+        rows[r, :len(p)] = p
+    row, move, key = np.zeros(rows.size, np.int64), np.zeros(rows.size, np.int32), np.zeros(rows.size, np.uint64)
+    n = own_choices(FULL.params(), rows, player, row, move, key)
+    assert n == len(want) > 0
+    assert [(int(a), int(b), int(c)) for a, b, c in zip(row[:n], move[:n], key[:n])] == \
+        [(r, a, int(h)) for r, a, h in want]
+    rows[0, 3] = 99  # not a move there
+    assert own_choices(FULL.params(), rows, player, row, move, key) == -1
