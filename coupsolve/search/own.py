@@ -27,11 +27,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 from solvers import DECISION
 
-from coupsolve import engine as E
-from coupsolve.engine.hashing import absorb, seed_hashes
+from coupsolve.trees.stepwalk.walk import replay_choices
 
 __all__ = ["KEPT_SOLVES", "OwnRange", "own_choices"]
 
@@ -40,36 +38,16 @@ __all__ = ["KEPT_SOLVES", "OwnRange", "own_choices"]
 KEPT_SOLVES = 2
 
 
-@njit(cache=True)
 def own_choices(P, paths, player, row, move, key):
     """Every choice of ``player`` along the action sequences ``paths`` (int32, rows padded with -1):
     where it acts with more than one legal move, the ``row``, the ``move`` made and the ``key`` of its
     information set there (its first token hash, as
-    :func:`coupsolve.trees.stepwalk.build.sequence_hashes` of the prefix gives it). Returns how many
-    (the outputs hold at most ``paths.size``), or ``-1 - r`` for the first row ``r`` with a move not
-    legal where it is played."""
-    s = np.zeros(E.S_SIZE, np.int32)
-    ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
-    buf, pbuf = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
-    moves, mprob = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
-    h = np.zeros((1, 2, 2), np.uint64)
-    n = 0
-    for r in range(paths.shape[0]):
-        seed_hashes(h[0])
-        absorb(h, 0, 0, ev, E.initial_state(P, s, ev, buf, pbuf))
-        for t in range(paths.shape[1]):
-            a = paths[r, t]
-            if a < 0:
-                break
-            chance = E.is_chance(s)
-            k = E.chance_outcomes(P, s, moves, mprob) if chance else E.legal_actions(P, s, moves)
-            if not np.any(moves[:k] == a):
-                return -1 - r
-            if not chance and k > 1 and E.current_player(s) == player:
-                row[n], move[n], key[n] = r, a, h[0, player, 0]
-                n += 1
-            absorb(h, 0, 0, ev, E.apply(P, s, a, ev, 0, buf, pbuf))
-    return n
+    :func:`coupsolve.trees.stepwalk.build.sequence_hashes` of the prefix gives it), by the compiled
+    replay (:func:`coupsolve.trees.stepwalk.walk.replay_choices`). Returns how many (the outputs hold
+    at most ``paths.size``), or ``-1 - r`` for the first row ``r`` with a move not legal where it is
+    played."""
+    out = np.zeros((paths.shape[0], 2, 2), np.uint64)
+    return replay_choices(P, paths, False, out, player, row, move, key)
 
 
 @functools.lru_cache(maxsize=4)

@@ -224,11 +224,24 @@ def replay(P, paths, by_index, out):
     int
         -1, or the first row holding an action that is not legal where it is played.
     """
+    none = np.zeros(0, np.int64)
+    n = replay_choices(P, paths, by_index, out, -1, none, np.zeros(0, np.int32), np.zeros(0, np.uint64))
+    return -1 if n >= 0 else -1 - n
+
+
+@njit(cache=True)
+def replay_choices(P, paths, by_index, out, player, row, move, key):
+    """:func:`replay`, also recording every choice of ``player`` (where it acts with more than one legal
+    move; none for -1): its ``row``, the ``move`` made (an id) and the ``key`` of its information set
+    there (its first token hash before the move). Returns how many choices (the outputs hold at most
+    ``paths.size``), or ``-1 - r`` for the first row ``r`` holding an action not legal where it is
+    played."""
     s = np.zeros(E.S_SIZE, np.int32)
     ev = np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), dtype=np.int32)
     buf, pbuf = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
     moves, mprob = np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)
     h = np.zeros((1, 2, 2), np.uint64)
+    n = 0
     for r in range(paths.shape[0]):
         seed_hashes(h[0])
         absorb(h, 0, 0, ev, E.initial_state(P, s, ev, buf, pbuf))
@@ -236,17 +249,21 @@ def replay(P, paths, by_index, out):
             a = paths[r, t]
             if a < 0:
                 break
-            if E.is_chance(s):
+            chance = E.is_chance(s)
+            if chance:
                 k = E.chance_outcomes(P, s, moves, mprob)
             else:
                 k = E.legal_actions(P, s, moves)
             if by_index:
                 if a >= k:
-                    return r
+                    return -1 - r
                 a = moves[a]
             elif not np.any(moves[:k] == a):
-                return r
+                return -1 - r
+            if player >= 0 and not chance and k > 1 and E.current_player(s) == player:
+                row[n], move[n], key[n] = r, a, h[0, player, 0]
+                n += 1
             absorb(h, 0, 0, ev, E.apply(P, s, a, ev, 0, buf, pbuf))
         for p in range(2):
             out[r, p, 0], out[r, p, 1] = h[0, p, 0], h[0, p, 1]
-    return -1
+    return n
