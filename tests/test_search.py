@@ -21,6 +21,8 @@ pytestmark = pytest.mark.xdist_group("search")
 FULL = Rules.two_player_selection(turn_limit=100)
 TL1, TL2 = FULL.replace(turn_limit=1), Rules.two_player_selection(turn_limit=2)
 TAX = [54, 56, 0, 1, 2]  # the card choices, the deal and a Tax (tests/test_rooted.py's "tax")
+#: After an Exchange, a loss after a Coup in turn 9: 720 x 25 private states, some histories in transit
+TRANSIT = [55, 54, 0, 1, 3, 22, 16, 43, 2, 22, 2, 22, 10, 22, 28, 22, 2, 22, 2, 22, 2, 22, 10, 22, 28, 22, 5]
 
 
 @functools.lru_cache(maxsize=1)
@@ -107,7 +109,7 @@ def test_a_root_with_histories_in_transit_at_the_cut():
     """A loss after a Coup in the cut's last turn: the histories whose loss is forced end the turn, and
     so the cut game, while the others choose; the re-solve roots at the cut's own public state."""
     bp = blueprint()
-    history = [55, 54, 0, 1, 3, 22, 16, 43, 2, 22, 2, 22, 10, 22, 28, 22, 2, 22, 2, 22, 2, 22, 10, 22, 28, 22, 5]
+    history = TRANSIT
     state = load_game(FULL).new_initial_state()
     for a in history:
         state.apply_action(a)
@@ -313,3 +315,23 @@ def test_own_choices_are_openspiels(seed, player):
         [(r, a, int(h)) for r, a, h in want]
     rows[0, 3] = 99  # not a move there
     assert own_choices(FULL.params(), rows, player, row, move, key) == -1
+
+
+def test_a_root_too_large_to_re_solve_is_played_by_the_blueprint():
+    """With a cap the walk to the root exceeds, resolve refuses before allocating and the player plays
+    the blueprint's move there (and counts it)."""
+    from coupsolve.trees.stepwalk.descend import TooManyHistories
+    from solvers.mccfr.policy import SampledPolicy
+
+    bp = blueprint()
+    small = SearchSettings(rollouts=1, iterations=5, max_histories=20000)
+    with pytest.raises(TooManyHistories, match="20,000"):
+        resolve(bp, TRANSIT, small)
+    game = load_game(FULL)
+    player = ResolvingPolicy(game, bp, small)
+    state = game.new_initial_state()
+    for a in TRANSIT:
+        state.apply_action(a)
+    dist = player.action_probabilities(state)
+    assert player.last is None and player.fallbacks == 1
+    assert dist == SampledPolicy(bp.solver, game).action_probabilities(state)

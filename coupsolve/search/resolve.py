@@ -36,6 +36,8 @@ import numpy as np
 from open_spiel.python import policy as os_policy
 
 from coupsolve.search.own import OwnRange
+from coupsolve.strategy.trained import trained_policy
+from coupsolve.trees.stepwalk.descend import TooManyHistories
 
 __all__ = ["RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve"]
 
@@ -53,7 +55,10 @@ class SearchSettings(NamedTuple):
     the one the acting player holds), and the most rollout games in all (``budget``:
     fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
     last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
-    some cost in precision there."""
+    some cost in precision there. ``max_histories`` refuses a root whose walk would hold more
+    histories at once (after a player's third Exchange the walk needs tens of gigabytes):
+    :func:`resolve` raises ``TooManyHistories``, and :class:`ResolvingPolicy` plays the blueprint's
+    move there instead."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -64,6 +69,7 @@ class SearchSettings(NamedTuple):
     threads: int | None = None
     prune: float = 0.01
     budget: int | None = 20000
+    max_histories: int | None = 4_000_000
 
 
 class Resolution(NamedTuple):
@@ -127,7 +133,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         seconds[name] = now - clock[0]
         clock[0] = now
 
-    root = public_root(rules, history)
+    root = public_root(rules, history, s.max_histories)
     if root.node.kind != solvers.DECISION:
         raise ValueError("the history does not stop at a decision")
     ranges = [_floored(r) for r in blueprint.ranges(root)]
@@ -180,7 +186,8 @@ class ResolvingPolicy(os_policy.Policy):
     """A re-solving player of the blueprint's game as an OpenSpiel policy: each call of
     :meth:`action_probabilities` re-solves at the state (:func:`resolve`), so OpenSpiel's tools and
     :mod:`coupsolve.evaluation.arena` play it as any other policy. ``last`` is the last
-    :class:`Resolution` (what it thought)."""
+    :class:`Resolution` (what it thought; None where the root was too large to re-solve and the
+    blueprint played, which ``fallbacks`` counts)."""
 
     def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
         if getattr(game, "rules", None) != blueprint.rules:
@@ -188,6 +195,8 @@ class ResolvingPolicy(os_policy.Policy):
         super().__init__(game, [0, 1])
         self.blueprint, self.settings, self.last = blueprint, settings, None
         self.own = OwnRange(game.rules)
+        self.table = trained_policy(blueprint.solver, game, blueprint.meta)
+        self.fallbacks = 0
 
     def action_probabilities(self, state, player_id=None):
         """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface); a state with one
@@ -196,6 +205,11 @@ class ResolvingPolicy(os_policy.Policy):
         self.own.follow(history)
         if len(legal) == 1:
             return {int(legal[0]): 1.0}
-        self.last = resolve(self.blueprint, history, self.settings, self.own)
+        try:
+            self.last = resolve(self.blueprint, history, self.settings, self.own)
+        except TooManyHistories:  # a root too large to re-solve: the blueprint's move
+            self.last, self.own.late = None, True  # and no exact own range after it
+            self.fallbacks += 1
+            return self.table.action_probabilities(state)
         self.own.add(self.last)
         return self.last.probabilities

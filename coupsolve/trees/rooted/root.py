@@ -171,7 +171,7 @@ class PublicRoot:
                 f"states, {self.node.start.prob.shape[0]} histories)")
 
 
-def public_root(rules: Rules, actions) -> PublicRoot:
+def public_root(rules: Rules, actions, max_histories=None) -> PublicRoot:
     """The public state that the history ``actions`` reaches, with every history of the game there.
 
     Parameters
@@ -181,6 +181,9 @@ def public_root(rules: Rules, actions) -> PublicRoot:
     actions : sequence of int
         Engine action and chance outcome ids from the game's start (OpenSpiel's ``state.history()``
         of a state of :func:`coupsolve.load_game`, or an OpenSpiel state itself).
+    max_histories : int, optional
+        The most histories the walk there may hold at once
+        (:class:`~coupsolve.trees.stepwalk.descend.TooManyHistories` past it).
 
     Raises
     ------
@@ -193,7 +196,7 @@ def public_root(rules: Rules, actions) -> PublicRoot:
         if game_rules is not None and game_rules.replace(turn_limit=rules.turn_limit) != rules:
             raise ValueError(f"the state is of a game of other rules ({game_rules}), not {rules}")
         actions = actions.history()
-    node = reach(rules, actions)
+    node = reach(rules, actions, max_histories)
     if node.kind == TERMINAL:
         raise ValueError("the game is over at this public state: there is no tree to root there")
     return PublicRoot(rules, actions, node)

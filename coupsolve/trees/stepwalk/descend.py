@@ -131,7 +131,11 @@ class ReachedNode(NamedTuple):
     target: int
 
 
-def reach(rules, actions) -> ReachedNode:
+class TooManyHistories(MemoryError):
+    """The walk to a public node would hold more histories at once than it was allowed."""
+
+
+def reach(rules, actions, max_histories=None) -> ReachedNode:
     """The public node that the history of ``actions`` (engine action and chance outcome ids from the
     game's start, as OpenSpiel's ``state.history()``) stops at, with all its histories.
 
@@ -140,6 +144,9 @@ def reach(rules, actions) -> ReachedNode:
     ValueError
         An action not legal where it is played, a game over before the actions are, or rules whose
         public tree the walk refuses (the reason given).
+    TooManyHistories
+        With ``max_histories``, when the walk would hold more histories than that at once (before it
+        allocates them).
     """
     check_rules(rules, two_players=True)
     path = np.ascontiguousarray(actions, dtype=np.int32).reshape(-1)
@@ -159,6 +166,9 @@ def reach(rules, actions) -> ReachedNode:
             raise ValueError(f"action {at} of the history ({int(path[at])}) cannot be played: {why}")
         if status in _ERRORS:
             raise ValueError(f"{rules}: {_ERRORS[status]}")
+        if max_histories is not None and status == N.NEED_HIST and int(G[N.G_NEED]) > max_histories:
+            raise TooManyHistories(f"the walk to this public state holds more than {max_histories:,} "
+                                   "histories at once")
         W = grow(W, status, int(G[N.G_NEED]))
 
 
