@@ -56,7 +56,7 @@ class SearchSettings(NamedTuple):
     fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
     last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
     some cost in precision there. ``max_histories`` refuses a root whose walk would hold more
-    histories at once (after a player's third Exchange the walk needs tens of gigabytes):
+    histories at once (each Exchange multiplies the exchanger's private states by about 22):
     :func:`resolve` raises ``TooManyHistories``, and :class:`ResolvingPolicy` plays the blueprint's
     move there instead."""
 
