@@ -43,7 +43,7 @@ def _timed():
         def action_probabilities(self, state, player_id=None):
             before = self.last
             out = super().action_probabilities(state, player_id)
-            if self.last is not before:
+            if self.last is not before and self.last is not None:  # None: the blueprint's move
                 self.seconds.append(sum(self.last.seconds.values()))
             return out
 
@@ -84,7 +84,7 @@ def measure(a):
                "seconds": round(time.perf_counter() - t0, 1), "command": doc["command"]}
         if a.search:
             moves, policy.seconds = np.asarray(policy.seconds), []
-            row.update(moves=int(moves.size), move_median=float(np.median(moves)),
+            row.update(moves=int(moves.size), fallbacks=policy.fallbacks, move_median=float(np.median(moves)),
                        move_p95=float(np.percentile(moves, 95)), move_max=float(moves.max()))
         doc["rows"].append(row)
         print(json.dumps(row), flush=True)
