@@ -51,8 +51,8 @@ class SearchSettings(NamedTuple):
     algorithm, the seed of the rollouts and the solver, the threads the rollouts share (None: the
     cores available; the values do not depend on it), the share of the root's weight its lightest
     histories may hold and be left out of the tree (``prune``,
-    :func:`coupsolve.trees.rooted.build.rooted_start`: the lightest hands may go altogether, but for
-    the one the acting player holds), and the most rollout games in all (``budget``:
+    :func:`coupsolve.trees.rooted.build.rooted_start`: every hand of the opponent keeps a history, the
+    acting player's light hands but the one it holds may go altogether), and the most rollout games in all (``budget``:
     fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
     last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
     some cost in precision there. ``max_histories`` refuses a root whose walk would hold more
@@ -142,8 +142,10 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         ranges[root.node.player] = mine
     lap("root")
     cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
-    me, keep = root.node.player, [False, False]
-    keep[me] = [int(root.node.entry[root.node.target, me])]  # the hand it holds is never left out
+    # every hand of the opponent keeps a history (the floor's point: an opponent off the blueprint is
+    # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
+    me, keep = root.node.player, [True, True]
+    keep[me] = [int(root.node.entry[root.node.target, me])]
     rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
