@@ -335,3 +335,20 @@ def test_a_root_too_large_to_re_solve_is_played_by_the_blueprint():
     dist = player.action_probabilities(state)
     assert player.last is None and player.fallbacks == 1
     assert dist == SampledPolicy(bp.solver, game).action_probabilities(state)
+
+
+def test_pruning_keeps_no_history_of_zero_weight():
+    """A re-solve's pruning with the acting player's own range 0 at most hands (as exact Bayes leaves
+    it) and every hand of the opponent kept: no kept history weighs 0, so the recorded leaf histories
+    are the tree's pairs (they were not, when a hand's first history was paired with a hand of range
+    0), and the leaves are valued."""
+    bp = blueprint()
+    root = public_root(FULL, TAX)  # player 1 to answer the Tax
+    held = int(root.node.entry[root.node.target, 1])
+    r0, r1 = np.ones(root.num_private[0]), np.zeros(root.num_private[1])
+    r1[held] = r1[::3] = 1.0
+    cut = FULL.replace(turn_limit=root.turn_limit_ahead(1))
+    rooted = build_rooted_public_tree(cut, root, r0, r1, leaf_states=True, prune=0.01, keep=[True, [held]])
+    assert (rooted.leaf_histories.prob > 0).all()
+    joined, values = rooted_leaf_values(rooted, bp, TAX, 2, rollouts=1)
+    assert len(joined.leaves) > 0 and np.isfinite(joined.values).all()

@@ -74,9 +74,10 @@ def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0, keep=(Tru
     players' ranges at its private states, normalised (:meth:`PublicRoot.weights` spread over the
     histories of each pair). With ``prune`` > 0, the lightest histories that together weigh at most
     ``prune`` are left out (the rest renormalised), all but the first history of each private state
-    ``keep`` names for its player, so that it keeps its entry and information sets in the tree:
-    ``keep[p]`` is True (every private state of player ``p`` in its range; in the same order then),
-    False (none), or the private states' indices."""
+    ``keep`` names for its player (its first history of positive weight), so that it keeps its entry
+    and information sets in the tree: ``keep[p]`` is True (every private state of player ``p`` with a
+    history of positive weight; in the same order then), False (none), or the private states'
+    indices."""
     r0, r1 = root.check_range(0, range0), root.check_range(1, range1)
     root.weights(r0, r1)  # refuses ranges that no pair allows
     if not 0.0 <= prune < 1.0:
@@ -89,12 +90,14 @@ def rooted_start(root: PublicRoot, range0, range1, prune: float = 0.0, keep=(Tru
         order = np.argsort(w, kind="stable")
         keep = np.ones(w.size, bool)
         keep[order[np.cumsum(w[order]) <= prune]] = False
-        for p, r in ((0, r0), (1, r1)):
-            first = np.unique(e[:, p], return_index=True)[1]
+        live = np.flatnonzero(w > 0)  # a kept history must weigh something: a pair the tree weighs 0 has no leaf
+        for p in (0, 1):
+            hands, first = np.unique(e[live, p], return_index=True)
+            first = live[first]  # each hand's first history of positive weight
             if keep_private[p] is True:
-                keep[first[r[e[first, p]] > 0]] = True
+                keep[first] = True
             elif keep_private[p] is not False:
-                keep[first[np.asarray(keep_private[p], np.int64)]] = True
+                keep[first[np.isin(hands, np.asarray(keep_private[p], np.int64))]] = True
         rows = np.repeat(keep, s.pending)
         s = Start(s.states[keep], s.hashes[keep], w[keep], s.pending[keep], s.rows[rows])
         w = s.prob
