@@ -31,7 +31,7 @@ from solvers import DECISION
 
 from coupsolve.trees.stepwalk.walk import replay_choices
 
-__all__ = ["KEPT_SOLVES", "OwnRange", "own_choices"]
+__all__ = ["KEPT_SOLVES", "OwnRange", "infoset_strategy", "own_choices"]
 
 #: How many of the latest re-solves :class:`OwnRange` keeps whole, for the decisions after them that
 #: are not re-solved (the hand held had one move there; others may have had a choice).
@@ -48,6 +48,15 @@ def own_choices(P, paths, player, row, move, key):
     played."""
     out = np.zeros((paths.shape[0], 2, 2), np.uint64)
     return replay_choices(P, paths, False, out, player, row, move, key)
+
+
+def infoset_strategy(tree, average, i) -> dict:
+    """``{action: probability}`` of the average strategy ``average`` at information set ``i`` of
+    ``tree``, normalised (uniform where it is all zero)."""
+    o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+    sigma = np.asarray(average[o:o + m], np.float64)
+    sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
+    return {int(a): float(x) for a, x in zip(tree.infoset_actions[o:o + m], sigma)}
 
 
 @functools.lru_cache(maxsize=4)
@@ -101,13 +110,7 @@ class OwnRange:
         for p, hashes, order, tree, average in self.solves:
             i = int(np.searchsorted(hashes, np.uint64(h)))
             if p == player and i < hashes.size and hashes[i] == h:
-                k = int(order[i])
-                o, m = int(tree.infoset_offset[k]), int(tree.infoset_num_actions[k])
-                acts = list(tree.infoset_actions[o:o + m])
-                if a not in acts:
-                    return 0.0
-                w = np.asarray(average[o:o + m], np.float64)
-                return float(w[acts.index(a)] / w.sum()) if w.sum() > 0 else 1.0 / m
+                return infoset_strategy(tree, average, int(order[i])).get(a, 0.0)
         return 0.0
 
     def at(self, root, player):

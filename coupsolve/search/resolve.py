@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from open_spiel.python import policy as os_policy
 
-from coupsolve.search.own import OwnRange
+from coupsolve.search.own import OwnRange, infoset_strategy
 from coupsolve.strategy.trained import trained_policy
 from coupsolve.trees.stepwalk.descend import TooManyHistories
 
@@ -175,13 +175,7 @@ def _own_policy(tree, coup, average, infoset):
     f = tree.flat
     at = np.flatnonzero((f.infoset_node == f.infoset_node[infoset])
                         & (f.infoset_player == f.infoset_player[infoset]))
-    out = {}
-    for i in at:
-        o, m = int(f.infoset_offset[i]), int(f.infoset_num_actions[i])
-        sigma = np.asarray(average[o:o + m], np.float64)
-        sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
-        out[int(coup.infoset_hash[i])] = {int(a): float(x) for a, x in zip(tree.infoset_actions[o:o + m], sigma)}
-    return out
+    return {int(coup.infoset_hash[i]): infoset_strategy(tree, average, int(i)) for i in at}
 
 
 class ResolvingPolicy(os_policy.Policy):
