@@ -92,6 +92,57 @@ def test_rooted_leaf_values_are_the_history_trees():
     assert not np.array_equal(again.values, joined.values)  # the seed is used
 
 
+def test_histories_through_an_information_set_are_its_hands():
+    """``through``, which follows each leaf history's entry up the tree, against the leaf states: cut at
+    the end of the turn, the responder to a Tax keeps its cards (a lost one turns face up), so the
+    histories through each of its information sets at the root all end with the cards its entry there
+    holds, and every history passes through exactly one."""
+    from coupsolve import engine as E
+    from coupsolve.search.leaves import through
+
+    root = public_root(TL1, TAX)
+    rooted = build_rooted_public_tree(TL1, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]),
+                                      leaf_states=True)
+    f, L, me = rooted.tree.flat, rooted.leaf_histories, root.node.player
+    top = int(f.infoset_node[0])
+    sets = np.flatnonzero((f.infoset_node == top) & (f.infoset_player == me))
+    assert me == 1 and sets.size > 1
+    flags = np.array([through(f, int(i), L.node, L.entry) for i in sets])
+    assert (flags.sum(axis=0) == 1).all()
+    at = [E.S_HAND + E.NCH * me, E.S_FACEUP + E.NCH * me]
+    cards = L.state[:, at[0]:at[0] + E.NCH] + L.state[:, at[1]:at[1] + E.NCH]
+    entries = np.arange(f.entry_start[top], f.entry_start[top + 1])
+    for i, row in zip(sets, flags):
+        code = int(rooted.entry_hand[entries[f.entry_ref[entries] == i][0]])
+        held = [(code >> (3 * c)) & 7 for c in range(E.NCH)]
+        assert row.any() and (cards[row] == held).all()
+
+
+def test_the_held_hands_leaves_get_their_own_rollouts():
+    """Focused on an information set, its histories' leaf states are played ``focus_rollouts`` times
+    and the others ``rollouts`` times: each row's values are the ones an unfocused run with that
+    many rollouts gives (a row's seeds depend on its state alone), and both counts are named."""
+    from coupsolve.search.leaves import through
+
+    bp = blueprint()
+    root = public_root(TL1, TAX)
+    rooted = build_rooted_public_tree(TL1, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]),
+                                      leaf_states=True)
+    held = int(np.flatnonzero(rooted.tree.flat.infoset_player == 1)[3])
+    _, focused = rooted_leaf_values(rooted, bp, TAX, 2, rollouts=2, seed=5, focus=held, focus_rollouts=6)
+    _, few = rooted_leaf_values(rooted, bp, TAX, 2, rollouts=2, seed=5)
+    _, many = rooted_leaf_values(rooted, bp, TAX, 2, rollouts=6, seed=5)
+    L = rooted.leaf_histories
+    at = np.flatnonzero(np.isin(L.node, public_leaves(rooted)))
+    rows = np.zeros(focused.states, bool)
+    rows[focused.row_of[through(rooted.tree.flat, held, L.node[at], L.entry[at])]] = True
+    assert 0 < rows.sum() < rows.size
+    np.testing.assert_array_equal(focused.values[rows], many.values[rows])
+    np.testing.assert_array_equal(focused.values[~rows], few.values[~rows])
+    assert not np.array_equal(few.values[rows], many.values[rows])
+    assert focused.source.startswith("2 or 6 rollouts")
+
+
 def test_a_rooted_tree_without_leaf_states_is_refused():
     root = public_root(TL2, TAX)
     coup = build_rooted_public_tree(TL2, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solvers.kinds import TERMINAL
 from solvers.mccfr.rollout import state_hash
 from solvers.trees.leaves import public_leaf_pairs
 
@@ -37,7 +38,7 @@ from coupsolve.depth.rollouts import play_states
 from coupsolve.depth.values import LeafValues
 from coupsolve.sampling.keys import record_claim, rekey
 
-__all__ = ["distinct_rows", "rooted_leaf_values"]
+__all__ = ["distinct_rows", "rooted_leaf_values", "through"]
 
 
 @njit(cache=True, inline="always")
@@ -96,8 +97,30 @@ def distinct_rows(a, chunk=1 << 16):
     return uniq, rep_row.reshape(-1)[by_hash]
 
 
+def through(f, infoset, node, entry):
+    """Which of the histories at public nodes ``node`` (below ``infoset``'s node, a flat public tree
+    ``f``'s information set), with entries ``entry`` (``(histories, 2)``, local to their node), pass
+    through ``infoset``: their acting player's entry, followed up the tree to that node, is the set's."""
+    top, player = int(f.infoset_node[infoset]), int(f.infoset_player[infoset])
+    at_top = np.arange(f.entry_start[top], f.entry_start[top + 1]) - f.entry_start[top]
+    own = at_top[f.entry_ref[f.entry_start[top] + at_top] == infoset]
+    own = own - (f.num_entries0[top] if player == 1 else 0)
+    inner = np.flatnonzero(f.node_kind != TERMINAL)
+    parent = np.full(f.node_kind.shape[0], -1, np.int64)
+    parent[1:] = np.repeat(inner, f.num_children[inner])  # children are nodes 1 .. N-1, in order
+    node, e = np.array(node, np.int64), np.array(entry[:, player], np.int64)
+    up = node > top  # a node below ``top`` comes after it in level order
+    while up.any():
+        v = node[up]
+        e[up] = f.entry_parent[f.entry_start[v] + (f.num_entries0[v] if player == 1 else 0) + e[up]]
+        node[up] = parent[v]
+        up = node > top
+    return (node == top) & np.isin(e, own)
+
+
 def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int = 4, seed: int = 0,
-                       threads: int = 1, budget: int | None = None):
+                       threads: int = 1, budget: int | None = None, focus: int | None = None,
+                       focus_rollouts: int = 0, focus_budget: int | None = None):
     """``(JoinedLeaves, LeafValues)`` of ``rooted`` (a tree built with ``leaf_states=True``, of the
     blueprint's rules cut at some turn) under ``k`` continuations of ``blueprint`` (a
     :class:`~coupsolve.search.blueprint.Blueprint`), ``rollouts`` games per distinct leaf state and pair
@@ -107,7 +130,13 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     :func:`coupsolve.depth.public.public_depth_limited_game`; the leaf values' rows are the distinct
     leaf states, with standard errors. With a ``budget`` (games in all), fewer rollouts per leaf state,
     at least one, when the leaf states are too many for ``rollouts`` each: the values are then
-    noisier, and their standard errors say so."""
+    noisier, and their standard errors say so.
+
+    ``focus`` (an information set of ``rooted.tree``) and ``focus_rollouts``: the leaf states of the
+    histories through it are played ``focus_rollouts`` times instead (at least ``rollouts``), under
+    ``focus_budget`` games in all (None: no cap). A re-solve plays the move of the hand its player holds, which
+    weighs that hand's leaf values against the other's range alone; the other hands' values are
+    averaged over both ranges, so fewer rollouts of them cost less precision."""
     k = check_count(k)
     L = rooted.leaf_histories
     if L is None:
@@ -120,10 +149,22 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
     keys = np.zeros(uniq.shape[0], np.uint64)
     _rows(g.params, g.scratch, np.ascontiguousarray(uniq), blueprint.features_tail(history), states, hashes, keys)
-    if budget is not None:
-        rollouts = max(1, min(rollouts, int(budget) // max(1, uniq.shape[0] * k * k)))
-    mean, stderr = play_states(g, "features", blueprint.table, blueprint.warm > 0, states, hashes, keys, k,
-                               rollouts=rollouts, seed=seed, threads=threads)
+    focused = np.zeros(uniq.shape[0], bool)
+    if focus is not None:
+        focused[row_of.reshape(-1)[through(rooted.tree.flat, focus, L.node[at], L.entry[at])]] = True
+    mean = np.zeros((uniq.shape[0], k, k))
+    stderr = np.zeros_like(mean)
+    counts = []
+    for rows, want, cap in ((~focused, rollouts, budget), (focused, max(rollouts, focus_rollouts), focus_budget)):
+        n = int(rows.sum())
+        if n == 0:
+            continue
+        if cap is not None:
+            want = max(1, min(want, int(cap) // max(1, n * k * k)))
+        mean[rows], stderr[rows] = play_states(g, "features", blueprint.table, blueprint.warm > 0, states[rows],
+                                               hashes[rows], keys[rows], k, rollouts=want, seed=seed,
+                                               threads=threads)
+        counts.append(want)
     pairs = public_leaf_pairs(rooted.tree, leaves)
     leaf = np.searchsorted(leaves, L.node[at])
     e0, e1 = L.entry[at, 0], L.entry[at, 1]
@@ -137,7 +178,8 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
         raise ValueError("the recorded leaf histories weigh a pair of entries otherwise than the tree")
     values = np.stack([np.add.reduceat(w[:, None] * mean[rows, c], first) for c in range(k)], axis=1) \
         / weight[:, None, None]
-    source = f"{rollouts} rollouts (seed {seed}) of {blueprint.source}"
+    played = " or ".join(str(c) for c in dict.fromkeys(counts)) or str(rollouts)
+    source = f"{played} rollouts (seed {seed}) of {blueprint.source}"
     leaf_values = LeafValues(L.node[at], mean, CONTINUATIONS[:k], source, stderr=stderr, states=uniq.shape[0],
                              row_of=row_of.reshape(-1))
     return JoinedLeaves(rooted, leaves, pairs, values), leaf_values

@@ -49,16 +49,22 @@ class SearchSettings(NamedTuple):
     """How a re-solve is made: turns looked ahead (the current one included), continuations per
     player at the leaves, rollouts per leaf state and pair of continuations, solver iterations and
     algorithm, the seed of the rollouts and the solver, the threads the rollouts share (None: the
-    cores available; the values do not depend on it), the share of the root's weight its lightest
-    histories may hold and be left out of the tree (``prune``,
-    :func:`coupsolve.trees.rooted.build.rooted_start`: every hand of the opponent keeps a history, the
-    acting player's light hands but the one it holds may go altogether), and the most rollout games in all (``budget``:
-    fewer rollouts per leaf state, at least one, where the leaf states are many; None: no cap). The
-    last two bound the time of a re-solve whose root holds many histories (after an Exchange) at
-    some cost in precision there. ``max_histories`` refuses a root whose walk would hold more
-    histories at once (each Exchange multiplies the exchanger's private states by about 22):
-    :func:`resolve` raises ``TooManyHistories``, and :class:`ResolvingPolicy` plays the blueprint's
-    move there instead."""
+    cores available; the values do not depend on it).
+
+    ``held_rollouts``: rollouts per leaf state of the hand the player holds, at most ``held_budget``
+    games in all (fewer per leaf state, at least one, where they are many; None: no cap). The move
+    played weighs those leaves' values against the opponent's range alone, so with a few rollouts
+    their noise, not the game, would choose it; the other hands' values are averaged over both ranges.
+
+    ``prune``: the share of the root's weight its lightest histories may hold and be left out of the
+    tree (:func:`coupsolve.trees.rooted.build.rooted_start`: every hand of the opponent keeps a
+    history; the acting player's light hands but the one it holds may go altogether). ``budget``: the
+    most rollout games of the other leaf states (fewer rollouts per leaf state, at least one,
+    where the leaf states are many; None: no cap). These two bound the time of a re-solve whose root
+    holds many histories (after an Exchange) at some cost in precision there. ``max_histories``
+    refuses a root whose walk would hold more histories at once (each Exchange multiplies the
+    exchanger's private states by about 22): :func:`resolve` raises ``TooManyHistories``, and
+    :class:`ResolvingPolicy` plays the blueprint's move there instead."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -69,6 +75,8 @@ class SearchSettings(NamedTuple):
     threads: int | None = None
     prune: float = 0.01
     budget: int | None = 20000
+    held_rollouts: int = 64
+    held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
 
 
@@ -149,8 +157,12 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
+    key = sequence_hashes(rules, history)[me, 0]
+    held = np.flatnonzero(rooted.infoset_hash == key)
     joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
-                                        seed=s.seed, threads=threads, budget=s.budget)
+                                        seed=s.seed, threads=threads, budget=s.budget,
+                                        focus=int(held[0]) if held.size == 1 else None,
+                                        focus_rollouts=s.held_rollouts, focus_budget=s.held_budget)
     lap("leaves")
     game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else None
     tree, coup = (game.tree, game.coup_tree) if game is not None else (rooted.tree, rooted)
@@ -158,7 +170,6 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
                            check_every=s.iterations)
     lap("solve")
     player = root.node.player
-    key = sequence_hashes(rules, history)[player, 0]
     found = np.flatnonzero(coup.infoset_hash == key)
     if found.size != 1:
         raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
