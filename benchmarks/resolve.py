@@ -6,6 +6,12 @@ threads), one after another. The first re-solve compiles (first run only) and is
 table gives the median and 95th percentile of the rest, each stage's median (finding the root and its
 ranges, the tree, the leaves' rollouts, the solve), and the largest root met. The budget the issue sets
 is 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
+
+With ``--seeds N`` (N > 1) every move is also re-solved under N - 1 more rollout seeds, and the table
+gives how far the move played moves with the seed: the total variation distance between the
+re-solves' distributions over the legal actions, averaged over pairs of seeds (its mean over the
+moves, and the share of moves where it passes 0.3). A move the rollouts' noise chooses moves with the
+seed; one the game chooses does not (up to ties between equally good moves, which also move it).
 """
 
 from __future__ import annotations
@@ -46,7 +52,17 @@ def _parser():
                         help="turns ahead (repeat for several; default 1, and 2 unless --quick)")
     parser.add_argument("--threads", type=int, default=1, help="rollout threads")
     parser.add_argument("--most", type=int, default=None, help="re-solve at most this many decisions")
+    parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
     return parser
+
+
+def spread(distributions):
+    """The total variation distance between ``{action: probability}`` distributions, averaged over
+    their pairs (0 for fewer than two)."""
+    pairs = [(a, b) for i, a in enumerate(distributions) for b in distributions[:i]]
+    if not pairs:
+        return 0.0
+    return float(np.mean([sum(abs(a.get(x, 0.0) - b.get(x, 0.0)) for x in set(a) | set(b)) / 2 for a, b in pairs]))
 
 
 def run(args, info):
@@ -61,25 +77,29 @@ def run(args, info):
         t = time.perf_counter()
         resolve(blueprint, histories[0], settings)
         first = time.perf_counter() - t
-        seconds, stages, largest = [], [], (0, 0)
+        seconds, stages, largest, tv = [], [], (0, 0), []
         for i, history in enumerate(histories[1:]):
             t = time.perf_counter()
             r = resolve(blueprint, history, settings)
             seconds.append(time.perf_counter() - t)
             stages.append(r.seconds)
+            others = [resolve(blueprint, history, settings._replace(seed=seed)) for seed in range(1, args.seeds)]
+            tv.append(spread([r.probabilities] + [o.probabilities for o in others]))
             largest = max(largest, r.root.num_private)
             print(f"lookahead {k}, move {i + 1}/{len(histories) - 1}: {seconds[-1]:.2f} s", file=sys.stderr,
                   flush=True)
             csv_rows.append(dict(lookahead=k, move=i + 1, seconds=seconds[-1], private0=r.root.num_private[0],
-                                 private1=r.root.num_private[1], **{f"{s}_seconds": v for s, v in r.seconds.items()}))
+                                 private1=r.root.num_private[1], seed_tv=tv[-1],
+                                 **{f"{s}_seconds": v for s, v in r.seconds.items()}))
         s = np.asarray(seconds)
         med = {name: float(np.median([x[name] for x in stages])) for name in stages[0]}
         rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{np.median(s):.2f} s", f"{np.percentile(s, 95):.2f} s",
                      f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in ("root", "tree", "leaves", "solve")]
-                    + [f"{largest[0]} x {largest[1]}"])
+                    + [f"{largest[0]} x {largest[1]}"]
+                    + ([f"{np.mean(tv):.3f} ({np.mean(np.asarray(tv) > 0.3):.0%} > 0.3)"] if args.seeds > 1 else []))
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
                 ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
-                 "leaves", "solve", "largest root"], rows,
+                 "leaves", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
                 note=f"{machine_line(info)}; {args.threads} rollout thread(s); load average {load_average():.2f}")
     return write_csv("resolve", csv_rows, info)
 

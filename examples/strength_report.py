@@ -66,9 +66,11 @@ def measure(a):
 
         Timed = _timed()
 
-        settings = SearchSettings(lookahead=a.search, iterations=a.search_iterations, seed=a.seed)
+        settings = SearchSettings(lookahead=a.search, iterations=a.search_iterations, seed=a.seed,
+                                  continuations=a.continuations)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
-        what += f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations"
+        what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
+                 f"{settings.continuations} continuations")
     opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
@@ -98,7 +100,8 @@ def measure(a):
 
 
 def _command(a):
-    search = f" --search {a.search} --search-iterations {a.search_iterations}" if a.search else ""
+    search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
+              if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against}"
             + search)
@@ -146,6 +149,8 @@ def main():
     ap.add_argument("--against", default="honest,random", help="comma-separated: honest, random, table")
     ap.add_argument("--search", type=int, default=0, help="measure the re-solving player, K turns ahead")
     ap.add_argument("--search-iterations", type=int, default=100)
+    ap.add_argument("--continuations", type=int, default=2,
+                    help="continuations per player at the re-solves' leaves")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
     a = ap.parse_args()
