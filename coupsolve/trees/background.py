@@ -50,30 +50,36 @@ def run_together(kernel, jobs, controls, progress=None, every=1.0):
     re-raises ``KeyboardInterrupt``. Returns what each job returned, in order; the first job's error
     is raised once all have stopped."""
     boxes = [{} for _ in jobs]
+    # each worker says it is done through an event of its own: a Thread.join that Ctrl-C interrupts can
+    # mark a thread stopped while it still runs (CPython 3.11), so is_alive() cannot be trusted after one
+    done = [threading.Event() for _ in jobs]
 
-    def work(box, args):
+    def work(box, args, finished):
         try:
             box["value"] = kernel(*args)
         except BaseException as exc:  # noqa: BLE001 (handed to the main thread)
             box["error"] = exc
+        finally:
+            finished.set()
 
-    workers = [threading.Thread(target=work, args=(box, args), name=f"coupsolve-pass-{i}", daemon=True)
-               for i, (box, args) in enumerate(zip(boxes, jobs))]
-    for worker in workers:
-        worker.start()
+    workers = [threading.Thread(target=work, args=(box, args, finished), name=f"coupsolve-pass-{i}", daemon=True)
+               for i, (box, args, finished) in enumerate(zip(boxes, jobs, done))]
+    started = 0
     try:
         for worker in workers:
-            while worker.is_alive():
-                worker.join(every)
-                if progress is not None and worker.is_alive():
+            started += 1  # Ctrl-C inside start() comes after the thread exists: it counts as started
+            worker.start()
+        for finished in done:
+            while not finished.wait(every):
+                if progress is not None:
                     progress()
     except KeyboardInterrupt:
         for control in controls:
             control[0] = 1
-        for worker in workers:
-            while worker.is_alive():  # a second Ctrl-C does not leave a kernel running unattended
+        for finished in done[:started]:
+            while not finished.is_set():  # a second Ctrl-C does not leave a kernel running unattended
                 try:
-                    worker.join()
+                    finished.wait()
                 except KeyboardInterrupt:
                     pass
         raise
