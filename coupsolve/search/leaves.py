@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.kinds import TERMINAL
 from solvers.mccfr.rollout import state_hash
+from solvers.trees.derive import parents
 from solvers.trees.leaves import public_leaf_pairs
 
 from coupsolve import engine as E
@@ -102,17 +102,18 @@ def through(f, infoset, node, entry):
     ``f``'s information set), with entries ``entry`` (``(histories, 2)``, local to their node), pass
     through ``infoset``: their acting player's entry, followed up the tree to that node, is the set's."""
     top, player = int(f.infoset_node[infoset]), int(f.infoset_player[infoset])
-    at_top = np.arange(f.entry_start[top], f.entry_start[top + 1]) - f.entry_start[top]
-    own = at_top[f.entry_ref[f.entry_start[top] + at_top] == infoset]
-    own = own - (f.num_entries0[top] if player == 1 else 0)
-    inner = np.flatnonzero(f.node_kind != TERMINAL)
-    parent = np.full(f.node_kind.shape[0], -1, np.int64)
-    parent[1:] = np.repeat(inner, f.num_children[inner])  # children are nodes 1 .. N-1, in order
+
+    def first(v):  # the player's first entry at nodes v
+        return f.entry_start[v] + (f.num_entries0[v] if player == 1 else 0)
+
+    own = np.arange(first(top), f.entry_start[top + 1])
+    own = own[f.entry_ref[own] == infoset] - first(top)
+    parent = parents(f)
     node, e = np.array(node, np.int64), np.array(entry[:, player], np.int64)
     up = node > top  # a node below ``top`` comes after it in level order
     while up.any():
         v = node[up]
-        e[up] = f.entry_parent[f.entry_start[v] + (f.num_entries0[v] if player == 1 else 0) + e[up]]
+        e[up] = f.entry_parent[first(v) + e[up]]
         node[up] = parent[v]
         up = node > top
     return (node == top) & np.isin(e, own)
