@@ -13,7 +13,8 @@
 from coupsolve.search.blueprint import Blueprint
 from coupsolve.search.leaves import rooted_leaf_values
 from coupsolve.search.own import OwnRange
-from coupsolve.search.resolve import RANGE_FLOOR, Resolution, ResolvingPolicy, SearchSettings, resolve
+from coupsolve.search.resolve import (RANGE_FLOOR, ROOTS, Resolution, ResolvingPolicy, SearchSettings, resolve,
+                                      root_length)
 
-__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
-           "rooted_leaf_values"]
+__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "ROOTS", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
+           "root_length", "rooted_leaf_values"]

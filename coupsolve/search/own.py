@@ -27,7 +27,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from solvers import DECISION
 
 from coupsolve.trees.stepwalk.walk import replay_choices
 
@@ -134,7 +133,6 @@ class OwnRange:
                 reach[k] *= self._strategy(player, h, a)
         out = np.zeros(root.num_private[player])
         out[root.node.entry[first, player]] = reach  # all histories of a private state: perfect recall
-        if root.node.kind == DECISION and root.node.player == player and \
-                not out[root.node.entry[root.node.target, player]] > 0:
+        if not out[root.node.entry[root.node.target, player]] > 0:
             return None
         return out

@@ -5,8 +5,13 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 
 :func:`resolve` does one re-solve:
 
-1. the public state the game's history has reached and every history there
-   (:func:`coupsolve.trees.rooted.public_root`);
+1. the root: the public state where the current turn began or, where the player has chosen a move in
+   this turn already, the first decision after its latest choice (:func:`root_length`), and every
+   history there (:func:`coupsolve.trees.rooted.public_root`). The opponent's moves since then are
+   part of the subgame, so the re-solve chooses how often the opponent would have made them; rooted
+   at the decision itself, the opponent's claims would be taken at the blueprint's bluffing rates and
+   answered as a best response to them (DeepStack re-solves from the player's own last decision for
+   this reason; the issue's design roots a re-solve at the turn's start);
 2. each player's range there, by Bayes' rule: the opponent's under the blueprint
    (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`), where a private state the blueprint never
    reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
@@ -39,7 +44,11 @@ from coupsolve.search.own import OwnRange, infoset_strategy
 from coupsolve.strategy.trained import trained_policy
 from coupsolve.trees.stepwalk.descend import TooManyHistories
 
-__all__ = ["RANGE_FLOOR", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve"]
+__all__ = ["RANGE_FLOOR", "ROOTS", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve", "root_length"]
+
+#: Where a re-solve may be rooted (:attr:`SearchSettings.root`): ``"turn"`` as the module docstring's
+#: step 1; ``"here"`` at the decision itself.
+ROOTS = ("turn", "here")
 
 #: A private state's least range, relative to its player's largest (module docstring, step 2).
 RANGE_FLOOR = 1e-3
@@ -64,7 +73,9 @@ class SearchSettings(NamedTuple):
     holds many histories (after an Exchange) at some cost in precision there. ``max_histories``
     refuses a root whose walk would hold more histories at once (each Exchange multiplies the
     exchanger's private states by about 22): :func:`resolve` raises ``TooManyHistories``, and
-    :class:`ResolvingPolicy` plays the blueprint's move there instead."""
+    :class:`ResolvingPolicy` plays the blueprint's move there instead.
+
+    ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1)."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -78,6 +89,7 @@ class SearchSettings(NamedTuple):
     held_rollouts: int = 64
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
+    root: str = "turn"
 
 
 class Resolution(NamedTuple):
@@ -119,6 +131,47 @@ def _floored(r):
     return np.maximum(r / top, RANGE_FLOOR)
 
 
+def _replay(rules, history):
+    """The game's state after each prefix of ``history`` (the empty one first), or ``ValueError``
+    where the history does not stop at a decision."""
+    from coupsolve.search.own import _game
+
+    states = [_game(rules).new_initial_state()]
+    for a in history:
+        states.append(states[-1].clone())
+        states[-1].apply_action(int(a))
+    if states[-1].is_terminal() or states[-1].is_chance_node():
+        raise ValueError("the history does not stop at a decision")
+    return states
+
+
+def _root_of(states, where):
+    """:func:`root_length` of the replayed ``states``."""
+    if where not in ROOTS:
+        raise ValueError(f"a re-solve's root is one of {', '.join(ROOTS)}, not {where!r}")
+    now = states[-1]
+    if where == "here":
+        return len(states) - 1
+    me, turn, start = now.current_player(), now.turn, None
+    for i, state in enumerate(states[:-1]):
+        if state.is_chance_node() or state.turn != turn:
+            continue
+        if start is None:
+            start = i
+        if state.current_player() == me and len(state.legal_actions()) > 1:
+            start = None  # its own choice: the root comes after it
+    return len(states) - 1 if start is None else start
+
+
+def root_length(rules, history, where: str = "turn") -> int:
+    """How many of ``history``'s moves lead to the root of the re-solve at the decision it reaches
+    (module docstring, step 1): with ``where="turn"``, the first decision of the current turn, or the
+    first decision after the acting player's latest choice in it (a decision with more than one legal
+    move), whichever is later; with ``where="here"``, all of them. ``ValueError`` where ``history``
+    does not stop at a decision, or ``where`` is not one of :data:`ROOTS`."""
+    return _root_of(_replay(rules, history), where)
+
+
 def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own=None) -> Resolution:
     """Re-solve at the decision the game's ``history`` (moves from the start, as OpenSpiel's
     ``state.history()``) has reached, with ``blueprint`` (a :class:`~coupsolve.search.blueprint.Blueprint`)
@@ -141,25 +194,26 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         seconds[name] = now - clock[0]
         clock[0] = now
 
-    root = public_root(rules, history, s.max_histories)
-    if root.node.kind != solvers.DECISION:
-        raise ValueError("the history does not stop at a decision")
+    history = tuple(int(a) for a in history)
+    states = _replay(rules, history)
+    start, me = history[:_root_of(states, s.root)], states[-1].current_player()
+    root = public_root(rules, start, s.max_histories)
     ranges = [_floored(r) for r in blueprint.ranges(root)]
-    mine = own.at(root, root.node.player) if own is not None else None
+    mine = own.at(root, me) if own is not None else None
     if mine is not None:
-        ranges[root.node.player] = mine
+        ranges[me] = mine
     lap("root")
     cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
     # every hand of the opponent keeps a history (the floor's point: an opponent off the blueprint is
     # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
-    me, keep = root.node.player, [True, True]
+    keep = [True, True]
     keep[me] = [int(root.node.entry[root.node.target, me])]
     rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
     key = sequence_hashes(rules, history)[me, 0]
     held = np.flatnonzero(rooted.infoset_hash == key)
-    joined, values = rooted_leaf_values(rooted, blueprint, history, s.continuations, rollouts=s.rollouts,
+    joined, values = rooted_leaf_values(rooted, blueprint, start, s.continuations, rollouts=s.rollouts,
                                         seed=s.seed, threads=threads, budget=s.budget,
                                         focus=int(held[0]) if held.size == 1 else None,
                                         focus_rollouts=s.held_rollouts, focus_budget=s.held_budget)
@@ -169,7 +223,6 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     result = solvers.solve(tree, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed, progress=False,
                            check_every=s.iterations)
     lap("solve")
-    player = root.node.player
     found = np.flatnonzero(coup.infoset_hash == key)
     if found.size != 1:
         raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
@@ -177,7 +230,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     probabilities = own_policy[int(key)]
     value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
     norm = tuple(r / r.sum() for r in ranges)
-    return Resolution(probabilities, own_policy, player, value, norm, root, game, result, seconds)
+    return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds)
 
 
 def _own_policy(tree, coup, average, infoset):

@@ -1,0 +1,90 @@
+"""Where a re-solve is rooted (coupsolve.search.resolve.root_length): at the start of the current turn,
+or after the acting player's latest choice in it, so that the opponent's moves since are re-solved,
+not taken at the blueprint's rates."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from coupsolve import load_game
+from coupsolve.search import ROOTS, SearchSettings, resolve, root_length
+from tests.test_search import FULL, TAX, blueprint
+
+pytestmark = pytest.mark.xdist_group("search")
+
+
+def random_decisions(seed, most=60):
+    """The decisions of one game of random legal moves (seeded), as (history, state) pairs."""
+    rng = np.random.default_rng(seed)
+    state, out = load_game(FULL).new_initial_state(), []
+    while not state.is_terminal() and len(out) < most:
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            continue
+        out.append((list(state.history()), state.clone()))
+        legal = state.legal_actions()
+        state.apply_action(int(legal[rng.integers(len(legal))]))
+    return out
+
+
+def prefixes(history):
+    """The state after each prefix of ``history``."""
+    state, out = load_game(FULL).new_initial_state(), []
+    for a in history:
+        out.append(state.clone())
+        state.apply_action(a)
+    return out + [state]
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_the_root_is_the_turns_start_or_the_first_decision_after_the_players_choice(seed):
+    """At every decision of a random game: the root is a decision of the current turn; the acting
+    player makes no choice from there on; and the decision of the turn before it, if any, is that
+    player's choice with only chance between (the latest root that allows, not an earlier one)."""
+    for history, now in random_decisions(seed):
+        r = root_length(FULL, history)
+        assert root_length(FULL, history, "here") == len(history)
+        states = prefixes(history)
+        me = now.current_player()
+        root = states[r]
+        assert 0 <= r <= len(history) and not root.is_chance_node() and not root.is_terminal()
+        assert root.turn == now.turn
+        for s in states[r:-1]:
+            assert s.is_chance_node() or not (s.current_player() == me and len(s.legal_actions()) > 1)
+        before = [s for s in states[:r] if not s.is_chance_node() and s.turn == now.turn]
+        if before:
+            assert before[-1].current_player() == me and len(before[-1].legal_actions()) > 1
+
+
+def test_a_history_that_does_not_stop_at_a_decision_or_an_unknown_root_is_refused():
+    with pytest.raises(ValueError, match="decision"):
+        root_length(FULL, TAX[:2])  # the deal is due: chance
+    with pytest.raises(ValueError, match="root is one of"):
+        root_length(FULL, TAX, "there")
+    assert ROOTS == ("turn", "here")
+
+
+def test_the_answer_to_a_claim_re_solves_the_claim():
+    """Player 1 answering player 0's Tax: the re-solve is rooted where player 0 chose it, so the
+    subgame holds player 0's choice (its information sets at the root), and the move is one of the
+    answer's; at the turn's start both roots are the same public state and give the same strategy."""
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    bp, small = blueprint(), SearchSettings(lookahead=1, rollouts=1, iterations=20)
+    r = resolve(bp, TAX, small)
+    assert r.player == 1 and r.root.actions == tuple(TAX[:-1]) and r.root.player == 0
+    state = load_game(FULL).new_initial_state()
+    for a in TAX:
+        state.apply_action(a)
+    assert sorted(r.probabilities) == sorted(state.legal_actions())
+    taxer = sequence_hashes(FULL, TAX[:-1])[0, 0]  # player 0's information set where it taxed
+    assert taxer in set(r.game.coup_tree.infoset_hash.tolist())
+    here = resolve(bp, TAX, small._replace(root="here"))
+    assert here.root.actions == tuple(TAX) and here.root.player == 1
+    start = TAX[:-1]
+    a, b = resolve(bp, start, small), resolve(bp, start, small._replace(root="here"))
+    assert a.root.actions == b.root.actions == tuple(start)
+    assert a.probabilities == b.probabilities
+
