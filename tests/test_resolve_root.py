@@ -88,3 +88,28 @@ def test_the_answer_to_a_claim_re_solves_the_claim():
     assert a.root.actions == b.root.actions == tuple(start)
     assert a.probabilities == b.probabilities
 
+
+
+def test_the_belief_after_a_claim_weighs_the_claim_by_the_re_solved_strategy():
+    """Player 1's belief about player 0's hand after its Tax, against a sum over the root's private
+    states: chance with player 1's own, times player 0's range there, times the probability the
+    re-solve gives the Tax at player 0's information set of that hand (found by hash)."""
+    from coupsolve.search.own import infoset_strategy
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    r = resolve(blueprint(), TAX, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    root, tree, coup = r.root, r.game.tree, r.game.coup_tree
+    mine = int(root.node.entry[root.node.target, 1])
+    prior, expect = {}, {}
+    for i, (hand, path) in enumerate(zip(root.hands(0), root.private_paths(0))):
+        h = sequence_hashes(FULL, [int(a) for a in path if a >= 0])[0, 0]
+        k = int(np.flatnonzero(coup.infoset_hash == h)[0])
+        w = root.chance[i, mine] * r.ranges[0][i]
+        prior[hand] = prior.get(hand, 0.0) + w
+        expect[hand] = expect.get(hand, 0.0) + w * infoset_strategy(tree, r.result.average_policy, k)[TAX[-1]]
+    total, before = sum(expect.values()), sum(prior.values())
+    belief = r.belief(TAX)
+    assert set(belief) <= set(expect)
+    for hand, x in expect.items():
+        assert abs(belief.get(hand, 0.0) - x / total) < 1e-9
+    assert max(abs(expect[h] / total - prior[h] / before) for h in expect) > 1e-3  # the Tax moved it

@@ -213,8 +213,10 @@ def test_play_against_the_resolving_player_through_standard_input():
     assert out.returncode == 0, out.stderr
     assert "re-solving 1 turn ahead" in out.stdout and "p1 is re-solving 1 turn ahead ..." in out.stdout
     assert any(w in out.stdout for w in ("You win.", "You lose.", "A draw"))
-    thoughts = [line for line in out.stdout.splitlines() if "it thinks you hold" in line]
-    assert thoughts and all("%" in line and "to it" in line for line in thoughts)
+    lines = out.stdout.splitlines()
+    thoughts = [i for i, line in enumerate(lines) if "it thinks you hold" in line]
+    assert thoughts and all("%" in lines[i] and "is worth" in lines[i - 1] and "to it" in lines[i - 1]
+                            for i in thoughts)
     bad = run("play", "--search", "9")
     assert bad.returncode == 2 and "--search" in bad.stderr
 

@@ -112,7 +112,7 @@ def cmd_play(args) -> int:
             dist = policy.action_probabilities(state)
             probs = [dist[a] for a in moves]
             if args.explain and len(moves) > 1 and getattr(policy, "last", None) is not None:
-                print(_thinking(policy.last))
+                print(_thinking(policy.last, state.history()))
         k = int(rng.choice(len(moves), p=np.asarray(probs) / sum(probs)))
         print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
     print(str(state))
@@ -127,13 +127,17 @@ def _say_thinking(player, turns, first) -> None:
     print(f"  p{player} is re-solving {turns} turn{'s' if turns > 1 else ''} ahead{compiling} ...", flush=True)
 
 
-def _thinking(resolution) -> str:
-    """What a re-solve thought, in two lines: the value to it and its belief about your hand."""
+def _thinking(resolution, history) -> str:
+    """What a re-solve at ``history`` thought, in two lines: the value to it of the turn it re-solved
+    (from the root: the turn's start, or its own last choice) and its belief about your hand now."""
     r = resolution
     value = r.value if r.player == 0 else -r.value
-    belief = ", ".join(f"{hand or 'nothing'} {p:.0%}" for hand, p in list(r.belief().items())[:4] if p >= 0.005)
-    return (f"  (it re-solved in {sum(r.seconds.values()):.1f} s: the position is worth {value:+.2f} to it; "
-            f"it thinks you hold {belief})")
+    since = "here" if len(r.root.actions) == len(history) else "earlier in the turn"
+    belief = ", ".join(f"{hand or 'nothing'} {p:.0%}" for hand, p in list(r.belief(history).items())[:4]
+                       if p >= 0.005)
+    return (f"  (it re-solved in {sum(r.seconds.values()):.1f} s from {since}: that position is worth "
+            f"{value:+.2f} to it;\n"
+            f"   it thinks you hold {belief})")
 
 
 def _ask(names) -> int:

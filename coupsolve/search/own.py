@@ -94,11 +94,10 @@ class OwnRange:
         :data:`KEPT_SOLVES`) for the decisions after it that are not re-solved."""
         p = resolution.player
         self.known.update({(p, h): sigma for h, sigma in resolution.own_policy.items()})
-        if resolution.game is not None:
-            tree, coup = resolution.game.tree, resolution.game.coup_tree
-            order = np.argsort(coup.infoset_hash, kind="stable")
-            self.solves = [(p, coup.infoset_hash[order], order, tree, resolution.result.average_policy)] + \
-                self.solves[:KEPT_SOLVES - 1]
+        tree, coup = resolution.game.tree, resolution.game.coup_tree
+        order = np.argsort(coup.infoset_hash, kind="stable")
+        self.solves = [(p, coup.infoset_hash[order], order, tree, resolution.result.average_policy)] + \
+            self.solves[:KEPT_SOLVES - 1]
 
     def _strategy(self, player, h, a):
         """The probability of move ``a`` at the information set of hash ``h`` of ``player``: the

@@ -41,6 +41,7 @@ import numpy as np
 from open_spiel.python import policy as os_policy
 
 from coupsolve.search.own import OwnRange, infoset_strategy
+from coupsolve.trees.rooted.root import hand_name
 from coupsolve.strategy.trained import trained_policy
 from coupsolve.trees.stepwalk.descend import TooManyHistories
 
@@ -92,13 +93,24 @@ class SearchSettings(NamedTuple):
     root: str = "turn"
 
 
+class WholeGame(NamedTuple):
+    """The game a re-solve solved where no leaf is cut (every history ends the game first): the rooted
+    tree itself, with a depth-limited game's fields."""
+
+    tree: object
+    coup_tree: object
+    leaves: tuple = ()
+
+
 class Resolution(NamedTuple):
     """One re-solve: ``probabilities`` (``{action: probability}`` at the player's information set),
-    ``own_policy`` (the same at each of the player's information sets at the root, ``{hash: {action:
-    probability}}``, hashes as :attr:`~coupsolve.trees.stepwalk.build.CoupPublicTree.infoset_hash`),
-    the acting ``player``, the subgame's ``value`` to player 0 under the solve's average strategy, both
-    ``ranges`` (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`), the
-    ``root`` and depth-limited ``game``, the solve's ``result`` and the ``seconds`` of each stage."""
+    ``own_policy`` (the same at each of the player's information sets at the public state re-solved,
+    ``{hash: {action: probability}}``, hashes as
+    :attr:`~coupsolve.trees.stepwalk.build.CoupPublicTree.infoset_hash`), the acting ``player``, the
+    subgame's ``value`` to player 0 at its root under the solve's average strategy, both players'
+    ``ranges`` there (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`),
+    the ``root``, the ``game`` solved (the depth-limited game, or a :class:`WholeGame`), the solve's
+    ``result`` and the ``seconds`` of each stage."""
 
     probabilities: dict
     own_policy: dict
@@ -110,16 +122,33 @@ class Resolution(NamedTuple):
     result: object
     seconds: dict
 
-    def belief(self) -> dict:
-        """What the acting player thinks the other holds: the probability of each of the other's hands
-        given its own private state, the public cards and the other's range (``{hand: probability}``,
-        largest first)."""
-        me, root = self.player, self.root
-        mine = int(root.node.entry[root.node.target, me])
-        w = (root.chance[mine] if me == 0 else root.chance[:, mine]) * self.ranges[1 - me]
+    def belief(self, history) -> dict:
+        """What the acting player thinks the other holds at the decision ``history`` reaches (the one
+        re-solved): the probability of each of the other's hands given its own private state and the
+        public cards, by Bayes' rule from the other's range at the root through the re-solve's
+        strategy for the other's moves since (``{hand: probability}``, largest first)."""
+        from coupsolve.search.own import own_choices
+        from coupsolve.trees.rooted import public_root
+
+        me, you, root = self.player, 1 - self.player, self.root
+        node = public_root(root.rules, history).node
+        rows = np.flatnonzero(node.entry[:, me] == node.entry[node.target, me])
+        paths = np.ascontiguousarray(node.paths[rows], np.int32)
+        k = len(root.actions)  # every history at a public node has as many moves
+        at_root = dict(zip(map(tuple, root.node.paths[:, :k].tolist()), root.node.entry[:, you].tolist()))
+        w = node.start.prob[rows] * self.ranges[you][[at_root[tuple(p)] for p in paths[:, :k].tolist()]]
+        row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
+        key = np.zeros(paths.size, np.uint64)
+        n = own_choices(root.rules.params(), paths, you, row, move, key)
+        tree = self.game.tree
+        where = {int(h): i for i, h in enumerate(self.game.coup_tree.infoset_hash.tolist())}
+        for r, a, h in zip(row[:n].tolist(), move[:n].tolist(), key[:n].tolist()):
+            if h in where and tree.infoset_player[where[h]] == you:  # a move inside the re-solved game
+                w[r] *= infoset_strategy(tree, self.result.average_policy, where[h]).get(a, 0.0)
         out = {}
-        for hand, x in zip(root.hands(1 - me), w / w.sum()):
-            out[hand] = out.get(hand, 0.0) + float(x)
+        names = [hand_name(c) for c in node.hand[you]]
+        for e, x in zip(node.entry[rows, you].tolist(), w / w.sum()):
+            out[names[e]] = out.get(names[e], 0.0) + float(x)
         return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
@@ -218,8 +247,9 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
                                         focus=int(held[0]) if held.size == 1 else None,
                                         focus_rollouts=s.held_rollouts, focus_budget=s.held_budget)
     lap("leaves")
-    game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else None
-    tree, coup = (game.tree, game.coup_tree) if game is not None else (rooted.tree, rooted)
+    game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else \
+        WholeGame(rooted.tree, rooted)
+    tree, coup = game.tree, game.coup_tree
     result = solvers.solve(tree, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed, progress=False,
                            check_every=s.iterations)
     lap("solve")
