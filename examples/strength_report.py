@@ -9,7 +9,10 @@ Run: python examples/strength_report.py STRATEGY.npz [--games 4000] [--pilot 200
 Writes ``examples/report/strength.md`` and ``.json`` (``--out`` to change them). With ``--search K`` the
 player measured is the re-solving player on the strategy (``coupsolve.search.ResolvingPolicy``, K turns
 ahead), its pilot games played by the strategy's table, and ``table`` (the strategy itself) is an
-opponent. ``--render`` writes the report of several runs' JSON files (say, one opponent per process,
+opponent. Each row keeps its per-deal means, and the report pairs runs against the same opponent on
+the same deals (same seed and games; say, the re-solving player and the table against HonestBot): the
+difference per deal cancels much of the cards' luck that separate runs' intervals both carry.
+``--render`` writes the report of several runs' JSON files (say, one opponent per process,
 run side by side). What each figure guarantees:
 
 - the head-to-head means (``coupsolve.evaluation.aivat.match``: duplicate deals, control variates with
@@ -67,10 +70,10 @@ def measure(a):
         Timed = _timed()
 
         settings = SearchSettings(lookahead=a.search, iterations=a.search_iterations, seed=a.seed,
-                                  continuations=a.continuations)
+                                  continuations=a.continuations, root=a.root)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
         what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
-                 f"{settings.continuations} continuations")
+                 f"{settings.continuations} continuations, rooted {'at the turn' if a.root == 'turn' else 'here'}")
     opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
@@ -83,7 +86,9 @@ def measure(a):
                "half_width": float(r.half_width[0]), "reduced_mean": float(r.adjusted_mean[0]),
                "reduced_half_width": float(r.adjusted_half_width[0]),
                "variance_reduction": float(r.variance_reduction[0]), "win_rate": float(r.win_rate[0]),
-               "seconds": round(time.perf_counter() - t0, 1), "command": doc["command"]}
+               "seconds": round(time.perf_counter() - t0, 1), "command": doc["command"], "seed": a.seed,
+               "player": _player(a), "deal_means": r.deal_means("strategy").round(9).tolist(),
+               "deal_reduced": r.deal_means("strategy", adjusted=True).round(9).tolist()}
         if a.search:
             moves, policy.seconds = np.asarray(policy.seconds), []
             row.update(moves=int(moves.size), fallbacks=policy.fallbacks, move_median=float(np.median(moves)),
@@ -99,9 +104,32 @@ def measure(a):
     return doc
 
 
+def _player(a):
+    """A short name of the player measured, for pairing runs on the same deals."""
+    if not a.search:
+        return "table"
+    return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {'at the turn' if a.root == 'turn' else 'here'}"
+
+
+def pairs(rows):
+    """For each two rows against one opponent with the same seed and deals but other players:
+    ``(first, second, {field: (mean, half-width)})``, the paired differences
+    (:func:`coupsolve.evaluation.arena.paired`) of the plain and reduced per-deal means."""
+    from coupsolve.evaluation.arena import paired
+
+    out = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            if "deal_means" in a and "deal_means" in b and a["player"] != b["player"] and \
+                    (a["against"], a["seed"], a["deals"]) == (b["against"], b["seed"], b["deals"]):
+                first, second = (b, a) if a["player"] == "table" else (a, b)  # the table second
+                out.append((first, second, {f: paired(first[f], second[f]) for f in ("deal_means", "deal_reduced")}))
+    return out
+
+
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
-              if a.search else "")
+              f" --root {a.root}" if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against}"
             + search)
@@ -127,6 +155,14 @@ def render(doc):
                   "| against | moves | median | 95th percentile | max |", "|---|---|---|---|---|"]
         lines += [f"| {r['against']} | {r['moves']:,} | {r['move_median']:.2f} | {r['move_p95']:.2f} | "
                   f"{r['move_max']:.1f} |" for r in timed]
+    both = pairs(doc["rows"])
+    if both:
+        lines += ["", "Paired on the same deals (the first player's per-deal mean minus the second's, 95% interval "
+                  "over the deals):", "", "| against | seed | deals | first | second | plain | reduced |",
+                  "|---|---|---|---|---|---|---|"]
+        lines += [f"| {a['against']} | {a['seed']} | {a['deals']} | {a['player']} | {b['player']} | "
+                  f"{d['deal_means'][0]:+.3f} ± {d['deal_means'][1]:.3f} | "
+                  f"{d['deal_reduced'][0]:+.3f} ± {d['deal_reduced'][1]:.3f} |" for a, b, d in both]
     if "lbr" in doc:
         b = doc["lbr"]
         lines += ["", f"Local best response ({b['games']} games, half in each seat, {b['rollouts']} rollouts "
@@ -151,6 +187,8 @@ def main():
     ap.add_argument("--search-iterations", type=int, default=100)
     ap.add_argument("--continuations", type=int, default=2,
                     help="continuations per player at the re-solves' leaves")
+    ap.add_argument("--root", choices=("turn", "here"), default="turn",
+                    help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
     a = ap.parse_args()

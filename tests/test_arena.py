@@ -90,3 +90,27 @@ def test_draws_are_counted():
     assert "draw rate" in str(res)
     long = play(full, [RandomBot(full)] * 2, 20, seed=2)
     assert long.draw_rate == 0.0  # played to the end: someone wins
+
+
+def test_paired_differences_are_over_the_same_deals():
+    """Two players against the same opponent on the same seeded deals: the paired mean is the
+    difference of the two means, its interval the per-deal differences' own; a player paired with
+    itself differs by exactly nothing (the deals repeat); different numbers of deals are refused."""
+    from coupsolve.evaluation.arena import paired
+
+    game = _game(2)
+    honest, rand = HonestBot(game), RandomBot(game)
+    a = play(game, [honest, rand], 120, seed=3, names=["strategy", "opponent"])
+    b = play(game, [rand, rand], 120, seed=3, names=["strategy", "opponent"])
+    x, y = a.deal_means("strategy"), b.deal_means("strategy")
+    assert x.shape == (60,) and np.isclose(x.mean(), a.mean[0])
+    mean, half = paired(x, y)
+    assert np.isclose(mean, a.mean[0] - b.mean[0])
+    assert np.isclose(half, Z95 * (x - y).std(ddof=1) / np.sqrt(60)) and half > 0
+    assert mean - half > 0  # the honest bot beats the random one, paired
+    again = play(game, [honest, rand], 120, seed=3, names=["strategy", "opponent"])
+    assert paired(x, again.deal_means("strategy")) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="same deals"):
+        paired(x, y[:-1])
+    with pytest.raises(ValueError, match="value function"):
+        a.deal_means("strategy", adjusted=True)

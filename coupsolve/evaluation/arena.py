@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ArenaResult", "correction", "play", "play_one", "Z95"]
+__all__ = ["ArenaResult", "correction", "paired", "play", "play_one", "Z95"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
@@ -76,6 +76,14 @@ class ArenaResult:
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = (self.half_width / self.adjusted_half_width) ** 2
         return np.where((self.half_width == 0) & (self.adjusted_half_width == 0), 1.0, ratio)
+
+    def deal_means(self, name, adjusted=False) -> np.ndarray:
+        """``name``'s mean payoff in each deal (``adjusted``: of the variance-reduced samples), the
+        samples its interval is made of."""
+        samples = self.adjusted if adjusted else self.payoffs
+        if samples is None:
+            raise ValueError("no variance-reduced estimate: the games were played without a value function")
+        return samples[:, self.names.index(name)].reshape(-1, self.players).mean(axis=1)
 
     def interval(self, name, adjusted=False):
         """The 95% interval ``(low, high)`` of ``name``'s mean payoff (``adjusted``: of the
@@ -145,6 +153,19 @@ def play_one(game, seat_policies, rng, chance_rng=None, value=None, visit=None):
             total += correction(state, actions, probs, a, value)
         state.apply_action(a)
     return state.returns(), total
+
+
+def paired(first, second):
+    """The mean difference of two players' per-deal means over the same deals (:meth:`ArenaResult.
+    deal_means` of two matches with the same seed, games and opponent) and its 95% half-width, over
+    the per-deal differences. The deals' chance streams are the same in both matches, so the cards'
+    luck common to both cancels in the difference (until the games take different paths), and the
+    interval is the difference's own, not the two matches' intervals combined; ``ValueError`` for
+    deals of different numbers."""
+    d = np.asarray(first, np.float64) - np.asarray(second, np.float64) if len(first) == len(second) else None
+    if d is None or d.ndim != 1 or d.size < 2:
+        raise ValueError(f"pair the same deals, at least two: got {len(first)} and {len(second)}")
+    return float(d.mean()), float(Z95 * d.std(ddof=1) / np.sqrt(d.size))
 
 
 def _interval(samples):
