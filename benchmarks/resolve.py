@@ -53,6 +53,8 @@ def _parser():
     parser.add_argument("--threads", type=int, default=1, help="rollout threads")
     parser.add_argument("--most", type=int, default=None, help="re-solve at most this many decisions")
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
+    parser.add_argument("--root", choices=("turn", "here"), default="turn",
+                        help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     return parser
 
 
@@ -73,7 +75,7 @@ def run(args, info):
     histories = decisions(1 if args.quick else args.games, args.seed)[:args.most]
     rows, csv_rows = [], []
     for k in args.lookahead or ((1,) if args.quick else (1, 2)):
-        settings = SearchSettings(lookahead=k, threads=args.threads)
+        settings = SearchSettings(lookahead=k, threads=args.threads, root=args.root)
         t = time.perf_counter()
         resolve(blueprint, histories[0], settings)
         first = time.perf_counter() - t
@@ -100,7 +102,8 @@ def run(args, info):
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
                 ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
                  "leaves", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
-                note=f"{machine_line(info)}; {args.threads} rollout thread(s); load average {load_average():.2f}")
+                note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}; "
+                     f"load average {load_average():.2f}")
     return write_csv("resolve", csv_rows, info)
 
 
