@@ -90,26 +90,37 @@ def test_the_answer_to_a_claim_re_solves_the_claim():
 
 
 
-def test_the_belief_after_a_claim_weighs_the_claim_by_the_re_solved_strategy():
-    """Player 1's belief about player 0's hand after its Tax, against a sum over the root's private
-    states: chance with player 1's own, times player 0's range there, times the probability the
-    re-solve gives the Tax at player 0's information set of that hand (found by hash)."""
+#: Player 0 to answer player 1's Tax in turn 10, after an Exchange: histories at that public state (and
+#: at its turn's start) are of 26 to 28 moves, as a forced move is no move
+LONG = [55, 56, 1, 2, 0, 2, 22, 17, 22, 26, 22, 2, 22, 3, 22, 8, 46, 4, 32, 0, 2, 22, 11, 22, 22, 2]
+
+
+@pytest.mark.parametrize("history", [TAX, LONG], ids=["turn 1", "turn 10"])
+def test_the_belief_after_a_claim_weighs_the_claim_by_the_re_solved_strategy(history):
+    """The answering player's belief about the claimant's hand after its Tax, against a sum over the
+    root's private states: chance with the answerer's own, times the claimant's range there, times the
+    probability the re-solve gives the Tax at the claimant's information set of that hand (found by
+    hash)."""
     from coupsolve.search.own import infoset_strategy
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
-    r = resolve(blueprint(), TAX, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    r = resolve(blueprint(), history, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    me, you = r.player, 1 - r.player
     root, tree, coup = r.root, r.game.tree, r.game.coup_tree
-    mine = int(root.node.entry[root.node.target, 1])
+    assert root.actions == tuple(history[:-1]) and root.player == you
+    lengths = (root.node.paths >= 0).sum(axis=1)
+    assert history is TAX or lengths.min() < lengths.max()  # the case a prefix of one length would miss
+    mine = int(root.node.entry[root.node.target, me])
     prior, expect = {}, {}
-    for i, (hand, path) in enumerate(zip(root.hands(0), root.private_paths(0))):
-        h = sequence_hashes(FULL, [int(a) for a in path if a >= 0])[0, 0]
+    for i, (hand, path) in enumerate(zip(root.hands(you), root.private_paths(you))):
+        h = sequence_hashes(FULL, [int(a) for a in path if a >= 0])[you, 0]
         k = int(np.flatnonzero(coup.infoset_hash == h)[0])
-        w = root.chance[i, mine] * r.ranges[0][i]
+        w = (root.chance[mine, i] if me == 0 else root.chance[i, mine]) * r.ranges[you][i]
         prior[hand] = prior.get(hand, 0.0) + w
-        expect[hand] = expect.get(hand, 0.0) + w * infoset_strategy(tree, r.result.average_policy, k)[TAX[-1]]
+        expect[hand] = expect.get(hand, 0.0) + w * infoset_strategy(tree, r.result.average_policy, k)[history[-1]]
     total, before = sum(expect.values()), sum(prior.values())
-    belief = r.belief(TAX)
-    assert set(belief) <= set(expect)
+    belief = r.belief(history)
+    assert set(belief) <= set(expect) and abs(sum(belief.values()) - 1.0) < 1e-12
     for hand, x in expect.items():
         assert abs(belief.get(hand, 0.0) - x / total) < 1e-9
     assert max(abs(expect[h] / total - prior[h] / before) for h in expect) > 1e-3  # the Tax moved it

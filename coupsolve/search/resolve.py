@@ -134,9 +134,7 @@ class Resolution(NamedTuple):
         node = public_root(root.rules, history).node
         rows = np.flatnonzero(node.entry[:, me] == node.entry[node.target, me])
         paths = np.ascontiguousarray(node.paths[rows], np.int32)
-        k = len(root.actions)  # every history at a public node has as many moves
-        at_root = dict(zip(map(tuple, root.node.paths[:, :k].tolist()), root.node.entry[:, you].tolist()))
-        w = node.start.prob[rows] * self.ranges[you][[at_root[tuple(p)] for p in paths[:, :k].tolist()]]
+        w = node.start.prob[rows] * self.ranges[you][_root_entries(root, you, paths)]
         row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
         key = np.zeros(paths.size, np.uint64)
         n = own_choices(root.rules.params(), paths, you, row, move, key)
@@ -150,6 +148,20 @@ class Resolution(NamedTuple):
         for e, x in zip(node.entry[rows, you].tolist(), w / w.sum()):
             out[names[e]] = out.get(names[e], 0.0) + float(x)
         return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def _root_entries(root, player, paths):
+    """``player``'s entry at ``root`` of each of ``paths`` (histories through it, rows padded with -1):
+    the entry of the root history each one begins with. Histories at one public node need not have as
+    many moves (a forced move is no move), so each is matched on every length the root's have."""
+    lengths = (root.node.paths >= 0).sum(axis=1)
+    at_root = {tuple(p[:n]): e for p, n, e in zip(root.node.paths.tolist(), lengths.tolist(),
+                                                  root.node.entry[:, player].tolist())}
+    sizes = np.unique(lengths).tolist()
+    out = np.zeros(len(paths), np.int64)
+    for i, p in enumerate(paths.tolist()):
+        out[i] = next(at_root[tuple(p[:n])] for n in sizes if tuple(p[:n]) in at_root)
+    return out
 
 
 def _floored(r):
