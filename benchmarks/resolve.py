@@ -53,7 +53,7 @@ def _parser():
     parser.add_argument("--threads", type=int, default=1, help="rollout threads")
     parser.add_argument("--most", type=int, default=None, help="re-solve at most this many decisions")
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
-    parser.add_argument("--root", choices=("turn", "here"), default="turn",
+    parser.add_argument("--root", choices=("here", "turn"), default="here",
                         help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     return parser
 

@@ -187,7 +187,7 @@ def main():
     ap.add_argument("--search-iterations", type=int, default=100)
     ap.add_argument("--continuations", type=int, default=2,
                     help="continuations per player at the re-solves' leaves")
-    ap.add_argument("--root", choices=("turn", "here"), default="turn",
+    ap.add_argument("--root", choices=("here", "turn"), default="here",
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")

@@ -1,6 +1,7 @@
-"""Where a re-solve is rooted (coupsolve.search.resolve.root_length): at the start of the current turn,
-or after the acting player's latest choice in it, so that the opponent's moves since are re-solved,
-not taken at the blueprint's rates."""
+"""Where a re-solve is rooted (coupsolve.search.resolve.root_length): at the decision itself, or (root
+"turn") at the start of the current turn or after the acting player's latest choice in it, so that the
+opponent's moves since are re-solved, not taken at the blueprint's rates; and the belief at the
+decision through the re-solve's strategy for those moves."""
 
 import numpy as np
 import pytest
@@ -44,8 +45,8 @@ def test_the_root_is_the_turns_start_or_the_first_decision_after_the_players_cho
     player makes no choice from there on; and the decision of the turn before it, if any, is that
     player's choice with only chance between (the latest root that allows, not an earlier one)."""
     for history, now in random_decisions(seed):
-        r = root_length(FULL, history)
-        assert root_length(FULL, history, "here") == len(history)
+        r = root_length(FULL, history, "turn")
+        assert root_length(FULL, history) == root_length(FULL, history, "here") == len(history)
         states = prefixes(history)
         me = now.current_player()
         root = states[r]
@@ -63,7 +64,7 @@ def test_a_history_that_does_not_stop_at_a_decision_or_an_unknown_root_is_refuse
         root_length(FULL, TAX[:2])  # the deal is due: chance
     with pytest.raises(ValueError, match="root is one of"):
         root_length(FULL, TAX, "there")
-    assert ROOTS == ("turn", "here")
+    assert ROOTS == ("here", "turn")
 
 
 def test_the_answer_to_a_claim_re_solves_the_claim():
@@ -72,7 +73,7 @@ def test_the_answer_to_a_claim_re_solves_the_claim():
     answer's; at the turn's start both roots are the same public state and give the same strategy."""
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
-    bp, small = blueprint(), SearchSettings(lookahead=1, rollouts=1, iterations=20)
+    bp, small = blueprint(), SearchSettings(lookahead=1, rollouts=1, iterations=20, root="turn")
     r = resolve(bp, TAX, small)
     assert r.player == 1 and r.root.actions == tuple(TAX[:-1]) and r.root.player == 0
     state = load_game(FULL).new_initial_state()
@@ -104,7 +105,7 @@ def test_the_belief_after_a_claim_weighs_the_claim_by_the_re_solved_strategy(his
     from coupsolve.search.own import infoset_strategy
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
-    r = resolve(blueprint(), history, SearchSettings(lookahead=1, rollouts=1, iterations=20))
+    r = resolve(blueprint(), history, SearchSettings(lookahead=1, rollouts=1, iterations=20, root="turn"))
     me, you = r.player, 1 - r.player
     root, tree, coup = r.root, r.game.tree, r.game.coup_tree
     assert root.actions == tuple(history[:-1]) and root.player == you

@@ -158,14 +158,13 @@ def test_a_blueprint_of_other_information_sets_is_refused():
 
 def test_a_root_with_histories_in_transit_at_the_cut():
     """A loss after a Coup in the cut's last turn: the histories whose loss is forced end the turn, and
-    so the cut game, while the others choose; the re-solve rooted at the decision itself roots at the
-    cut's own public state."""
+    so the cut game, while the others choose; the re-solve roots at the cut's own public state."""
     bp = blueprint()
     history = TRANSIT
     state = load_game(FULL).new_initial_state()
     for a in history:
         state.apply_action(a)
-    r = resolve(bp, history, SearchSettings(lookahead=1, rollouts=1, iterations=5, root="here"))
+    r = resolve(bp, history, SearchSettings(lookahead=1, rollouts=1, iterations=5))
     assert r.root.node.start.pending.any() and r.root.turn == state.turn
     assert sorted(r.probabilities) == sorted(state.legal_actions()) and r.player == state.current_player()
     cut = FULL.replace(turn_limit=r.root.turn)

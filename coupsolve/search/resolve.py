@@ -5,13 +5,16 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 
 :func:`resolve` does one re-solve:
 
-1. the root: the public state where the current turn began or, where the player has chosen a move in
-   this turn already, the first decision after its latest choice (:func:`root_length`), and every
-   history there (:func:`coupsolve.trees.rooted.public_root`). The opponent's moves since then are
-   part of the subgame, so the re-solve chooses how often the opponent would have made them; rooted
-   at the decision itself, the opponent's claims would be taken at the blueprint's bluffing rates and
-   answered as a best response to them (DeepStack re-solves from the player's own last decision for
-   this reason; the issue's design roots a re-solve at the turn's start);
+1. the root (:func:`root_length`): by default the decision itself, the public state the game's
+   history has reached, and every history there (:func:`coupsolve.trees.rooted.public_root`). With
+   ``SearchSettings(root="turn")`` it is where the current turn began or, where the player has chosen
+   a move in this turn already, the first decision after its latest choice: the opponent's moves
+   since are then part of the subgame, re-solved instead of taken at the blueprint's rates. That is
+   the design the issue proposed; measured head to head it played worse (the research notes), one
+   likely reason being that the opponent's actual move may be one the re-solve's own strategy for
+   the opponent makes rarely, where the answer is trained on little reach. (DeepStack roots each
+   re-solve at the current public state and meets the opponent through its counterfactual values,
+   with the gadget, not through a range.);
 2. each player's range there, by Bayes' rule: the opponent's under the blueprint
    (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`), where a private state the blueprint never
    reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
@@ -47,9 +50,10 @@ from coupsolve.trees.stepwalk.descend import TooManyHistories
 
 __all__ = ["RANGE_FLOOR", "ROOTS", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve", "root_length"]
 
-#: Where a re-solve may be rooted (:attr:`SearchSettings.root`): ``"turn"`` as the module docstring's
-#: step 1; ``"here"`` at the decision itself.
-ROOTS = ("turn", "here")
+#: Where a re-solve may be rooted (:attr:`SearchSettings.root`, the module docstring's step 1):
+#: ``"here"``, at the decision itself, or ``"turn"``, at the turn's start or after the player's latest
+#: choice in it.
+ROOTS = ("here", "turn")
 
 #: A private state's least range, relative to its player's largest (module docstring, step 2).
 RANGE_FLOOR = 1e-3
@@ -90,7 +94,7 @@ class SearchSettings(NamedTuple):
     held_rollouts: int = 64
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
-    root: str = "turn"
+    root: str = "here"
 
 
 class WholeGame(NamedTuple):
@@ -204,11 +208,11 @@ def _root_of(states, where):
     return len(states) - 1 if start is None else start
 
 
-def root_length(rules, history, where: str = "turn") -> int:
+def root_length(rules, history, where: str = "here") -> int:
     """How many of ``history``'s moves lead to the root of the re-solve at the decision it reaches
-    (module docstring, step 1): with ``where="turn"``, the first decision of the current turn, or the
-    first decision after the acting player's latest choice in it (a decision with more than one legal
-    move), whichever is later; with ``where="here"``, all of them. ``ValueError`` where ``history``
+    (module docstring, step 1): with ``where="here"``, all of them; with ``where="turn"``, the first
+    decision of the current turn, or the first decision after the acting player's latest choice in it
+    (a decision with more than one legal move), whichever is later. ``ValueError`` where ``history``
     does not stop at a decision, or ``where`` is not one of :data:`ROOTS`."""
     return _root_of(_replay(rules, history), where)
 
