@@ -26,6 +26,7 @@ import numpy as np
 
 from solvers.kinds import DECISION, TERMINAL
 from solvers.memory import check_fits
+from solvers.trees.derive import parents
 from solvers.trees.matrices import dense_matrix
 from solvers.trees.publictree import PublicTree, estimate_public_tree_bytes
 
@@ -109,9 +110,7 @@ def _renumber(f, leaves):
     n, ls = f.node_kind.shape[0], f.level_start
     depth_old = ls.shape[0] - 1
     level = np.repeat(np.arange(depth_old), np.diff(ls))
-    inner = np.flatnonzero(f.node_kind != TERMINAL)
-    parent_old = np.full(n, -1, np.int64)
-    parent_old[1:] = np.repeat(inner, f.num_children[inner])  # children are nodes 1 .. n-1, in order
+    parent_old = parents(f)
     lev = level[leaves]
     depth = max(depth_old, int(lev.max()) + 3 if leaves.size else 0)
     new_of_old, new_a, new_b = (np.empty(k, np.int64) for k in (n, leaves.size, leaves.size))
