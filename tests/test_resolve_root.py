@@ -84,6 +84,12 @@ def test_the_answer_to_a_claim_re_solves_the_claim():
     assert taxer in set(r.game.coup_tree.infoset_hash.tolist())
     here = resolve(bp, TAX, small._replace(root="here"))
     assert here.root.actions == tuple(TAX) and here.root.player == 1
+    root, expect = here.root, {}  # rooted here, the belief is the root's chance with the range
+    w = root.chance[:, int(root.node.entry[root.node.target, 1])] * here.ranges[0]
+    for hand, x in zip(root.hands(0), w / w.sum()):
+        expect[hand] = expect.get(hand, 0.0) + x
+    belief = here.belief(TAX)
+    assert set(belief) <= set(expect) and all(abs(belief.get(h, 0.0) - x) < 1e-12 for h, x in expect.items())
     start = TAX[:-1]
     a, b = resolve(bp, start, small), resolve(bp, start, small._replace(root="here"))
     assert a.root.actions == b.root.actions == tuple(start)

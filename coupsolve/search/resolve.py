@@ -44,7 +44,6 @@ import numpy as np
 from open_spiel.python import policy as os_policy
 
 from coupsolve.search.own import OwnRange, infoset_strategy
-from coupsolve.trees.rooted.root import hand_name
 from coupsolve.strategy.trained import trained_policy
 from coupsolve.trees.stepwalk.descend import TooManyHistories
 
@@ -132,21 +131,24 @@ class Resolution(NamedTuple):
         public cards, by Bayes' rule from the other's range at the root through the re-solve's
         strategy for the other's moves since (``{hand: probability}``, largest first)."""
         from coupsolve.search.own import own_choices
-        from coupsolve.trees.rooted import public_root
+        from coupsolve.trees.rooted import hand_name, public_root
 
         me, you, root = self.player, 1 - self.player, self.root
-        node = public_root(root.rules, history).node
+        here = root.actions == tuple(int(a) for a in history)
+        node = root.node if here else public_root(root.rules, history).node
         rows = np.flatnonzero(node.entry[:, me] == node.entry[node.target, me])
         paths = np.ascontiguousarray(node.paths[rows], np.int32)
-        w = node.start.prob[rows] * self.ranges[you][_root_entries(root, you, paths)]
-        row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
-        key = np.zeros(paths.size, np.uint64)
-        n = own_choices(root.rules.params(), paths, you, row, move, key)
-        tree = self.game.tree
-        where = {int(h): i for i, h in enumerate(self.game.coup_tree.infoset_hash.tolist())}
-        for r, a, h in zip(row[:n].tolist(), move[:n].tolist(), key[:n].tolist()):
-            if h in where and tree.infoset_player[where[h]] == you:  # a move inside the re-solved game
-                w[r] *= infoset_strategy(tree, self.result.average_policy, where[h]).get(a, 0.0)
+        w = node.start.prob[rows] * self.ranges[you][node.entry[rows, you] if here else
+                                                     _root_entries(root, you, paths)]
+        if not here:  # the other's moves since the root, at the re-solve's strategy
+            row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
+            key = np.zeros(paths.size, np.uint64)
+            n = own_choices(root.rules.params(), paths, you, row, move, key)
+            tree = self.game.tree
+            where = {int(h): i for i, h in enumerate(self.game.coup_tree.infoset_hash.tolist())}
+            for r, a, h in zip(row[:n].tolist(), move[:n].tolist(), key[:n].tolist()):
+                if h in where and tree.infoset_player[where[h]] == you:  # a move inside the re-solved game
+                    w[r] *= infoset_strategy(tree, self.result.average_policy, where[h]).get(a, 0.0)
         out = {}
         names = [hand_name(c) for c in node.hand[you]]
         for e, x in zip(node.entry[rows, you].tolist(), w / w.sum()):
