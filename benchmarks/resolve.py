@@ -45,6 +45,8 @@ def decisions(games, seed):
 
 
 def _parser():
+    from coupsolve.search.resolve import ROOTS
+
     parser = bench_parser("resolve", __doc__, "one game, lookahead 1 only")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--seed", type=int, default=5)
@@ -53,7 +55,7 @@ def _parser():
     parser.add_argument("--threads", type=int, default=1, help="rollout threads")
     parser.add_argument("--most", type=int, default=None, help="re-solve at most this many decisions")
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
-    parser.add_argument("--root", choices=("here", "turn"), default="here",
+    parser.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                         help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     return parser
 

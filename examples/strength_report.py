@@ -73,7 +73,7 @@ def measure(a):
                                   continuations=a.continuations, root=a.root)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
         what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
-                 f"{settings.continuations} continuations, rooted {'at the turn' if a.root == 'turn' else 'here'}")
+                 f"{settings.continuations} continuations, rooted {_rooted(a)}")
     opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
@@ -104,11 +104,16 @@ def measure(a):
     return doc
 
 
+def _rooted(a):
+    """Where the re-solves are rooted, in words."""
+    return "at the turn" if a.root == "turn" else "here"
+
+
 def _player(a):
     """A short name of the player measured, for pairing runs on the same deals."""
     if not a.search:
         return "table"
-    return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {'at the turn' if a.root == 'turn' else 'here'}"
+    return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {_rooted(a)}"
 
 
 def pairs(rows):
@@ -175,6 +180,8 @@ def render(doc):
 
 
 def main():
+    from coupsolve.search.resolve import ROOTS
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("strategy", nargs="?")
     ap.add_argument("--games", type=int, default=4000, help="games against each opponent (whole deals)")
@@ -187,7 +194,7 @@ def main():
     ap.add_argument("--search-iterations", type=int, default=100)
     ap.add_argument("--continuations", type=int, default=2,
                     help="continuations per player at the re-solves' leaves")
-    ap.add_argument("--root", choices=("here", "turn"), default="here",
+    ap.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")

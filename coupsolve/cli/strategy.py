@@ -128,8 +128,8 @@ def _say_thinking(player, turns, first) -> None:
 
 
 def _thinking(resolution, history) -> str:
-    """What a re-solve at ``history`` thought, in two lines: the value to it of the turn it re-solved
-    (from the root: the turn's start, or its own last choice) and its belief about your hand now."""
+    """What a re-solve at ``history`` thought, in two lines: the value to it of the position it
+    re-solved from (its root: here, or earlier in the turn) and its belief about your hand now."""
     r = resolution
     value = r.value if r.player == 0 else -r.value
     since = "here" if len(r.root.actions) == len(history) else "earlier in the turn"

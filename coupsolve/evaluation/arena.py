@@ -162,9 +162,9 @@ def paired(first, second):
     luck common to both cancels in the difference (until the games take different paths), and the
     interval is the difference's own, not the two matches' intervals combined; ``ValueError`` for
     deals of different numbers."""
-    d = np.asarray(first, np.float64) - np.asarray(second, np.float64) if len(first) == len(second) else None
-    if d is None or d.ndim != 1 or d.size < 2:
+    if len(first) != len(second) or len(first) < 2:
         raise ValueError(f"pair the same deals, at least two: got {len(first)} and {len(second)}")
+    d = np.asarray(first, np.float64) - np.asarray(second, np.float64)
     return float(d.mean()), float(Z95 * d.std(ddof=1) / np.sqrt(d.size))
 
 

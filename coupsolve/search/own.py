@@ -25,12 +25,13 @@ a game after its first choice has no such product, and the blueprint's range is 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
 from coupsolve.trees.stepwalk.walk import replay_choices
 
-__all__ = ["KEPT_SOLVES", "OwnRange", "infoset_strategy", "own_choices"]
+__all__ = ["KEPT_SOLVES", "HashedSolve", "OwnRange", "infoset_strategy", "own_choices"]
 
 #: How many of the latest re-solves :class:`OwnRange` keeps whole, for the decisions after them that
 #: are not re-solved (the hand held had one move there; others may have had a choice).
@@ -56,6 +57,33 @@ def infoset_strategy(tree, average, i) -> dict:
     sigma = np.asarray(average[o:o + m], np.float64)
     sigma = sigma / sigma.sum() if sigma.sum() > 0 else np.full(m, 1.0 / m)
     return {int(a): float(x) for a, x in zip(tree.infoset_actions[o:o + m], sigma)}
+
+
+class HashedSolve(NamedTuple):
+    """A re-solve's average strategy, its information sets found by hash (as
+    :attr:`~coupsolve.trees.stepwalk.build.CoupPublicTree.infoset_hash` keys them): ``hashes`` sorted,
+    ``order`` the information set of each, the solved ``tree`` and its ``average`` strategy."""
+
+    hashes: np.ndarray
+    order: np.ndarray
+    tree: object
+    average: np.ndarray
+
+    @classmethod
+    def of(cls, resolution):
+        """The solve of ``resolution`` (a :class:`~coupsolve.search.resolve.Resolution`)."""
+        coup = resolution.game.coup_tree
+        order = np.argsort(coup.infoset_hash, kind="stable")
+        return cls(coup.infoset_hash[order], order, resolution.game.tree, resolution.result.average_policy)
+
+    def find(self, h) -> int:
+        """The information set of hash ``h``, or -1 where the solved game has none."""
+        i = int(np.searchsorted(self.hashes, np.uint64(h)))
+        return int(self.order[i]) if i < self.hashes.size and self.hashes[i] == h else -1
+
+    def strategy(self, i) -> dict:
+        """``{action: probability}`` at information set ``i`` (:func:`infoset_strategy`)."""
+        return infoset_strategy(self.tree, self.average, i)
 
 
 @functools.lru_cache(maxsize=4)
@@ -94,10 +122,7 @@ class OwnRange:
         :data:`KEPT_SOLVES`) for the decisions after it that are not re-solved."""
         p = resolution.player
         self.known.update({(p, h): sigma for h, sigma in resolution.own_policy.items()})
-        tree, coup = resolution.game.tree, resolution.game.coup_tree
-        order = np.argsort(coup.infoset_hash, kind="stable")
-        self.solves = [(p, coup.infoset_hash[order], order, tree, resolution.result.average_policy)] + \
-            self.solves[:KEPT_SOLVES - 1]
+        self.solves = [(p, HashedSolve.of(resolution))] + self.solves[:KEPT_SOLVES - 1]
 
     def _strategy(self, player, h, a):
         """The probability of move ``a`` at the information set of hash ``h`` of ``player``: the
@@ -105,10 +130,10 @@ class OwnRange:
         sigma = self.known.get((player, h))
         if sigma is not None:
             return sigma.get(a, 0.0)
-        for p, hashes, order, tree, average in self.solves:
-            i = int(np.searchsorted(hashes, np.uint64(h)))
-            if p == player and i < hashes.size and hashes[i] == h:
-                return infoset_strategy(tree, average, int(order[i])).get(a, 0.0)
+        for p, solve in self.solves:
+            i = solve.find(h) if p == player else -1
+            if i >= 0:
+                return solve.strategy(i).get(a, 0.0)
         return 0.0
 
     def at(self, root, player):

@@ -130,7 +130,7 @@ class Resolution(NamedTuple):
         re-solved): the probability of each of the other's hands given its own private state and the
         public cards, by Bayes' rule from the other's range at the root through the re-solve's
         strategy for the other's moves since (``{hand: probability}``, largest first)."""
-        from coupsolve.search.own import own_choices
+        from coupsolve.search.own import HashedSolve, own_choices
         from coupsolve.trees.rooted import hand_name, public_root
 
         me, you, root = self.player, 1 - self.player, self.root
@@ -144,11 +144,11 @@ class Resolution(NamedTuple):
             row, move = np.zeros(paths.size, np.int64), np.zeros(paths.size, np.int32)
             key = np.zeros(paths.size, np.uint64)
             n = own_choices(root.rules.params(), paths, you, row, move, key)
-            tree = self.game.tree
-            where = {int(h): i for i, h in enumerate(self.game.coup_tree.infoset_hash.tolist())}
+            solve = HashedSolve.of(self)
             for r, a, h in zip(row[:n].tolist(), move[:n].tolist(), key[:n].tolist()):
-                if h in where and tree.infoset_player[where[h]] == you:  # a move inside the re-solved game
-                    w[r] *= infoset_strategy(tree, self.result.average_policy, where[h]).get(a, 0.0)
+                i = solve.find(h)
+                if i >= 0 and solve.tree.infoset_player[i] == you:  # a move inside the re-solved game
+                    w[r] *= solve.strategy(i).get(a, 0.0)
         out = {}
         names = [hand_name(c) for c in node.hand[you]]
         for e, x in zip(node.entry[rows, you].tolist(), w / w.sum()):
