@@ -4,7 +4,8 @@ The shipped blueprint plays itself for a few seeded games; every decision met wi
 move is then re-solved (``coupsolve.search.resolve``, default settings but the lookahead and the
 threads), one after another. The first re-solve compiles (first run only) and is timed apart; the
 table gives the median and 95th percentile of the rest, each stage's median (finding the root and its
-ranges, the tree, the leaves' rollouts, the solve), and the largest root met. The budget the issue sets
+ranges, the tree, the leaves' rollouts, with ``--safe`` the gadget's values, the solve), and the
+largest root met. The budget the issue sets
 is 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
 
 With ``--seeds N`` (N > 1) every move is also re-solved under N - 1 more rollout seeds, and the table
@@ -57,6 +58,7 @@ def _parser():
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
     parser.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                         help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
+    parser.add_argument("--safe", action="store_true", help="with the gadget (coupsolve.search.SearchSettings.safe)")
     return parser
 
 
@@ -77,7 +79,7 @@ def run(args, info):
     histories = decisions(1 if args.quick else args.games, args.seed)[:args.most]
     rows, csv_rows = [], []
     for k in args.lookahead or ((1,) if args.quick else (1, 2)):
-        settings = SearchSettings(lookahead=k, threads=args.threads, root=args.root)
+        settings = SearchSettings(lookahead=k, threads=args.threads, root=args.root, safe=args.safe)
         t = time.perf_counter()
         resolve(blueprint, histories[0], settings)
         first = time.perf_counter() - t
@@ -96,15 +98,17 @@ def run(args, info):
                                  private1=r.root.num_private[1], seed_tv=tv[-1],
                                  **{f"{s}_seconds": v for s, v in r.seconds.items()}))
         s = np.asarray(seconds)
-        med = {name: float(np.median([x[name] for x in stages])) for name in stages[0]}
+        med = {name: float(np.median([x.get(name, 0.0) for x in stages])) for name in ("root", "tree", "leaves",
+                                                                                         "gadget", "solve")}
         rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{np.median(s):.2f} s", f"{np.percentile(s, 95):.2f} s",
-                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in ("root", "tree", "leaves", "solve")]
+                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in ("root", "tree", "leaves", "gadget", "solve")]
                     + [f"{largest[0]} x {largest[1]}"]
                     + ([f"{np.mean(tv):.3f} ({np.mean(np.asarray(tv) > 0.3):.0%} > 0.3)"] if args.seeds > 1 else []))
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
                 ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
-                 "leaves", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
-                note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}; "
+                 "leaves", "gadget", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
+                note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}"
+                     f"{', safe' if args.safe else ''}; "
                      f"load average {load_average():.2f}")
     return write_csv("resolve", csv_rows, info)
 

@@ -28,11 +28,15 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 4. a fixed number of iterations of a CFR-family solver on it, and the average strategy at the
    player's own information set.
 
-This is plain (unsafe) re-solving: the opponent's range is what the blueprint would have played, and
-nothing constrains the re-solve to do at least as well as the blueprint against every opponent hand
-(the safe re-solving gadget of Burch, Johanson and Bowling, AAAI 2014, is not used). Its strategy is
-therefore not guaranteed to be less exploitable than the blueprint; what it is worth is measured, head
-to head (:mod:`coupsolve.evaluation.arena`).
+By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint would have
+played, and nothing constrains the re-solve to do at least as well as the blueprint against every
+opponent hand. With ``SearchSettings(safe=True)`` the re-solving gadget of Burch, Johanson and
+Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): the opponent's range is
+its own choice, each of its private states entering the subgame or taking its value under the
+blueprint's own play. Those values are the blueprint's, not a best response's to it, so even then the
+strategy is not guaranteed to be less exploitable than the blueprint (the gadget guarantees that only
+for values some strategy allows); what either is worth is measured, head to head
+(:mod:`coupsolve.evaluation.arena`).
 """
 
 from __future__ import annotations
@@ -79,7 +83,12 @@ class SearchSettings(NamedTuple):
     exchanger's private states by about 22): :func:`resolve` raises ``TooManyHistories``, and
     :class:`ResolvingPolicy` plays the blueprint's move there instead.
 
-    ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1)."""
+    ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1).
+
+    ``safe``: re-solve with the gadget (:mod:`coupsolve.search.safe`): the opponent's range at the
+    root is not the blueprint's but its own choice, each private state entering the subgame or taking
+    its value under the blueprint from there, rolled out ``held_rollouts`` times per history at the
+    root (at most ``held_budget`` games)."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -94,6 +103,7 @@ class SearchSettings(NamedTuple):
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
     root: str = "here"
+    safe: bool = False
 
 
 class WholeGame(NamedTuple):
@@ -229,7 +239,8 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     from coupsolve.depth.public import public_depth_limited_game
     from coupsolve.plan.options import solve_threads
     from coupsolve.search.leaves import rooted_leaf_values
-    from coupsolve.trees.rooted import build_rooted_public_tree, public_root
+    from coupsolve.search.safe import entered, with_gadget
+    from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
     rules, s = blueprint.rules, settings
@@ -255,7 +266,11 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
     keep = [True, True]
     keep[me] = [int(root.node.entry[root.node.target, me])]
-    rooted = build_rooted_public_tree(cut, root, *ranges, leaf_states=True, prune=s.prune, keep=keep)
+    safe = s.safe and max(root.num_private) > 1  # a root with one pair has no range to choose
+    if safe:
+        ranges[1 - me] = np.ones(root.num_private[1 - me])  # the gadget's choices make it
+    size = count_rooted_public_tree(cut, root, *ranges, prune=s.prune, keep=keep)
+    rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
     key = sequence_hashes(rules, history)[me, 0]
@@ -267,6 +282,10 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     lap("leaves")
     game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else \
         WholeGame(rooted.tree, rooted)
+    if safe:
+        game = with_gadget(game, size, blueprint, 1 - me, rollouts=s.held_rollouts, seed=s.seed, threads=threads,
+                           budget=s.held_budget)
+        lap("gadget")
     tree, coup = game.tree, game.coup_tree
     result = solvers.solve(tree, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed, progress=False,
                            check_every=s.iterations)
@@ -277,7 +296,9 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     own_policy = _own_policy(tree, coup, result.average_policy, int(found[0]))
     probabilities = own_policy[int(key)]
     value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
-    norm = tuple(r / r.sum() for r in ranges)
+    if safe:  # the opponent's range in the subgame: what its choices made it
+        ranges[1 - me] = entered(game, result.average_policy, root, 1 - me)
+    norm = tuple(r / r.sum() if r.sum() > 0 else r for r in ranges)
     return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds)
 
 

@@ -193,6 +193,22 @@ class PublicTreeRep:
                self._prange)
         return float(v[t.entry_start[0] + (0 if player == 0 else t.num_entries0[0])]), choice
 
+    def entry_values(self, policy, player, node, best=True):
+        """``player``'s counterfactual value of each of its entries (private states) at public ``node``
+        (float64, in the node's order): of its best response to ``policy`` with ``best``, else of
+        ``policy`` itself. Chance's weights and the other player's reach are in it, the player's own
+        reach above ``node`` is not: what the re-solving gadget compares a private state's value with
+        (:mod:`solvers.trees.gadget`)."""
+        t, reach, v = self.game_tree, self.state.reach, self.state.v
+        sigma = np.ascontiguousarray(policy, reach.dtype)
+        numba.set_num_threads(self.threads)
+        forward(t.flat, sigma, reach, self._prange, BOTH_PLAYERS, no_live())
+        values(t.flat, sigma, reach, v, self.state.acc, self.state.scratch, player, bool(best),
+               np.empty(0, np.int32), self._prange)
+        lo = int(t.entry_start[node]) + (0 if player == 0 else int(t.num_entries0[node]))
+        hi = int(t.entry_start[node]) + int(t.num_entries0[node]) if player == 0 else int(t.entry_start[node + 1])
+        return np.asarray(v[lo:hi], np.float64).copy()
+
     def best_response(self, policy, player):
         """``(value, policy)``: :meth:`best_choices` with the pure best response spelled out,
         ``policy`` (float64) with ``player``'s part replaced."""
