@@ -58,7 +58,8 @@ def _parser():
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
     parser.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                         help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
-    parser.add_argument("--safe", action="store_true", help="with the gadget (coupsolve.search.SearchSettings.safe)")
+    parser.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=["blueprint", "uniform"],
+                        help="with the gadget, its weights (coupsolve.search.SearchSettings.safe)")
     return parser
 
 
@@ -108,7 +109,7 @@ def run(args, info):
                 ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
                  "leaves", "gadget", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
                 note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}"
-                     f"{', safe' if args.safe else ''}; "
+                     f"{f', safe ({args.safe})' if args.safe else ''}; "
                      f"load average {load_average():.2f}")
     return write_csv("resolve", csv_rows, info)
 

@@ -73,7 +73,8 @@ def measure(a):
                                   continuations=a.continuations, root=a.root, safe=a.safe)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
         what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
-                 f"{settings.continuations} continuations, rooted {_rooted(a)}" + (", safe" if a.safe else ""))
+                 f"{settings.continuations} continuations, rooted {_rooted(a)}"
+                 + (f", safe ({a.safe})" if a.safe else ""))
     opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
@@ -114,7 +115,7 @@ def _player(a):
     if not a.search:
         return "table"
     return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {_rooted(a)}" + \
-        (", safe" if a.safe else "")
+        (f", safe ({a.safe})" if a.safe else "")
 
 
 def pairs(rows):
@@ -135,7 +136,7 @@ def pairs(rows):
 
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
-              f" --root {a.root}" + (" --safe" if a.safe else "") if a.search else "")
+              f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "") if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against}"
             + search)
@@ -181,7 +182,7 @@ def render(doc):
 
 
 def main():
-    from coupsolve.search.resolve import ROOTS
+    from coupsolve.search.resolve import ROOTS, SAFE
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("strategy", nargs="?")
@@ -197,8 +198,8 @@ def main():
                     help="continuations per player at the re-solves' leaves")
     ap.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
-    ap.add_argument("--safe", action="store_true",
-                    help="safe re-solving, with the gadget (coupsolve.search.SearchSettings.safe)")
+    ap.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=[k for k in SAFE if k],
+                    help="safe re-solving, the gadget's weights (coupsolve.search.SearchSettings.safe)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
     a = ap.parse_args()

@@ -94,16 +94,28 @@ def test_re_solving_with_feasible_values_gives_no_private_state_of_the_opponent_
     assert (after < before - 10 * eps).any()  # the old strategy was not already the best it could be
 
 
-def test_a_safe_re_solve_reports_the_opponents_entering_as_its_range():
-    """The opponent's range a safe re-solve reports (what the belief reads) is, per private state,
-    its probability of entering the subgame in the gadget's solve, normalised."""
-    r = resolve(blueprint(), TAX, SMALL)
+@pytest.mark.parametrize("kind", ["blueprint", "uniform"])
+def test_a_safe_re_solve_reports_the_opponents_entering_as_its_range(kind):
+    """The opponent's range a safe re-solve reports (what the belief reads) is, per private state, its
+    weight at the root (its blueprint range, floored, or 1) times its probability of entering the
+    subgame in the gadget's solve, normalised."""
+    from coupsolve.search.resolve import _floored
+
+    bp = blueprint()
+    r = resolve(bp, TAX, SMALL._replace(safe=kind))
     you, g = 1 - r.player, r.game
     t, first = g.tree, g.gadget.first_infoset
     sigma = r.result.average_policy
     enter = np.array([sigma[t.infoset_offset[first + e] + ENTER] / sigma[t.infoset_offset[first + e]:
                                                                         t.infoset_offset[first + e] + 2].sum()
                       for e in range(g.declined.size)])
+    prior = _floored(bp.ranges(r.root)[you]) if kind == "blueprint" else np.ones(enter.size)
     assert r.ranges[you].sum() == pytest.approx(1.0) and (r.ranges[you] >= 0).all()
-    assert np.allclose(r.ranges[you], enter / enter.sum())  # at turn 1 the entries are the private states
+    expect = prior * enter  # at turn 1 the entries are the private states, in order
+    assert np.allclose(r.ranges[you], expect / expect.sum())
     assert g.declined.shape == (r.root.num_private[you],) and np.isfinite(g.declined).all()
+
+
+def test_an_unknown_kind_of_safe_re_solving_is_refused():
+    with pytest.raises(ValueError, match="safe re-solving is one of"):
+        resolve(blueprint(), TAX, SMALL._replace(safe="sometimes"))

@@ -7,14 +7,16 @@
 - :mod:`~coupsolve.search.own`: :class:`OwnRange`, the re-solving player's own range by Bayes' rule
   over the strategies its re-solves played;
 - :mod:`~coupsolve.search.resolve`: :func:`resolve`, one re-solve, and :class:`ResolvingPolicy`, the
-  player as an OpenSpiel policy.
+  player as an OpenSpiel policy;
+- :mod:`~coupsolve.search.safe`: the re-solving gadget above a re-solve (``SearchSettings(safe=...)``)
+  and its values from the blueprint.
 """
 
 from coupsolve.search.blueprint import Blueprint
 from coupsolve.search.leaves import rooted_leaf_values
 from coupsolve.search.own import OwnRange
-from coupsolve.search.resolve import (RANGE_FLOOR, ROOTS, Resolution, ResolvingPolicy, SearchSettings, resolve,
+from coupsolve.search.resolve import (RANGE_FLOOR, ROOTS, SAFE, Resolution, ResolvingPolicy, SearchSettings, resolve,
                                       root_length)
 
-__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "ROOTS", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
+__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve",
            "root_length", "rooted_leaf_values"]

@@ -30,10 +30,10 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 
 By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint would have
 played, and nothing constrains the re-solve to do at least as well as the blueprint against every
-opponent hand. With ``SearchSettings(safe=True)`` the re-solving gadget of Burch, Johanson and
-Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): the opponent's range is
-its own choice, each of its private states entering the subgame or taking its value under the
-blueprint's own play. Those values are the blueprint's, not a best response's to it, so even then the
+opponent hand. With ``SearchSettings(safe=...)`` the re-solving gadget of Burch, Johanson and
+Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): each of the opponent's
+private states enters the subgame or takes its value under the blueprint's own play, so its range is
+partly its own choice. Those values are the blueprint's, not a best response's to it, so even then the
 strategy is not guaranteed to be less exploitable than the blueprint (the gadget guarantees that only
 for values some strategy allows); what either is worth is measured, head to head
 (:mod:`coupsolve.evaluation.arena`).
@@ -51,12 +51,16 @@ from coupsolve.search.own import OwnRange, infoset_strategy
 from coupsolve.strategy.trained import trained_policy
 from coupsolve.trees.stepwalk.descend import TooManyHistories
 
-__all__ = ["RANGE_FLOOR", "ROOTS", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve", "root_length"]
+__all__ = ["RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve", "root_length"]
 
 #: Where a re-solve may be rooted (:attr:`SearchSettings.root`, the module docstring's step 1):
 #: ``"here"``, at the decision itself, or ``"turn"``, at the turn's start or after the player's latest
 #: choice in it.
 ROOTS = ("here", "turn")
+
+#: The kinds of safe re-solving (:attr:`SearchSettings.safe`): False (none, plain re-solving), or the
+#: gadget with the opponent's private states weighed at the root by its blueprint range or uniformly.
+SAFE = (False, "blueprint", "uniform")
 
 #: A private state's least range, relative to its player's largest (module docstring, step 2).
 RANGE_FLOOR = 1e-3
@@ -85,10 +89,12 @@ class SearchSettings(NamedTuple):
 
     ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1).
 
-    ``safe``: re-solve with the gadget (:mod:`coupsolve.search.safe`): the opponent's range at the
-    root is not the blueprint's but its own choice, each private state entering the subgame or taking
-    its value under the blueprint from there, rolled out ``held_rollouts`` times per history at the
-    root (at most ``held_budget`` games)."""
+    ``safe``: re-solve with the gadget (:data:`SAFE`, :mod:`coupsolve.search.safe`): each private state
+    of the opponent enters the subgame or takes its value under the blueprint from there (rolled out
+    ``held_rollouts`` times per history at the root, at most ``held_budget`` games); its weight at the
+    root is its blueprint range (``"blueprint"``: it may only leave hands out of it) or the same for
+    every hand (``"uniform"``, Burch's gadget as written). True is ``"blueprint"``; False: plain
+    re-solving."""
 
     lookahead: int = 1
     continuations: int = 2
@@ -103,7 +109,7 @@ class SearchSettings(NamedTuple):
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
     root: str = "here"
-    safe: bool = False
+    safe: str | bool = False
 
 
 class WholeGame(NamedTuple):
@@ -266,9 +272,13 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
     keep = [True, True]
     keep[me] = [int(root.node.entry[root.node.target, me])]
-    safe = s.safe and max(root.num_private) > 1  # a root with one pair has no range to choose
+    kind = "blueprint" if s.safe is True else s.safe
+    if kind not in SAFE:
+        raise ValueError(f"safe re-solving is one of {', '.join(map(repr, SAFE))}, not {s.safe!r}")
+    safe = bool(kind) and max(root.num_private) > 1  # a root with one pair has no range to choose
     if safe:
-        ranges[1 - me] = np.ones(root.num_private[1 - me])  # the gadget's choices make it
+        if kind == "uniform":  # Burch's gadget as written: the opponent's choices alone make its range
+            ranges[1 - me] = np.ones(root.num_private[1 - me])
     size = count_rooted_public_tree(cut, root, *ranges, prune=s.prune, keep=keep)
     rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
@@ -296,8 +306,8 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     own_policy = _own_policy(tree, coup, result.average_policy, int(found[0]))
     probabilities = own_policy[int(key)]
     value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
-    if safe:  # the opponent's range in the subgame: what its choices made it
-        ranges[1 - me] = entered(game, result.average_policy, root, 1 - me)
+    if safe:  # the opponent's range in the subgame: its weight at the root, times its entering
+        ranges[1 - me] = ranges[1 - me] * entered(game, result.average_policy, root, 1 - me)
     norm = tuple(r / r.sum() if r.sum() > 0 else r for r in ranges)
     return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds)
 

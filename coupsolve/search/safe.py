@@ -3,12 +3,16 @@
 A plain re-solve (:mod:`coupsolve.search.resolve`) meets the opponent with the range the blueprint
 would have given it, so it answers a claim as a best response to the blueprint's bluffs: against an
 opponent who bluffs less, that is a mistake the blueprint itself does not make. With
-``SearchSettings(safe=True)`` the re-solve is the re-solving gadget instead
+``SearchSettings(safe=...)`` the re-solve is the re-solving gadget instead
 (:func:`solvers.trees.gadget.graft_gadget`; Burch, Johanson and Bowling, AAAI 2014; Brown and
-Sandholm, "Safe and nested subgame solving for imperfect-information games", NeurIPS 2017): the tree
-is rooted with the opponent's range uniform, and above it each of the opponent's private states
-chooses to enter or to take what it would get if both players went on with the blueprint from the
-root. The opponent's range in the subgame is then whatever its choices make it, not the blueprint's.
+Sandholm, "Safe and nested subgame solving for imperfect-information games", NeurIPS 2017): above the
+subgame each of the opponent's private states chooses to enter or to take what it would get if both
+players went on with the blueprint from the root. Its weight at the root is either its blueprint
+range (``"blueprint"``: the opponent may only leave hands out of the blueprint's range, a bluff the
+answer would punish, say) or the same for every hand (``"uniform"``: the gadget as Burch, Johanson
+and Bowling wrote it, the opponent's range wholly its own choice). Each hand chooses by its own
+values alone, whatever its weight; the weights set only how the re-solving player trades one hand
+of the opponent against another.
 
 What that guarantees, and what not. The gadget gives each private state of the opponent at most its
 value (within the solve's exploitability) when some strategy allows those values, for instance when
