@@ -10,7 +10,6 @@ from coupsolve import engine as E
 from coupsolve.search import SearchSettings, resolve
 from coupsolve.search.safe import _root_rows, blueprint_values, gadget_inputs
 from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
-from solvers.mccfr.kernel import call_kernel
 from solvers.trees.gadget import ENTER, gadget_node, graft_gadget
 from tests.test_resolve_root import LONG, TAX
 from tests.test_search import FULL, blueprint
@@ -30,7 +29,7 @@ def test_a_root_historys_features_state_is_the_one_its_moves_reach(history):
     states = np.zeros((paths.shape[0], g.state_size), np.int32)
     hashes = np.zeros((paths.shape[0], 2, 2), np.uint64)
     keys = np.zeros(paths.shape[0], np.uint64)
-    call_kernel(_root_rows, g.params, g.scratch, 2, paths, lengths, states, hashes, keys)
+    _root_rows(g.params, g.scratch, paths, lengths, states, hashes, keys)
     settled = node.start.pending == 0
     assert settled.any()
     assert np.array_equal(states[settled, :E.S_SIZE], node.start.states[settled])

@@ -36,7 +36,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solvers.mccfr.kernel import call_kernel
 from solvers.mccfr.rollout import state_hash
 
 from coupsolve.depth.rollouts import play_states
@@ -47,16 +46,15 @@ __all__ = ["Gadgeted", "blueprint_values", "entered", "gadget_inputs", "with_gad
 
 
 @njit(cache=True, nogil=True)
-def _root_rows(P, W, n, paths, lengths, states, hashes, keys):
+def _root_rows(P, W, paths, lengths, states, hashes, keys):
     """The features game's state, hashes and rollout key after each of ``paths`` (moves from the
-    game's start, ``lengths`` of them). Returns -1, or the first path the game refuses."""
+    game's start, ``lengths`` of them: the walk's own histories, legal by construction)."""
     for i in range(paths.shape[0]):
         s, h = states[i], hashes[i]
         features_init(P, s, h, W)
         for j in range(lengths[i]):
             features_step(P, s, h, paths[i, j], W)
         keys[i] = state_hash(s, s.shape[0])
-    return -1
 
 
 def blueprint_values(blueprint, node, *, rollouts: int = 4, seed: int = 0, threads: int = 1,
@@ -72,8 +70,8 @@ def blueprint_values(blueprint, node, *, rollouts: int = 4, seed: int = 0, threa
     states = np.zeros((n, g.state_size), np.int32)
     hashes = np.zeros((n, g.num_players, 2), np.uint64)
     keys = np.zeros(n, np.uint64)
-    call_kernel(_root_rows, g.params, g.scratch, g.num_players, paths, lengths, states, hashes, keys)
-    uniq, row_of = distinct_rows(np.concatenate([states, hashes.reshape(n, -1).view(np.int32)], axis=1))
+    _root_rows(g.params, g.scratch, paths, lengths, states, hashes, keys)
+    _, row_of = distinct_rows(np.concatenate([states, hashes.reshape(n, -1).view(np.int32)], axis=1))
     first = np.unique(row_of, return_index=True)[1]
     want = max(1, min(int(rollouts), int(budget) // max(1, first.size))) if budget is not None else int(rollouts)
     mean, err = play_states(g, "features", blueprint.table, blueprint.warm > 0, states[first], hashes[first],
