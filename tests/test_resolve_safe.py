@@ -116,5 +116,10 @@ def test_a_safe_re_solve_reports_the_opponents_entering_as_its_range(kind):
 
 
 def test_an_unknown_kind_of_safe_re_solving_is_refused():
+    from coupsolve import load_game
+    from coupsolve.search import ResolvingPolicy
+
     with pytest.raises(ValueError, match="safe re-solving is one of"):
         resolve(blueprint(), TAX, SMALL._replace(safe="sometimes"))
+    with pytest.raises(ValueError, match="safe re-solving is one of"):
+        ResolvingPolicy(load_game(FULL), blueprint(), SMALL._replace(safe=1.5))

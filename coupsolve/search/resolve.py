@@ -128,8 +128,9 @@ class Resolution(NamedTuple):
     :attr:`~coupsolve.trees.stepwalk.build.CoupPublicTree.infoset_hash`), the acting ``player``, the
     subgame's ``value`` to player 0 at its root under the solve's average strategy, both players'
     ``ranges`` there (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`),
-    the ``root``, the ``game`` solved (the depth-limited game, or a :class:`WholeGame`), the solve's
-    ``result`` and the ``seconds`` of each stage."""
+    the ``root``, the ``game`` solved (the depth-limited game, or a :class:`WholeGame`; with
+    ``safe``, either under the gadget, :class:`~coupsolve.search.safe.Gadgeted`, whose ``value`` this
+    is), the solve's ``result`` and the ``seconds`` of each stage."""
 
     probabilities: dict
     own_policy: dict
@@ -250,6 +251,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
     rules, s = blueprint.rules, settings
+    kind = _safe_kind(s)
     clock = [time.perf_counter()]
     seconds = {}
 
@@ -272,9 +274,6 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
     keep = [True, True]
     keep[me] = [int(root.node.entry[root.node.target, me])]
-    kind = "blueprint" if s.safe is True else s.safe
-    if kind not in SAFE:
-        raise ValueError(f"safe re-solving is one of {', '.join(map(repr, SAFE))}, not {s.safe!r}")
     safe = bool(kind) and max(root.num_private) > 1  # a root with one pair has no range to choose
     if safe:
         if kind == "uniform":  # Burch's gadget as written: the opponent's choices alone make its range
@@ -312,6 +311,14 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds)
 
 
+def _safe_kind(settings):
+    """``settings.safe`` as one of :data:`SAFE` (True is ``"blueprint"``), or ``ValueError`` in one line."""
+    kind = "blueprint" if settings.safe is True else settings.safe
+    if kind not in SAFE:
+        raise ValueError(f"safe re-solving is one of {', '.join(map(repr, SAFE))}, not {settings.safe!r}")
+    return kind
+
+
 def _own_policy(tree, coup, average, infoset):
     """``{information set hash: {action: probability}}``: the average strategy (normalised; uniform
     where it is all zero) at each information set of ``infoset``'s player at its public node."""
@@ -331,6 +338,7 @@ class ResolvingPolicy(os_policy.Policy):
     def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
         if getattr(game, "rules", None) != blueprint.rules:
             raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
+        _safe_kind(settings)
         super().__init__(game, [0, 1])
         self.blueprint, self.settings, self.last = blueprint, settings, None
         self.own = OwnRange(game.rules)
