@@ -72,7 +72,8 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     """The values of ``cut``'s leaves (a ``CoupTree`` built with ``leaves=True``) under ``k``
     continuations of the blueprint file ``source`` (``opened``: :func:`open_blueprint`'s answer, when
     already checked); a one-line :class:`StrategyError` if it cannot be used. Rollouts run on
-    ``threads`` threads (default: the cores available); their values do not depend on it."""
+    ``threads`` threads (default: the cores available); their values do not depend on it, and are
+    kept in the user's cache folder for the next build of the same game (:mod:`coupsolve.depth.cache`)."""
     import time
 
     from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
@@ -80,6 +81,14 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
 
     kind, loaded = opened or open_blueprint(source, cut.rules)
     if kind == "trained":
+        from coupsolve.depth.cache import cached_values, key_of, remember_values
+
+        key = key_of(_digest(source), cut.rules, k, rollouts, seed)
+        values = cached_values(key, cut.leaf_node, k, warn=say)
+        if values is not None:
+            say(f"leaf values of {values.states:,} states read from the cache ({rollouts} rollouts of {source}, "
+                f"seed {seed})")
+            return values
         rules, solver, meta = loaded
         if not rollouts_compiled(meta.get("abstraction", "exact")):
             say("compiling the rollouts (first run only, about a minute) ...")
@@ -97,6 +106,7 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         values = values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
                                      progress=progress, say=say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
+        remember_values(key, values, warn=say)
         return values
     rules, longer, result = load_solved(source, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")

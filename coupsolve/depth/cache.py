@@ -1,0 +1,111 @@
+"""A cache of leaf values played by rollouts, so that a depth-limited strategy's game is rebuilt without
+playing them again.
+
+``coupsolve analyse`` of a strategy solved with ``--leaves BLUEPRINT`` rebuilds the depth-limited game it
+was solved on (:func:`coupsolve.depth.build.rebuild`), and the leaf values are the slow part of that
+at depth 3 (millions of leaf states). They depend only on the blueprint file (its SHA-256), the cut
+game, the continuations, the rollouts per state, the seed and the code that plays them, so
+:func:`leaf_values` keeps them in the user's cache folder (``$COUPSOLVE_CACHE_DIR``, else
+``$XDG_CACHE_HOME/coupsolve``, else ``~/.cache/coupsolve``, as the tree sizes' cache), one plain ``.npz``
+per key, written atomically. A file is used only when its key, its stamp (this version and a digest of
+the sources rollouts read: the engine, the sampling game, the depth-limited package, the tree builders
+and the rules) and its arrays' checksum match, and its arrays fit the cut game they are for (the same
+leaves, a row per leaf within its values, finite values): anything else is ignored with a one-line
+warning and the values are played again, so nothing read from the cache reaches a kernel unchecked.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from coupsolve.depth.values import LeafValues
+
+__all__ = ["CACHE_SOURCES", "cached_values", "key_of", "remember_values"]
+
+#: What leaf values by rollouts read, under coupsolve/.
+CACHE_SOURCES = ("engine", "sampling", "depth", "trees", "rules.py")
+_ARRAYS = ("leaves", "values", "stderr", "row_of")
+
+
+@functools.lru_cache(maxsize=1)
+def _stamp() -> str:
+    from solvers.cache_guard import sources_digest
+    from solvers.npz import library_version
+
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return json.dumps([library_version(), sources_digest(*(os.path.join(top, s) for s in CACHE_SOURCES))])
+
+
+def key_of(blueprint_sha256, cut_rules, k, rollouts, seed) -> str:
+    """The cache key of the leaf values of the game of ``cut_rules`` under ``k`` continuations of the
+    blueprint with this digest, ``rollouts`` per state, seeded by ``seed``."""
+    text = json.dumps([_stamp(), str(blueprint_sha256), cut_rules.game_string(), int(k), int(rollouts), int(seed)])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _path(key) -> str:
+    from coupsolve.trees.sizecache import cache_path
+
+    return os.path.join(os.path.dirname(cache_path()), f"leaf-values-{key[:32]}.npz")
+
+
+def _checksum(key, arrays) -> str:
+    h = hashlib.sha256(key.encode())
+    for name in _ARRAYS:
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def remember_values(key, values: LeafValues, warn=print) -> None:
+    """Keep ``values`` (by rollouts, per distinct leaf state) under ``key``; a folder that cannot be
+    written is a one-line warning, not an error."""
+    if values.stderr is None or values.row_of is None:
+        return
+    arrays = dict(leaves=np.asarray(values.leaves, np.int64), values=np.asarray(values.values, np.float64),
+                  stderr=np.asarray(values.stderr, np.float64), row_of=np.asarray(values.row_of, np.int64))
+    meta = json.dumps({"key": key, "continuations": list(values.continuations), "source": values.source,
+                       "states": int(values.states or 0), "check": _checksum(key, arrays)})
+    path = _path(key)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "wb") as f:
+            np.savez(f, meta=np.array(meta), **arrays)
+        os.replace(tmp, path)
+    except OSError as e:
+        warn(f"coupsolve: warning: the leaf values could not be cached ({e.strerror or e})")
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def cached_values(key, leaves, k, warn=print) -> LeafValues | None:
+    """The leaf values kept under ``key`` for a cut game whose leaves are ``leaves``, with ``k``
+    continuations, or None (not kept, or refused with a one-line warning: module docstring)."""
+    path = _path(key)
+    if not os.path.isfile(path):
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"][()]))
+            arrays = {name: z[name] for name in _ARRAYS}
+        values, stderr, row_of = arrays["values"], arrays["stderr"], arrays["row_of"]
+        rows = values.shape[0] if values.ndim == 3 else -1
+        if meta.get("key") != key or meta.get("check") != _checksum(key, arrays):
+            raise ValueError("it does not match its checksum")
+        if not (values.shape == (rows, k, k) and stderr.shape == values.shape and np.isfinite(values).all()
+                and row_of.shape == (len(leaves),) and (row_of.size == 0 or 0 <= row_of.min() <= row_of.max() < rows)
+                and np.array_equal(arrays["leaves"], np.asarray(leaves)) and len(meta["continuations"]) == k):
+            raise ValueError("its arrays do not fit this game")
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
+        warn(f"coupsolve: warning: ignoring the cached leaf values {os.path.basename(path)}: {e}")
+        return None
+    return LeafValues(arrays["leaves"], values, tuple(meta["continuations"]), str(meta["source"]), stderr=stderr,
+                      states=int(meta["states"]), row_of=row_of)
