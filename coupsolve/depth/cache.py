@@ -70,7 +70,8 @@ def remember_values(key, values: LeafValues, warn=print) -> None:
     if values.stderr is None or values.row_of is None:
         return
     arrays = dict(leaves=np.asarray(values.leaves, np.int64), values=np.asarray(values.values, np.float64),
-                  stderr=np.asarray(values.stderr, np.float64), row_of=np.asarray(values.row_of, np.int64))
+                  stderr=np.asarray(values.stderr, np.float64),
+                  row_of=np.asarray(values.row_of, np.int32 if len(values.values) < 2**31 else np.int64))
     meta = json.dumps({"key": key, "continuations": list(values.continuations), "source": values.source,
                        "states": int(values.states or 0), "check": _checksum(key, arrays)})
     path = _path(key)
@@ -108,4 +109,4 @@ def cached_values(key, leaves, k, warn=print) -> LeafValues | None:
         warn(f"coupsolve: warning: ignoring the cached leaf values {os.path.basename(path)}: {e}")
         return None
     return LeafValues(arrays["leaves"], values, tuple(meta["continuations"]), str(meta["source"]), stderr=stderr,
-                      states=int(meta["states"]), row_of=row_of)
+                      states=int(meta["states"]), row_of=row_of.astype(np.int64))
