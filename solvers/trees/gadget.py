@@ -11,14 +11,17 @@ no private state of the opponent gets more by entering than by declining, so the
 gives each of them at most its given value, up to the solve's exploitability: given the old
 strategy's best-response values, the new one is no more exploitable in the subgame ("Resolve" in
 Brown and Sandholm, "Safe and nested subgame solving for imperfect-information games", NeurIPS 2017,
-section 4, where the given values are the blueprint's).
+section 4, where the given values are the opponent's best-response values against the blueprint).
+With values no strategy allows, the guarantee is void and the solve does the best it can.
 
 :func:`graft_gadget` puts that choice on a :class:`~solvers.PublicTree` above a public node ``x``
 whose ancestors are chance nodes with one child each (a tree rooted mid-game under a chance node
 over the pairs of private states, or a game whose first moves deal the cards): a decision of the
 opponent whose entries are ``x``'s, its children a terminal (:data:`DECLINE`) and ``x``
-(:data:`ENTER`). The caller builds the tree with the opponent's range uniform and gives the pairs'
-weights at ``x``; every solver, the exact best response and the exploitability take the result as
+(:data:`ENTER`). The caller builds the tree with the opponent's weights at ``x`` as it wants them
+(uniform in Burch, Johanson and Bowling's gadget; each private state chooses by its own values
+whatever its weight, so the weights set only how the re-solving player trades one against another)
+and gives the pairs' weights there; every solver, the exact best response and the exploitability take the result as
 they take any public tree. The new information sets come after the tree's, so a policy's first
 ``tree.num_actions`` entries are the subgame's.
 """
@@ -87,7 +90,8 @@ def graft_gadget(tree, player: int, weights, values, node: int | None = None, *,
     Parameters
     ----------
     tree : solvers.PublicTree
-        A two-player zero-sum public tree, ``player``'s range at ``node`` uniform in its weights.
+        A two-player zero-sum public tree, ``player``'s weights at ``node`` as the gadget should have
+        them (module docstring).
     player : int
         Who may decline (the opponent of the player re-solving).
     weights : array_like, float, shape (n0, n1)
