@@ -136,18 +136,27 @@ class Gadgeted(NamedTuple):
     declined: np.ndarray
 
 
+def _below_root(coup_tree):
+    """``(lo, n0, n1)``: where the entries of the public node below a rooted tree's chance root start,
+    and how many each player has there."""
+    from solvers.trees.gadget import gadget_node
+
+    f = coup_tree.tree.flat
+    x = gadget_node(coup_tree.tree)
+    lo, n0 = int(f.entry_start[x]), int(f.num_entries0[x])
+    return lo, n0, int(f.entry_start[x + 1]) - lo - n0
+
+
 def with_gadget(game, size, blueprint, player, *, rollouts, seed, threads, budget) -> Gadgeted:
     """``game`` (a re-solve's depth-limited game, or its whole game, rooted at ``size.root`` with
-    ``player``'s range uniform: ``size`` is :func:`~coupsolve.trees.rooted.count_rooted_public_tree`'s)
-    with ``player`` choosing, per private state, to enter it or to take the blueprint's value
-    (:func:`blueprint_values`, ``rollouts`` per state under ``budget`` games)."""
+    ``player``'s weights as the gadget should have them: ``size`` is
+    :func:`~coupsolve.trees.rooted.count_rooted_public_tree`'s) with ``player`` choosing, per private
+    state, to enter it or to take the blueprint's value (:func:`blueprint_values`, ``rollouts`` per
+    state under ``budget`` games)."""
     from solvers.trees.gadget import gadget_node, graft_gadget
 
     rooted, tree = game.coup_tree, game.tree
-    x = gadget_node(rooted.tree)
-    f = rooted.tree.flat
-    lo, n0 = int(f.entry_start[x]), int(f.num_entries0[x])
-    n1 = int(f.entry_start[x + 1]) - lo - n0
+    lo, n0, n1 = _below_root(rooted)
     values, _ = blueprint_values(blueprint, size.root.node, rollouts=rollouts, seed=seed, threads=threads,
                                  budget=budget)
     weights, declined = gadget_inputs(size.start, size.root.node, values, rooted.entry_hash, lo, n0, n1, player)
@@ -159,14 +168,10 @@ def entered(gadgeted, average, root, player) -> np.ndarray:
     """``player``'s range in the subgame a gadget game's ``average`` strategy plays: per private state
     of ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot`), the probability it enters (0 for one
     the tree left out)."""
-    from solvers.trees.gadget import ENTER, gadget_node
+    from solvers.trees.gadget import ENTER
 
     g, t = gadgeted.gadget, gadgeted.tree
-    f = gadgeted.coup_tree.tree.flat
-    x = gadget_node(gadgeted.coup_tree.tree)
-    lo, n0 = int(f.entry_start[x]), int(f.num_entries0[x])
-    n1 = int(f.entry_start[x + 1]) - lo - n0
-    at = _entries(root.node.start.hashes, gadgeted.coup_tree.entry_hash, lo, n0, n1)[:, player]
+    at = _entries(root.node.start.hashes, gadgeted.coup_tree.entry_hash, *_below_root(gadgeted.coup_tree))[:, player]
     out = np.zeros(root.num_private[player])
     for e in np.unique(at[at >= 0]).tolist():
         i = g.first_infoset + e
