@@ -47,18 +47,19 @@ def test_a_second_build_reads_the_values_kept_and_another_key_plays_them(cut, tm
     said = []
     first = values(cut, source, said)
     assert any("states in" in s for s in said) and len(cache_files()) == 1
+    assert any("kept them for the next build" in s and cache_files()[0] in s for s in said)
     said.clear()
     again = values(cut, source, said)
     assert any("read from the cache" in s for s in said) and same(first, again)
     said.clear()
     other = values(cut, source, said, seed=4)  # another seed: played, and kept apart
-    assert not any("cache" in s for s in said) and len(cache_files()) == 2
+    assert not any("read from the cache" in s for s in said) and len(cache_files()) == 2
     assert not np.array_equal(other.values, first.values)
     values(cut, source, said, k=1)
     source.write_bytes(b"another blueprint's bytes")  # another digest: played again
     said.clear()
     values(cut, source, said)
-    assert not any("cache" in s for s in said) and len(cache_files()) == 4
+    assert not any("read from the cache" in s for s in said) and len(cache_files()) == 4
 
 
 @pytest.mark.parametrize("damage", ["bytes", "arrays"])

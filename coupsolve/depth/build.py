@@ -106,7 +106,9 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         values = values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
                                      progress=progress, say=say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
-        remember_values(key, values, warn=say)
+        kept = remember_values(key, values, warn=say)
+        if kept:
+            say(f"kept them for the next build of this game in {kept} ({os.path.getsize(kept) / 2**20:.1f} MiB)")
         return values
     rules, longer, result = load_solved(source, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")

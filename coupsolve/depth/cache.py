@@ -64,11 +64,11 @@ def _checksum(key, arrays) -> str:
     return h.hexdigest()
 
 
-def remember_values(key, values: LeafValues, warn=print) -> None:
-    """Keep ``values`` (by rollouts, per distinct leaf state) under ``key``; a folder that cannot be
-    written is a one-line warning, not an error."""
+def remember_values(key, values: LeafValues, warn=print) -> str | None:
+    """Keep ``values`` (by rollouts, per distinct leaf state) under ``key``: the file's path, or None
+    (not values by rollouts, or a folder that cannot be written: a one-line warning, not an error)."""
     if values.stderr is None or values.row_of is None:
-        return
+        return None
     arrays = dict(leaves=np.asarray(values.leaves, np.int64), values=np.asarray(values.values, np.float64),
                   stderr=np.asarray(values.stderr, np.float64),
                   row_of=np.asarray(values.row_of, np.int32 if len(values.values) < 2**31 else np.int64))
@@ -85,6 +85,8 @@ def remember_values(key, values: LeafValues, warn=print) -> None:
         warn(f"coupsolve: warning: the leaf values could not be cached ({e.strerror or e})")
         if os.path.exists(tmp):
             os.remove(tmp)
+        return None
+    return path
 
 
 def cached_values(key, leaves, k, warn=print) -> LeafValues | None:
