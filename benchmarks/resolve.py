@@ -45,8 +45,12 @@ def decisions(games, seed):
     return out
 
 
+#: The stages of a re-solve timed apart (``Resolution.seconds``; "gadget" with ``--safe`` only).
+STAGES = ("root", "tree", "leaves", "gadget", "solve")
+
+
 def _parser():
-    from coupsolve.search.resolve import ROOTS
+    from coupsolve.search.resolve import ROOTS, SAFE
 
     parser = bench_parser("resolve", __doc__, "one game, lookahead 1 only")
     parser.add_argument("--games", type=int, default=4)
@@ -58,7 +62,7 @@ def _parser():
     parser.add_argument("--seeds", type=int, default=1, help="rollout seeds per move (module docstring)")
     parser.add_argument("--root", choices=ROOTS, default=ROOTS[0],
                         help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
-    parser.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=["blueprint", "uniform"],
+    parser.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=[k for k in SAFE if k],
                         help="with the gadget, its weights (coupsolve.search.SearchSettings.safe)")
     return parser
 
@@ -99,15 +103,14 @@ def run(args, info):
                                  private1=r.root.num_private[1], seed_tv=tv[-1],
                                  **{f"{s}_seconds": v for s, v in r.seconds.items()}))
         s = np.asarray(seconds)
-        med = {name: float(np.median([x.get(name, 0.0) for x in stages])) for name in ("root", "tree", "leaves",
-                                                                                         "gadget", "solve")}
+        med = {name: float(np.median([x.get(name, 0.0) for x in stages])) for name in STAGES}
         rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{np.median(s):.2f} s", f"{np.percentile(s, 95):.2f} s",
-                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in ("root", "tree", "leaves", "gadget", "solve")]
+                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in STAGES]
                     + [f"{largest[0]} x {largest[1]}"]
                     + ([f"{np.mean(tv):.3f} ({np.mean(np.asarray(tv) > 0.3):.0%} > 0.3)"] if args.seeds > 1 else []))
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
-                ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", "root", "tree",
-                 "leaves", "gadget", "solve", "largest root"] + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
+                ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", *STAGES, "largest root"]
+                + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
                 note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}"
                      f"{f', safe ({args.safe})' if args.safe else ''}; "
                      f"load average {load_average():.2f}")

@@ -73,8 +73,7 @@ def measure(a):
                                   continuations=a.continuations, root=a.root, safe=a.safe)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
         what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
-                 f"{settings.continuations} continuations, rooted {_rooted(a)}"
-                 + (f", safe ({a.safe})" if a.safe else ""))
+                 f"{settings.continuations} continuations, rooted {_rooted(a)}")
     opponents = {"honest": ("HonestBot", HonestBot(game)), "random": ("RandomBot", RandomBot(game)),
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
@@ -106,16 +105,15 @@ def measure(a):
 
 
 def _rooted(a):
-    """Where the re-solves are rooted, in words."""
-    return "at the turn" if a.root == "turn" else "here"
+    """Where the re-solves are rooted, and whether safely, in words."""
+    return ("at the turn" if a.root == "turn" else "here") + (f", safe ({a.safe})" if a.safe else "")
 
 
 def _player(a):
     """A short name of the player measured, for pairing runs on the same deals."""
     if not a.search:
         return "table"
-    return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {_rooted(a)}" + \
-        (f", safe ({a.safe})" if a.safe else "")
+    return f"re-solving {a.search} ahead, {a.continuations} continuations, rooted {_rooted(a)}"
 
 
 def pairs(rows):
