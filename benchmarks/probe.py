@@ -292,10 +292,10 @@ def task_phases(args):
     del solver, rep
 
     def forward(p):
-        _passes.pull(L, 0, nseg, tab, q0, q1, p, live, live_count)
+        passes.pull(L, 0, nseg, tab, q0, q1, p, live, live_count)
 
     def backward(p):
-        _passes.backward(L, 0, nseg, cprob, sigma, q0, q1, v, reg, p, live, live_count)
+        passes.backward(L, 0, nseg, cprob, sigma, q0, q1, v, reg, p, live, live_count)
 
     def infosets(p):
         state.own[a] = 1.0

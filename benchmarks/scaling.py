@@ -221,7 +221,7 @@ def run_profile(games, options, info, bandwidth):
                        "--repeats", options.repeats_large if large else options.repeats,
                        "--warm", warm)
         if "error" in result:
-            rows.append([game.key] + ["-"] * 8 + [result["error"]])
+            rows.append([game.key] + ["-"] * 9 + [result["error"]])
             csv_rows.append(dict(game=game.key, error=result["error"]))
             continue
         n = result["histories"]
