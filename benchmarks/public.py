@@ -142,13 +142,26 @@ def run(turn_limits, options, info):
     return write_csv("public", csv_rows, info)
 
 
+#: The options :func:`run` reads beyond the common ones, at their defaults (``benchmarks.run`` passes
+#: its own arguments, which have none of them).
+DEFAULTS = dict(trees=("history", "public", "class walk"), precision="float64", pieces=COUNT_PARTS)
+
+
+def with_defaults(options):
+    """``options`` with each of :data:`DEFAULTS` it lacks set."""
+    for name, value in DEFAULTS.items():
+        if not hasattr(options, name):
+            setattr(options, name, value)
+    return options
+
+
 def main(argv=None):
     parser = bench_parser("public", __doc__, "turn limits 1-2 only, short blocks")
     parser.add_argument("--threads", type=int, default=2, help="threads besides 1 (default 2)")
     parser.add_argument("--turn-limits", type=lambda s: tuple(int(x) for x in s.split(",")),
                         help="which turn limits, e.g. 3 (default 1,2,3; --quick 1,2)")
     parser.add_argument("--trees", type=lambda s: tuple(s.split(",")),
-                        default=("history", "public", "class walk"),
+                        default=DEFAULTS["trees"],
                         help="which trees, of history, public, 'class walk', pieces (comma-separated; "
                              "the ratios need history)")
     parser.add_argument("--precision", choices=("float64", "float32"), default="float64",

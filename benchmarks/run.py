@@ -127,7 +127,7 @@ def main(argv=None):
     if "compile" in args.only:
         written.append(scaling.run_compile(args, info))
     if "public" in args.only:
-        written.append(public.run((1, 2) if args.quick else (1, 2, 3), args, info))
+        written.append(public.run((1, 2) if args.quick else (1, 2, 3), public.with_defaults(args), info))
     if "distributed" in args.only:
         args.workers = 2
         written.append(distributed.run((2,) if args.quick else (2, 3), args, info))

@@ -1,13 +1,14 @@
-"""The benchmark probe's profile of a pass (`python -m benchmarks.probe phases`), which the full
-benchmark's profile table reads: it runs and times each phase of both players' passes; and a probe
-that fails still makes a row of that table, not a crash."""
+"""Parts of the full benchmark (`make bench`) that had stopped it: the probe's profile of a pass
+(`python -m benchmarks.probe phases`) runs and times each phase of both players' passes; a probe that
+fails still makes a row of the profile's table, not a crash; and the public-tree comparison takes its
+own options at their defaults when `benchmarks.run` calls it."""
 
 import json
 import subprocess
 import sys
 from types import SimpleNamespace
 
-from benchmarks import scaling
+from benchmarks import public, scaling
 from benchmarks.common import Stats
 
 ROOT = scaling.ROOT
@@ -32,3 +33,11 @@ def test_a_failed_probe_is_a_row_of_the_profile(monkeypatch, capsys):
     scaling.run_profile([game], options, {}, {("read", 1): Stats([10e9])})
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| coup2"))
     assert "exit 1: boom" in row and written["profile"] == [dict(game="coup2", error="exit 1: boom")]
+
+
+def test_the_public_comparison_takes_its_own_options_at_their_defaults_from_the_full_run():
+    from argparse import Namespace
+
+    options = public.with_defaults(Namespace(quick=True, precision="float32"))
+    assert options.trees == public.DEFAULTS["trees"] and options.pieces == public.DEFAULTS["pieces"]
+    assert options.precision == "float32"  # one given is kept
