@@ -164,9 +164,9 @@ def main(argv=None):
                         default=DEFAULTS["trees"],
                         help="which trees, of history, public, 'class walk', pieces (comma-separated; "
                              "the ratios need history)")
-    parser.add_argument("--precision", choices=("float64", "float32"), default="float64",
+    parser.add_argument("--precision", choices=("float64", "float32"), default=DEFAULTS["precision"],
                         help="the solve's precision (turn limit 4 in pieces: float32, to fit 24 GiB)")
-    parser.add_argument("--pieces", type=int, default=COUNT_PARTS,
+    parser.add_argument("--pieces", type=int, default=DEFAULTS["pieces"],
                         help=f"parts of --trees pieces (default {COUNT_PARTS}, as coupsolve solve)")
     args = parser.parse_args(argv)
     unknown = set(args.trees) - {"history", "public", "class walk", "pieces"}

@@ -275,10 +275,10 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     keep = [True, True]
     keep[me] = [int(root.node.entry[root.node.target, me])]
     safe = bool(kind) and max(root.num_private) > 1  # a root with one pair has no range to choose
-    if safe:
-        if kind == "uniform":  # Burch's gadget as written: the opponent's choices alone make its range
-            ranges[1 - me] = np.ones(root.num_private[1 - me])
-    size = count_rooted_public_tree(cut, root, *ranges, prune=s.prune, keep=keep)
+    if safe and kind == "uniform":  # Burch's gadget as written: the opponent's choices alone make its range
+        ranges[1 - me] = np.ones(root.num_private[1 - me])
+    # the gadget needs the root's histories as the tree holds them (the count's); a plain re-solve does not
+    size = count_rooted_public_tree(cut, root, *ranges, prune=s.prune, keep=keep) if safe else None
     rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
     lap("tree")
     threads = solve_threads(s.threads)[0]
