@@ -22,7 +22,9 @@ run side by side). What each figure guarantees:
 - the local best response's gain (``coupsolve.evaluation.localbr.local_br_gain``) is a sampled estimate
   of a lower bound on the strategy's exploitability: a responder that looks one action ahead earns at
   least that much in expectation, so the exploitability is at least the bound (its interval is the
-  sample's); it is not the exploitability, which no sampled figure bounds from above.
+  sample's); it is not the exploitability, which no sampled figure bounds from above. Against the
+  re-solving player the responder models the strategy's table (``local_br_gain``'s ``model``): the
+  same responder that measures the table, so the two gains compare directly, and the bound is looser.
 """
 
 import argparse
@@ -78,7 +80,7 @@ def measure(a):
                  "table": ("the strategy's table", table)}
     doc = {"strategy": os.path.basename(a.strategy), "what": what, "rules": loaded.rules.to_dict(),
            "seed": a.seed, "pilot": a.pilot, "command": _command(a), "rows": []}
-    for word in a.against.split(","):
+    for word in filter(None, a.against.split(",")):
         name, other = opponents[word]
         t0 = time.perf_counter()
         r = match(game, policy, other, a.games, a.seed, a.pilot, pilot_policy=table)
@@ -97,9 +99,10 @@ def measure(a):
         print(json.dumps(row), flush=True)
     if a.lbr_games:
         t0 = time.perf_counter()
-        mean, half = local_br_gain(loaded.rules, policy, a.lbr_games, a.seed, rollouts=a.lbr_rollouts)
+        model = table if a.search else None  # a re-solve at every world and rollout is out of reach
+        mean, half = local_br_gain(loaded.rules, policy, a.lbr_games, a.seed, rollouts=a.lbr_rollouts, model=model)
         doc["lbr"] = {"games": a.lbr_games, "rollouts": a.lbr_rollouts, "gain": mean, "half_width": half,
-                      "seconds": round(time.perf_counter() - t0, 1)}
+                      "seconds": round(time.perf_counter() - t0, 1), "model": "table" if a.search else "itself"}
         print(json.dumps(doc["lbr"]), flush=True)
     return doc
 
@@ -132,11 +135,14 @@ def pairs(rows):
     return out
 
 
+NONE = "''"  # --against with no opponent, as a shell reads it
+
+
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
               f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "") if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
-            f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against}"
+            f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against or NONE}"
             + search)
 
 
@@ -170,10 +176,16 @@ def render(doc):
                   f"{d['deal_reduced'][0]:+.3f} ± {d['deal_reduced'][1]:.3f} |" for a, b, d in both]
     if "lbr" in doc:
         b = doc["lbr"]
+        model = (" The responder is the local best response to the strategy's table (its beliefs and rollouts "
+                 "read the table), played against the re-solving player: re-solving at every world and rollout is "
+                 "out of reach. It is still a strategy of its seat, so its gain still bounds the re-solving "
+                 "player's exploitability from below, more loosely; beside the table's own figure (the same "
+                 "responder against the table), it says how much of the table's exploitable play the re-solving "
+                 "player kept." if b.get("model") == "table" else "")
         lines += ["", f"Local best response ({b['games']} games, half in each seat, {b['rollouts']} rollouts "
                   f"a world): gain **{b['gain']:+.3f} ± {b['half_width']:.3f}** (95%), an estimate of a lower "
                   "bound on the exploitability (the exploitability is at least the gain's expectation; no "
-                  "sampled figure bounds it from above)."]
+                  "sampled figure bounds it from above)." + model]
     lines += ["", "The head-to-head figures hold for these opponents only; the strategy's exploitability is "
               "not measured here, only bounded below."]
     return lines
@@ -189,7 +201,8 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--lbr-games", type=int, default=200, help="0: no local best response")
     ap.add_argument("--lbr-rollouts", type=int, default=2)
-    ap.add_argument("--against", default="honest,random", help="comma-separated: honest, random, table")
+    ap.add_argument("--against", default="honest,random",
+                    help="comma-separated: honest, random, table ('': none, the local best response only)")
     ap.add_argument("--search", type=int, default=0, help="measure the re-solving player, K turns ahead")
     ap.add_argument("--search-iterations", type=int, default=100)
     ap.add_argument("--continuations", type=int, default=2,

@@ -72,6 +72,34 @@ def test_against_a_converged_strategy_it_stays_under_the_exact_gain(small):
     print(f"exact exploitability {exact:.3g}, local best response {mean:.4f} +- {half:.4f}")
 
 
+class _Counted(os_policy.Policy):
+    """A policy that counts the states it is asked about."""
+
+    def __init__(self, policy):
+        super().__init__(policy.game, policy.player_ids)
+        self.policy, self.calls = policy, 0
+
+    def action_probabilities(self, state, player_id=None):
+        self.calls += 1
+        return self.policy.action_probabilities(state)
+
+
+def test_a_responder_to_a_model_is_still_a_lower_bound_on_the_policy_played(small):
+    game, tree = small
+    exact = solvers.exploitability(tree, tree.uniform_policy())
+    result = solvers.solve(tree, iterations=300, progress=False)
+    model = _Counted(solvers.to_openspiel_policy(tree, result.average_policy, game))
+    played = _Counted(os_policy.UniformRandomPolicy(game))
+    mean, half = local_br_gain(RULES, played, games=200, seed=3, rollouts=2, model=model)
+    assert model.calls > 10 * played.calls > 0  # the worlds and rollouts read the model, the games the policy
+    assert mean - Z99 * half <= exact  # still a lower bound on the policy played
+    assert mean - half > 0.0  # and uniform play still loses to it
+    again = local_br_gain(RULES, os_policy.UniformRandomPolicy(game), games=40, seed=3, rollouts=2)
+    same = local_br_gain(RULES, os_policy.UniformRandomPolicy(game), games=40, seed=3, rollouts=2,
+                         model=os_policy.UniformRandomPolicy(game))
+    assert again == same  # the policy itself as the model is the plain local best response
+
+
 def test_refusals_name_the_problem(small):
     game, _ = small
     uniform = os_policy.UniformRandomPolicy(game)

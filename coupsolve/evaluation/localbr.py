@@ -169,8 +169,15 @@ def _play(game, policies, rng, seat):
     return state.returns()[seat]
 
 
-def local_br_gain(rules: Rules, policy, games: int, seed: int, rollouts: int = 4, **options):
+def local_br_gain(rules: Rules, policy, games: int, seed: int, rollouts: int = 4, model=None, **options):
     """The local best response's mean payoff against ``policy`` over both seats, with a 95% interval.
+
+    With ``model``, the responder is the local best response to ``model`` (its beliefs and rollouts read
+    ``model``), while the games are played against ``policy``. It is still a fixed strategy of its
+    seat, so its mean payoff is still a lower bound on ``policy``'s exploitability in expectation, only a
+    looser one. That is the measure for a policy too slow to be read at every world and rollout, such
+    as a re-solving player: with its blueprint as the model, the responder is the one that measures the
+    blueprint, and the two gains say how much of the blueprint's exploitable play the policy kept.
 
     Parameters
     ----------
@@ -183,6 +190,8 @@ def local_br_gain(rules: Rules, policy, games: int, seed: int, rollouts: int = 4
     seed : int
         Seeds the games' chance and the responders' rollouts.
     rollouts : int
+    model : open_spiel.python.policy.Policy, optional
+        The policy the responder assumes it plays (default ``policy``).
     **options
         Passed to :class:`LocalBestResponse` (``default``, ``max_worlds``).
 
@@ -198,7 +207,8 @@ def local_br_gain(rules: Rules, policy, games: int, seed: int, rollouts: int = 4
     rng = np.random.default_rng([seed, 0])
     means, variances = [], []
     for seat in (0, 1):
-        lbr = LocalBestResponse(game, policy, seat, rollouts=rollouts, seed=seed * 2 + seat, **options)
+        lbr = LocalBestResponse(game, policy if model is None else model, seat, rollouts=rollouts,
+                                seed=seed * 2 + seat, **options)
         both = _Joint(game, {seat: lbr, 1 - seat: policy})
         out = np.array([_play(game, both, rng, seat) for _ in range(int(games) // 2)])
         means.append(out.mean())
