@@ -27,8 +27,9 @@ def opened():
     return "trained", (FULL, bp.solver, {"rules": FULL.to_dict(), "abstraction": "features"})
 
 
-def values(cut, source, said, k=2, seed=3):
-    return leaf_values(cut, str(source), k, rollouts=2, seed=seed, opened=opened(), say=said.append, threads=1)
+def values(cut, source, said, k=2, seed=3, cache=True):
+    return leaf_values(cut, str(source), k, rollouts=2, seed=seed, opened=opened(), say=said.append, threads=1,
+                       cache=cache)
 
 
 def same(a, b):
@@ -60,6 +61,10 @@ def test_a_second_build_reads_the_values_kept_and_another_key_plays_them(cut, tm
     said.clear()
     values(cut, source, said)
     assert not any("read from the cache" in s for s in said) and len(cache_files()) == 4
+    said.clear()
+    fresh = values(cut, source, said, cache=False)  # kept, but not read; and nothing new kept
+    assert any("states in" in s for s in said) and not any("cache" in s for s in said)
+    assert len(cache_files()) == 4 and same(fresh, values(cut, source, []))
 
 
 @pytest.mark.parametrize("damage", ["bytes", "arrays"])

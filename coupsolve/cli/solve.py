@@ -85,7 +85,7 @@ def _build(args, rules, options, asked, target, say, human):
         t0 = time.perf_counter()
         game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say,
                      representation="public" if args.representation == "public" else "history",
-                     threads=args.threads)
+                     threads=args.threads, cache=not args.no_cache)
         seconds = time.perf_counter() - t0
         print(f"built the depth-limited tree in {seconds:.1f} s: {game.describe()}", file=human)
         return None, game, game.tree, game.coup_tree, "float64", seconds

@@ -68,12 +68,13 @@ def open_blueprint(source, cut_rules):
     return "solved", rules
 
 
-def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None, threads=None):
+def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None, threads=None, cache=True):
     """The values of ``cut``'s leaves (a ``CoupTree`` built with ``leaves=True``) under ``k``
     continuations of the blueprint file ``source`` (``opened``: :func:`open_blueprint`'s answer, when
     already checked); a one-line :class:`StrategyError` if it cannot be used. Rollouts run on
     ``threads`` threads (default: the cores available); their values do not depend on it, and are
-    kept in the user's cache folder for the next build of the same game (:mod:`coupsolve.depth.cache`)."""
+    kept in the user's cache folder for the next build of the same game (:mod:`coupsolve.depth.cache`),
+    unless ``cache`` is False: then none are read or kept."""
     import time
 
     from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
@@ -84,7 +85,7 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         from coupsolve.depth.cache import cached_values, key_of, remember_values
 
         key = key_of(_digest(source), cut.rules, k, rollouts, seed)
-        values = cached_values(key, cut.leaf_node, k, warn=say)
+        values = cached_values(key, cut.leaf_node, k, warn=say) if cache else None
         if values is not None:
             say(f"leaf values of {values.states:,} states read from the cache ({rollouts} rollouts of {source}, "
                 f"seed {seed})")
@@ -106,7 +107,7 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         values = values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
                                      progress=progress, say=say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
-        kept = remember_values(key, values, warn=say)
+        kept = remember_values(key, values, warn=say) if cache else None
         if kept:
             say(f"kept them for the next build of this game in {kept} ({os.path.getsize(kept) / 2**20:.1f} MiB)")
         return values
@@ -115,13 +116,14 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
 
-def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None):
+def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None,
+          cache=True):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
     tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
     the public tree (:class:`~coupsolve.depth.public.PublicDepthLimitedGame`: the leaf values are
     still computed on the history tree, which is summed by pair of private states and let go before
-    the public tree is built)."""
+    the public tree is built). ``cache``: :func:`leaf_values`'s."""
     from coupsolve.trees.history.tree import build_coup_tree
 
     if rules.players != 2:
@@ -132,7 +134,8 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
-    values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads)
+    values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads,
+                         cache=cache)
     if representation == "history":
         return depth_limited_game(rules, values, cut=cut)
     from coupsolve.depth.public import history_pairs, join_leaves, public_depth_limited_game
