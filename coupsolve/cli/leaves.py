@@ -13,11 +13,12 @@ def add_leaves_args(p):
                         "this blueprint for the rest of the game (a train strategy of the same rules, "
                         "valued by rollouts, or a solve of a longer turn limit, valued exactly; "
                         "'blueprint': the full-length one that comes with coupsolve) instead of the --limit-payoff "
-                        "(history tree; --representation public for the public tree, the same game in fewer "
-                        "nodes)")
-    p.add_argument("--continuations", type=V.whole_number(1, 4), default=4, metavar="K",
+                        "(the history tree when it fits the memory, else the public tree, the same game in fewer "
+                        "nodes; --representation history or public to choose)")
+    p.add_argument("--continuations", type=V.whole_number(1, 4), metavar="K",
                    help="with --leaves: continuations each player chooses among (the blueprint, bluffing "
-                        "more, challenging more, challenging less: the first K)")
+                        "more, challenging more, challenging less: the first K) (default: 4, or the most that "
+                        "fit in memory, said before the leaves are valued)")
     p.add_argument("--rollouts", type=V.whole_number(1, 1 << 20), default=32, metavar="R",
                    help="with --leaves from a train strategy: games played from each leaf state per pair "
                         "of continuations (seeded by --seed)")

@@ -21,13 +21,21 @@ from coupsolve.strategy.shipped import resolve
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
-__all__ = ["LEAVES", "REPRESENTATIONS", "build", "leaf_values", "load_depth_limited", "open_blueprint", "record", "rebuild"]
+__all__ = ["LEAVES", "MOST_CONTINUATIONS", "REPRESENTATIONS", "build", "fit", "graft_bytes", "leaf_values",
+           "load_depth_limited", "open_blueprint", "record", "rebuild"]
 
 #: The key of a strategy's options that records its leaves.
 LEAVES = "leaves"
 
 #: The trees a depth-limited game is built on (recorded; files from before the public one are history).
 REPRESENTATIONS = ("history", "public")
+#: The most continuations a player chooses among (:data:`coupsolve.depth.continuations.CONTINUATIONS`).
+MOST_CONTINUATIONS = 4
+_HISTORY_NODE_BYTES = 50  # per history of the grafted history tree, as graft_leaf_choices checks it
+# On the public tree, per cell of a leaf's matrix (a pair of private states and of continuations) while
+# it is grafted: the joined values, the graft's rows, columns, data and their sort order; and per leaf
+# history, the join of the histories to the public leaves.
+_PUBLIC_CELL_BYTES, _PUBLIC_LEAF_BYTES = 48, 64
 
 
 def _digest(path) -> str:
@@ -116,24 +124,73 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
 
+def graft_bytes(cut, k) -> dict:
+    """``{representation: bytes}``: about what grafting ``k`` continuations at the leaves of ``cut`` (a
+    ``CoupTree`` built with ``leaves=True``) takes on each tree, known before any leaf is valued. Each
+    leaf history is at most one pair of private states at a public leaf, so the public figure is an
+    upper bound where many histories share a pair."""
+    leaves = len(cut.leaf_node)
+    return {"history": _HISTORY_NODE_BYTES * (cut.tree.num_nodes + leaves * (k + k * k)),
+            "public": leaves * (_PUBLIC_CELL_BYTES * k * k + _PUBLIC_LEAF_BYTES)}
+
+
+def fit(cut, k=None, representation="auto", budget=None, what="available"):
+    """``(k, representation)`` of the depth-limited game on ``cut`` that fits in ``budget`` bytes (None:
+    unknown, anything fits), chosen before its leaves are valued, so that a game that cannot be grafted
+    is refused at once rather than after its rollouts. ``k`` None: the most continuations that fit, up
+    to :data:`MOST_CONTINUATIONS`; ``representation`` ``"auto"``: the history tree when it fits, else the
+    public tree (which has the history tree's memory too: it is let go first). A ``k`` that fits on
+    neither is refused in one line (:class:`MemoryError`) that names the most that would fit."""
+    if representation != "auto" and representation not in REPRESENTATIONS:
+        raise ValueError(f"representation must be auto or one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    trees = REPRESENTATIONS if representation == "auto" else (representation,)
+    room = None if budget is None else {"history": budget, "public": budget + cut.tree.nbytes}
+
+    def first_fit(count):
+        need = graft_bytes(cut, count)
+        return next((r for r in trees if room is None or need[r] <= room[r]), None)
+
+    for count in ([k] if k else range(MOST_CONTINUATIONS, 0, -1)):
+        tree = first_fit(count)
+        if tree is not None:
+            return count, tree
+    from solvers.memory import format_bytes
+
+    most = next((c for c in range(MOST_CONTINUATIONS, 0, -1) if first_fit(c)), None)
+    need = min(graft_bytes(cut, k or 1)[r] for r in trees)
+    where = "the public or the history tree" if representation == "auto" else f"the {representation} tree"
+    raise MemoryError(f"the depth-limited game of {cut.rules} with {k or 1} continuation{'s' if (k or 1) > 1 else ''} "
+                      f"needs about {format_bytes(need)} on {where} and {format_bytes(budget)} is {what}"
+                      + (f": try --continuations {most}" if most else ": it does not fit even with one"))
+
+
 def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None,
-          cache=True):
+          cache=True, budget=None, what="available"):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
     tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
     the public tree (:class:`~coupsolve.depth.public.PublicDepthLimitedGame`: the leaf values are
     still computed on the history tree, which is summed by pair of private states and let go before
-    the public tree is built). ``cache``: :func:`leaf_values`'s."""
+    the public tree is built). ``cache``: :func:`leaf_values`'s. ``k`` None or ``representation``
+    ``"auto"``: :func:`fit` chooses them in ``budget`` bytes (default: what is available), and says so;
+    a ``k`` or tree given that does not fit is refused there, before the leaves are valued."""
     from coupsolve.trees.history.tree import build_coup_tree
+    from solvers.memory import available_bytes
 
     if rules.players != 2:
         raise ValueError("--leaves: depth-limited solving is for two players")
-    if representation not in REPRESENTATIONS:
-        raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    if representation != "auto" and representation not in REPRESENTATIONS:
+        raise ValueError(f"representation must be auto or one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
     source = resolve(source)
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
+    asked = (k, representation)
+    k, representation = fit(cut, k, representation, available_bytes() if budget is None else budget, what)
+    if (k, representation) != asked:
+        reduced = k < (asked[0] or MOST_CONTINUATIONS) or representation != "history"
+        say(f"{k} continuation{'s' if k > 1 else ''} a player, on the {representation} tree"
+            + (": what fits in memory" if reduced else ""))
     values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads,
                          cache=cache)
     if representation == "history":
