@@ -83,12 +83,9 @@ def _build(args, rules, options, asked, target, say, human):
         from coupsolve.depth.build import build
 
         t0 = time.perf_counter()
-        from coupsolve.plan.options import budget
-
-        room, what = budget(options)
         game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say,
                      representation=args.representation, threads=args.threads, cache=not args.no_cache,
-                     budget=room, what=what)
+                     max_memory=options.max_memory)
         seconds = time.perf_counter() - t0
         print(f"built the depth-limited tree in {seconds:.1f} s: {game.describe()}", file=human)
         return None, game, game.tree, game.coup_tree, "float64", seconds

@@ -165,15 +165,16 @@ def fit(cut, k=None, representation="auto", budget=None, what="available"):
 
 
 def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None,
-          cache=True, budget=None, what="available"):
+          cache=True, max_memory=None):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
     tree (:class:`~coupsolve.depth.game.DepthLimitedGame`) or, with ``representation="public"``, on
     the public tree (:class:`~coupsolve.depth.public.PublicDepthLimitedGame`: the leaf values are
     still computed on the history tree, which is summed by pair of private states and let go before
     the public tree is built). ``cache``: :func:`leaf_values`'s. ``k`` None or ``representation``
-    ``"auto"``: :func:`fit` chooses them in ``budget`` bytes (default: what is available), and says so;
-    a ``k`` or tree given that does not fit is refused there, before the leaves are valued."""
+    ``"auto"``: :func:`fit` chooses them in what is available once the cut tree is built (or in
+    ``max_memory`` bytes, the cut tree's included), and says so; a ``k`` or tree given that does not
+    fit is refused there, before the leaves are valued."""
     from coupsolve.trees.history.tree import build_coup_tree
     from solvers.memory import available_bytes
 
@@ -186,7 +187,9 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
     asked = (k, representation)
-    k, representation = fit(cut, k, representation, available_bytes() if budget is None else budget, what)
+    budget, what = ((available_bytes(), "available") if max_memory is None else
+                    (max(0, max_memory - cut.tree.nbytes), "left of --max-memory beside the cut tree"))
+    k, representation = fit(cut, k, representation, budget, what)
     if (k, representation) != asked:
         reduced = k < (asked[0] or MOST_CONTINUATIONS) or representation != "history"
         say(f"{k} continuation{'s' if k > 1 else ''} a player, on the {representation} tree"
