@@ -150,12 +150,13 @@ def render(doc):
     """The report's Markdown lines."""
     commands = sorted({r["command"] for r in doc["rows"] if "command" in r}) or [doc.get("command", "")]
     lines = [f"# Strength of `{doc['strategy']}`", "", f"{doc['what']}. Written by "
-             + "; ".join(f"`{c}`" for c in commands) + ".", "",
-             "Head to head in duplicate deals (each deal twice, the seats swapped), mean payoff per game to "
-             "the strategy (an equal seat averages 0), 95% intervals over the deals; *reduced*: the same "
-             "games with control variates (a value fitted on pilot games seeded apart; unbiased), and how "
-             "many times the games it is worth.", "",
-             "| against | games | plain | reduced | variance reduction | win rate |", "|---|---|---|---|---|---|"]
+             + "; ".join(f"`{c}`" for c in commands) + "."]
+    if doc["rows"]:
+        lines += ["", "Head to head in duplicate deals (each deal twice, the seats swapped), mean payoff per game to "
+                  "the strategy (an equal seat averages 0), 95% intervals over the deals; *reduced*: the same "
+                  "games with control variates (a value fitted on pilot games seeded apart; unbiased), and how "
+                  "many times the games it is worth.", "",
+                  "| against | games | plain | reduced | variance reduction | win rate |", "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
         lines.append(f"| {r['against']} | {r['games']:,} | {r['mean']:+.4f} ± {r['half_width']:.4f} | "
                      f"{r['reduced_mean']:+.4f} ± {r['reduced_half_width']:.4f} | "
@@ -185,7 +186,9 @@ def render(doc):
         lines += ["", f"Local best response ({b['games']} games, half in each seat, {b['rollouts']} rollouts "
                   f"a world): gain **{b['gain']:+.3f} ± {b['half_width']:.3f}** (95%), an estimate of a lower "
                   "bound on the exploitability (the exploitability is at least the gain's expectation; no "
-                  "sampled figure bounds it from above)." + model]
+                  "sampled figure bounds it from above)." + model
+                  + (" Below zero it bounds nothing (no exploitability is negative): the responder lost."
+                     if b["gain"] + b["half_width"] < 0 else "")]
     lines += ["", "The head-to-head figures hold for these opponents only; the strategy's exploitability is "
               "not measured here, only bounded below."]
     return lines
