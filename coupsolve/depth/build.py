@@ -164,7 +164,7 @@ def fit(cut, k=None, representation="auto", budget=None, what="available"):
                       + (f": try --continuations {most}" if most else ": it does not fit even with one"))
 
 
-def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation="history", threads=None,
+def build(rules, source, k=None, *, rollouts=32, seed=0, say=silent, representation="auto", threads=None,
           cache=True, max_memory=None):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
     by the blueprint file ``source`` (:func:`leaf_values`), the blueprint checked first; on the history
@@ -191,7 +191,7 @@ def build(rules, source, k=4, *, rollouts=32, seed=0, say=silent, representation
                     (max(0, max_memory - cut.tree.nbytes), "left of --max-memory beside the cut tree"))
     k, representation = fit(cut, k, representation, budget, what)
     if (k, representation) != asked:
-        reduced = k < (asked[0] or MOST_CONTINUATIONS) or representation != "history"
+        reduced = k < (asked[0] or MOST_CONTINUATIONS) or (asked[1] == "auto" and representation != "history")
         say(f"{k} continuation{'s' if k > 1 else ''} a player, on the {representation} tree"
             + (": what fits in memory" if reduced else ""))
     values = leaf_values(cut, source, k, rollouts=rollouts, seed=seed, say=say, opened=opened, threads=threads,
