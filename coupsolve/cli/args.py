@@ -215,9 +215,8 @@ def _add_rules_args(p):
                    help="parts of the public tree's count by parts and of a build in pieces (default: "
                         "400; the cut is the first level of 32 x N nodes)")
     p.add_argument("--no-cache", action="store_true",
-                   help="count the tree afresh: no size from the table of known sizes or the cache of earlier "
-                        "counts ($COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or ~/.cache/coupsolve), none "
-                        "cached; with --leaves, the leaf values played afresh too, none read or kept")
+                   help="count the tree and play --leaves' values afresh: no table of known sizes, no cache "
+                        "($COUPSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/coupsolve or ~/.cache/coupsolve), nothing kept")
 
 
 def _add_solve_args(p):
