@@ -80,7 +80,8 @@ def test_a_changed_blueprint_is_named(blueprint, tmp_path):
     (("--turn-limit", "1", "--leaves", "{bp}", "--pieces", "2"), "drop --pieces and --ray"),
     (("--turn-limit", "1", "--rollouts", "4"), "--rollouts does nothing without --leaves"),
     (("--turn-limit", "1", "--leaves", "{bp}", "--continuations", "5"), "at most 4"),
-    (("--turn-limit", "1", "--leaves", "{bp}", "--max-memory", "1MiB"), "left of --max-memory beside the cut tree: it does not fit"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--max-memory", "1MiB"),
+     "left of --max-memory beside the cut tree: it does not fit"),
 ])
 def test_bad_leaves_are_one_line(blueprint, argv, message):
     r = run("solve", *(a.format(bp=blueprint) for a in argv))

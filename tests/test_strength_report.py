@@ -8,7 +8,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def script():
-    spec = importlib.util.spec_from_file_location("strength_report", os.path.join(ROOT, "examples", "strength_report.py"))
+    path = os.path.join(ROOT, "examples", "strength_report.py")
+    spec = importlib.util.spec_from_file_location("strength_report", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
