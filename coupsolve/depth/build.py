@@ -15,6 +15,9 @@ import gc
 import hashlib
 import os
 
+from solvers.trees.leaves import GRAFT_HISTORY_BYTES, grafted_histories
+
+from coupsolve.depth.continuations import CONTINUATIONS
 from coupsolve.depth.game import depth_limited_game
 from coupsolve.plan.options import progress_lines, silent
 from coupsolve.strategy.shipped import resolve
@@ -29,9 +32,8 @@ LEAVES = "leaves"
 
 #: The trees a depth-limited game is built on (recorded; files from before the public one are history).
 REPRESENTATIONS = ("history", "public")
-#: The most continuations a player chooses among (:data:`coupsolve.depth.continuations.CONTINUATIONS`).
-MOST_CONTINUATIONS = 4
-_HISTORY_NODE_BYTES = 50  # per history of the grafted history tree, as graft_leaf_choices checks it
+#: The most continuations a player chooses among.
+MOST_CONTINUATIONS = len(CONTINUATIONS)
 # On the public tree, per cell of a leaf's matrix (a pair of private states and of continuations) while
 # it is grafted: the joined values, the graft's rows, columns, data and their sort order; and per leaf
 # history, the join of the histories to the public leaves.
@@ -130,8 +132,13 @@ def graft_bytes(cut, k) -> dict:
     leaf history is at most one pair of private states at a public leaf, so the public figure is an
     upper bound where many histories share a pair."""
     leaves = len(cut.leaf_node)
-    return {"history": _HISTORY_NODE_BYTES * (cut.tree.num_nodes + leaves * (k + k * k)),
+    return {"history": GRAFT_HISTORY_BYTES * grafted_histories(cut.tree.num_nodes, leaves, k, k),
             "public": leaves * (_PUBLIC_CELL_BYTES * k * k + _PUBLIC_LEAF_BYTES)}
+
+
+def _check_representation(representation):
+    if representation != "auto" and representation not in REPRESENTATIONS:
+        raise ValueError(f"representation must be auto or one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
 
 
 def fit(cut, k=None, representation="auto", budget=None, what="available"):
@@ -141,8 +148,7 @@ def fit(cut, k=None, representation="auto", budget=None, what="available"):
     to :data:`MOST_CONTINUATIONS`; ``representation`` ``"auto"``: the history tree when it fits, else the
     public tree (which has the history tree's memory too: it is let go first). A ``k`` that fits on
     neither is refused in one line (:class:`MemoryError`) that names the most that would fit."""
-    if representation != "auto" and representation not in REPRESENTATIONS:
-        raise ValueError(f"representation must be auto or one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    _check_representation(representation)
     trees = REPRESENTATIONS if representation == "auto" else (representation,)
     room = None if budget is None else {"history": budget, "public": budget + cut.tree.nbytes}
 
@@ -180,8 +186,7 @@ def build(rules, source, k=None, *, rollouts=32, seed=0, say=silent, representat
 
     if rules.players != 2:
         raise ValueError("--leaves: depth-limited solving is for two players")
-    if representation != "auto" and representation not in REPRESENTATIONS:
-        raise ValueError(f"representation must be auto or one of {', '.join(REPRESENTATIONS)}, got {representation!r}")
+    _check_representation(representation)  # before the cut tree is built
     source = resolve(source)
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")

@@ -24,7 +24,7 @@ few (Brown, Sandholm and Amos 2018, section 4). The new information sets come af
 so a policy's first ``base_actions`` entries are the cut game's.
 """
 
-from solvers.trees.leaves.history import LeafChoices, graft_leaf_choices
+from solvers.trees.leaves.history import GRAFT_HISTORY_BYTES, LeafChoices, graft_leaf_choices, grafted_histories
 from solvers.trees.leaves.public import (LeafPairs, PublicLeafChoices, graft_public_leaf_choices, public_leaf_pairs,
                                         with_leaf_weights)
 

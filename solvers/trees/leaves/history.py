@@ -22,7 +22,10 @@ import numpy as np
 from solvers.kinds import CHANCE, DECISION, TERMINAL
 from solvers.memory import check_fits
 
-__all__ = ["LeafChoices", "graft_leaf_choices"]
+__all__ = ["GRAFT_HISTORY_BYTES", "LeafChoices", "graft_leaf_choices", "grafted_histories"]
+
+#: Bytes per history of a grafted tree, as :func:`graft_leaf_choices` estimates it before allocating.
+GRAFT_HISTORY_BYTES = 50
 
 
 class LeafChoices(NamedTuple):
@@ -106,6 +109,13 @@ def _graft(kind, player, infoset, child_start, num_children, chance_prob, payoff
     return nxt
 
 
+def grafted_histories(num_nodes, num_leaves, k0, k1):
+    """Histories of the tree :func:`graft_leaf_choices` makes from one of ``num_nodes`` with ``num_leaves``
+    leaves: each leaf becomes player 0's choice among ``k0``, each of those player 1's among ``k1``
+    terminals. Known before any leaf is valued, so a caller can check the graft fits first."""
+    return num_nodes + num_leaves * (k0 + k0 * k1)
+
+
 def graft_leaf_choices(tree, leaves, leaf_infoset, values, *, game_id=None):
     """The depth-limited game of ``tree`` with each leaf a choice of continuations (module docstring).
 
@@ -146,8 +156,8 @@ def graft_leaf_choices(tree, leaves, leaf_infoset, values, *, game_id=None):
         raise ValueError("leaves must be distinct terminal histories of the tree")
     K0, K1 = values.shape[1], values.shape[2]
     m0, m1 = (int(leaf_infoset[:, p].max()) + 1 if L else 0 for p in (0, 1))
-    n_new = tree.num_nodes + L * (K0 + K0 * K1)
-    check_fits(n_new * 50, f"the depth-limited tree ({n_new:,} histories)")
+    n_new = grafted_histories(tree.num_nodes, L, K0, K1)
+    check_fits(n_new * GRAFT_HISTORY_BYTES, f"the depth-limited tree ({n_new:,} histories)")
     leaf_of = np.full(tree.num_nodes, -1, np.int64)
     leaf_of[leaves] = np.arange(L)
     out = dict(kind=np.empty(n_new, np.int8), player=np.empty(n_new, np.int8),
