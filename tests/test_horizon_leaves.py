@@ -51,3 +51,50 @@ def test_verdicts_by_turn(script, tmp_path):
     assert "stable (2.0 points)" in turn2
     copied = json.loads((tmp_path / "dl3_blueprint.json").read_text())
     assert copied["leaves"]["blueprint"] == "bp.npz"  # the blueprint's folder is not written out
+
+
+def test_again_reports_how_far_one_depths_solves_are(script, tmp_path):
+    """Another solve of a depth (another seed, rollout count, blueprint or solver) widens no verdict's
+    move between depths, but each verdict says how far one depth's solves are apart, and a table lists
+    every solve's turn-1 rates with what it changed."""
+    for k in (2, 3):
+        (tmp_path / f"tl{k}_draw.json").write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.2)}})))
+    main = {2: (0.8, 0.20, 0.03), 3: (1.0, 0.30, 0.01)}
+    paths = []
+    for k, row in main.items():
+        paths.append(tmp_path / f"in{k}.json")
+        paths[-1].write_text(json.dumps(report(k, {1: {"Tax": row}})))
+    other = report(2, {1: {"Tax": (0.9, 0.22, 0.13)}}, rollouts=128)
+    other["seed"], other["algorithm"] = 1, "mmd"
+    (tmp_path / "again.json").write_text(json.dumps(other))
+    script.main([str(p) for p in paths], [str(tmp_path / "again.json")])
+    text = (tmp_path / "horizon_leaves.md").read_text()
+    bluff = text[text.index("## Bluff rate, turn 1"):text.index("## Challenge rate, turn 1")]
+    assert "still moving (10.0 points); one depth's solves 2.0 apart |" in bluff
+    challenge = text[text.index("## Challenge rate, turn 1"):]
+    assert "stable (2.0 points); one depth's solves 10.0 apart |" in challenge
+    solves = text[text.index("## Turn-1 rates of every solve"):]
+    assert "| 2 | seed 1, 128 rollouts, solver mmd | 1.0e-03 | 0.900 | 22.0% | 13.0% |" in solves
+    assert "| 3 | the first |" in solves
+    assert json.loads((tmp_path / "dl2_again1.json").read_text())["seed"] == 1
+    with pytest.raises(SystemExit, match="depth 4"):
+        script.main([str(p) for p in paths], [str(tmp_path / "in2.json"), str(_depth(tmp_path, 4))])
+
+
+def _depth(tmp_path, k):
+    path = tmp_path / f"depth{k}.json"
+    path.write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.1)}})))
+    return path
+
+
+def test_a_solve_far_from_equilibrium_is_listed_not_counted(script, tmp_path):
+    for k in (2, 3):
+        (tmp_path / f"tl{k}_draw.json").write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.2)}})))
+    paths = [_depth(tmp_path, 2), _depth(tmp_path, 3)]
+    far = report(2, {1: {"Tax": (1.0, 0.9, 0.9)}})
+    far["exploitability"] = 10 * script.NEAR
+    (tmp_path / "far.json").write_text(json.dumps(far))
+    script.main([str(p) for p in paths], [str(tmp_path / "far.json")])
+    text = (tmp_path / "horizon_leaves.md").read_text()
+    assert "stable (0.0 points) |" in text and "one depth's solves" not in text.split("## Turn-1 rates of every solve")[0]
+    assert "| 2 | the same settings (not near equilibrium: left out of the verdicts) |" in text
