@@ -5,7 +5,8 @@ The strategy takes one seat and the opponent every other seat, in duplicate deal
 a 95% interval over the deals from the normal approximation), and, unless ``--pilot 0``, with a
 variance-reduced estimate beside the plain one (control variates at every event,
 ``coupsolve.evaluation.aivat``, with a value function fitted on pilot games seeded apart from the
-match). An equal seat averages 0 (a win pays 1, a loss ``-1 / (players - 1)``, a draw at the turn
+match), and, for each player, the cards it lost a game by cause (a challenge of a true claim, a bluff
+caught, a Coup, an Assassination: ``coupsolve.evaluation.losses``). An equal seat averages 0 (a win pays 1, a loss ``-1 / (players - 1)``, a draw at the turn
 limit what the rules' limit payoff says), so a strategy beats an opponent when its interval lies above
 0; the verdict reads the variance-reduced interval where there is one. Stepping is OpenSpiel's, in
 Python: a full-length four-player game takes some milliseconds.
@@ -47,8 +48,10 @@ def _opponent(word, rules, game, own):
 def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
     from coupsolve.evaluation.aivat import match
+    from coupsolve.evaluation.losses import CardLosses
     from coupsolve.cli.checks import check_json_target
     from coupsolve.cli.report import write_json
+    from coupsolve.evaluation.losses import table as loss_table
     from coupsolve.strategy import load
 
     for word in args.against or ():  # every input and output checked before any game is loaded
@@ -68,14 +71,17 @@ def cmd_match(args) -> int:
     rows = []
     for word in args.against or OPPONENTS:
         name, other = _opponent(word, rules, game, policy)
-        result = match(game, policy, other, games, args.seed, args.pilot, pilot_policy=table)
+        losses = CardLosses(games, n)
+        result = match(game, policy, other, games, args.seed, args.pilot, pilot_policy=table, watch=losses)
         reduced = result.adjusted_mean is not None
         low, high = result.interval("strategy", adjusted=reduced)
         verdict = "beats it" if low > 0 else "loses to it" if high < 0 else "no difference shown"
         row = {"against": name, "games": games, "deals": result.deals, "seed": args.seed,
                "mean": float(result.mean[0]), "half_width": float(result.half_width[0]),
                "win_rate": float(result.win_rate[0]), "draw_rate": float(result.draw_rate),
-               "verdict": verdict, "seconds": round(result.seconds, 1)}
+               "verdict": verdict, "seconds": round(result.seconds, 1),
+               "losses": {k: {c: list(x) for c, x in v.items()}
+                          for k, v in losses.summary(["strategy"] + ["opponent"] * (n - 1)).items()}}
         if reduced:
             row.update(pilot=args.pilot, reduced_mean=float(result.adjusted_mean[0]),
                        reduced_half_width=float(result.adjusted_half_width[0]),
@@ -98,6 +104,8 @@ def cmd_match(args) -> int:
                    f"({r['variance_reduction']:.1f}x)" if "reduced_mean" in r else "")
         print(f"  against {r['against']:<{width}}  {r['mean']:+.4f} +- {r['half_width']:.4f}{reduced}  win "
               f"rate {r['win_rate']:.3f}  draw rate {r['draw_rate']:.3f}  {r['verdict']}", file=out)
+        for line in loss_table(r["losses"], {"strategy": "the strategy", "opponent": r["against"]}):
+            print(line, file=out)
     if args.json:
         write_json({"strategy": str(args.strategy), "players": n, "rows": rows}, args.json, out)
     return 0

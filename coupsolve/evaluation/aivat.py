@@ -105,7 +105,7 @@ def fit_value(game, seat_policies, games, seed, features=coup_features):
 PILOT_GAMES = 200
 
 
-def match(game, policy, other, games, seed, pilot=PILOT_GAMES, pilot_policy=None):
+def match(game, policy, other, games, seed, pilot=PILOT_GAMES, pilot_policy=None, watch=None):
     """``policy`` in one seat against ``other`` in every other seat, in the duplicate deals of
     :func:`~coupsolve.evaluation.arena.play`, with the variance-reduced estimate beside the plain one
     when the game is Coup and ``pilot`` is not 0 (a value fitted by :func:`fit_value` on ``pilot``
@@ -113,11 +113,13 @@ def match(game, policy, other, games, seed, pilot=PILOT_GAMES, pilot_policy=None
     stands in for ``policy`` in the pilot games (and for ``other`` too when that is ``policy`` itself):
     a cheaper player, such as the blueprint of a re-solving one. The estimate stays unbiased whatever
     value is fitted; a stand-in only makes the value fit the matched games less well. The result's
-    names are ``"strategy"`` and ``"opponent"``."""
+    names are ``"strategy"`` and ``"opponent"``; ``watch`` is given each matched game's final state
+    (not the pilot games'), as by :func:`~coupsolve.evaluation.arena.play`."""
     n = game.num_players()
     policies = [policy] + [other] * (n - 1)
     coup = hasattr(game.new_initial_state(), "engine_state")
     stand_in = policy if pilot_policy is None else pilot_policy
     pilots = [stand_in] + [stand_in if other is policy else other] * (n - 1)
     value = fit_value(game, pilots, pilot, seed) if pilot and coup else None
-    return play(game, policies, games, seed, names=["strategy"] + ["opponent"] * (n - 1), value=value)
+    return play(game, policies, games, seed, names=["strategy"] + ["opponent"] * (n - 1), value=value,
+                watch=watch)

@@ -130,11 +130,12 @@ def correction(state, actions, probs, taken, value):
     return children[list(actions).index(taken)] - p @ children
 
 
-def play_one(game, seat_policies, rng, chance_rng=None, value=None, visit=None):
+def play_one(game, seat_policies, rng, chance_rng=None, value=None, visit=None, finish=None):
     """One game with ``seat_policies[seat]`` at each seat: ``(returns, correction)``, the final
     returns and the sum of the game's control variates (:func:`correction`
     under ``value``; zeros without one). Actions are drawn from ``rng``, chance outcomes from
-    ``chance_rng`` (default ``rng``); ``visit(state)`` is called at every decision."""
+    ``chance_rng`` (default ``rng``); ``visit(state)`` is called at every decision, ``finish(state)``
+    with the final state."""
     chance_rng = rng if chance_rng is None else chance_rng
     n = game.num_players()
     total = np.zeros(n)
@@ -152,6 +153,8 @@ def play_one(game, seat_policies, rng, chance_rng=None, value=None, visit=None):
         if value is not None:
             total += correction(state, actions, probs, a, value)
         state.apply_action(a)
+    if finish is not None:
+        finish(state)
     return state.returns(), total
 
 
@@ -173,7 +176,7 @@ def _interval(samples):
     return samples.mean(axis=0), Z95 * samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
 
 
-def play(game, policies, games, seed, names=None, value=None, stream=0):
+def play(game, policies, games, seed, names=None, value=None, stream=0, watch=None):
     """Play ``games`` seeded games with the entries ``policies`` (one per seat), in duplicate deals.
 
     Parameters
@@ -193,6 +196,9 @@ def play(game, policies, games, seed, names=None, value=None, stream=0):
     stream : int
         Which family of seeded games: the matches' is 0, pilot games (:func:`~coupsolve.evaluation.
         aivat.fit_value`) use others, so that no seed makes a pilot game a matched one.
+    watch : callable, optional
+        ``watch(g, seat_of, state)`` with the final state of game ``g``, whose entry ``e`` sat at seat
+        ``seat_of[e]`` (for instance :class:`~coupsolve.evaluation.losses.CardLosses`).
 
     Returns
     -------
@@ -228,7 +234,8 @@ def play(game, policies, games, seed, names=None, value=None, stream=0):
             by_seat[seat_of[e]] = policies[e]
         chance = np.random.default_rng([stream, seed, deal, 0])  # the deal's chance: the same in its n games
         moves = np.random.default_rng([stream, seed, deal, 1 + turn])
-        ret, corr = play_one(game, by_seat, moves, chance, value)
+        ret, corr = play_one(game, by_seat, moves, chance, value,
+                             finish=None if watch is None else lambda state: watch(g, seat_of, state))
         ret = np.asarray(ret)[seat_of]  # per entry
         np.add.at(payoffs[g], col, ret)
         np.add.at(adjusted[g], col, ret - corr[seat_of])
