@@ -6,9 +6,9 @@ a 95% interval over the deals from the normal approximation), and, unless ``--pi
 variance-reduced estimate beside the plain one (control variates at every event,
 ``coupsolve.evaluation.aivat``, with a value function fitted on pilot games seeded apart from the
 match), and, for each player, the cards it lost a game by cause (a challenge of a true claim, a bluff
-caught, a Coup, an Assassination: ``coupsolve.evaluation.losses``). An equal seat averages 0 (a win pays 1, a loss ``-1 / (players - 1)``, a draw at the turn
-limit what the rules' limit payoff says), so a strategy beats an opponent when its interval lies above
-0; the verdict reads the variance-reduced interval where there is one. Stepping is OpenSpiel's, in
+caught, a Coup, an Assassination: ``coupsolve.evaluation.losses``). An equal seat averages 0 (a win
+pays 1, a loss ``-1 / (players - 1)``, a draw at the turn limit what the rules' limit payoff says), so
+a strategy beats an opponent when its interval lies above 0; the verdict reads the variance-reduced interval where there is one. Stepping is OpenSpiel's, in
 Python: a full-length four-player game takes some milliseconds.
 """
 
