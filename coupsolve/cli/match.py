@@ -8,8 +8,9 @@ variance-reduced estimate beside the plain one (control variates at every event,
 match), and, for each player, the cards it lost a game by cause (a challenge of a true claim, a bluff
 caught, a Coup, an Assassination: ``coupsolve.evaluation.losses``). An equal seat averages 0 (a win
 pays 1, a loss ``-1 / (players - 1)``, a draw at the turn limit what the rules' limit payoff says), so
-a strategy beats an opponent when its interval lies above 0; the verdict reads the variance-reduced interval where there is one. Stepping is OpenSpiel's, in
-Python: a full-length four-player game takes some milliseconds.
+a strategy beats an opponent when its interval lies above 0; the verdict reads the variance-reduced
+interval where there is one. Stepping is OpenSpiel's, in Python: a full-length four-player game takes
+some milliseconds.
 """
 
 from __future__ import annotations
