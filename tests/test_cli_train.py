@@ -194,7 +194,7 @@ def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):
     timeless = [{k: v for k, v in r.items() if k != "seconds"} for r in again["rows"]]  # wall time varies
     assert timeless == [{k: v for k, v in r.items() if k != "seconds"} for r in rows[:1]]
     _train(capsys, other, "--iterations", 20, "--turn-limit", 2)
-    for against, words in ((other, "other rules"), ("nonsense", "neither a bot")):
+    for against, words in ((other, "other rules"), ("blueprint", "other rules"), ("nonsense", "neither a bot")):
         status, _, err = cli(capsys, "match", path, "--against", against)
         assert status == 2 and words in err and len(err.strip().splitlines()) == 1, err
 

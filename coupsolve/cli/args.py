@@ -390,8 +390,8 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                             "file, with 95% intervals (duplicate deals, variance-reduced)")
     p.add_argument("strategy", nargs="?", default="blueprint", help=SHIPPED_HELP)
     p.add_argument("--against", action="append", metavar="OPPONENT",
-                   help="honest (HonestBot), random (RandomBot), self, or a strategy file of the same "
-                        "rules; every other seat plays it; repeat for several (default: honest, random)")
+                   help="honest (HonestBot), random (RandomBot), self, blueprint (the shipped one) or a strategy "
+                        "file of the same rules; every other seat plays it; repeat (default: honest, random)")
     p.add_argument("--games", type=V.games, default=2000,
                    help="games against each opponent (rounded down to a multiple of the players)")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the games")

@@ -54,11 +54,12 @@ def cmd_match(args) -> int:
     from coupsolve.cli.report import write_json
     from coupsolve.evaluation.losses import table as loss_table
     from coupsolve.strategy import load
+    from coupsolve.strategy.shipped import SHIPPED, resolve
 
     for word in args.against or ():  # every input and output checked before any game is loaded
-        if word not in OPPONENTS and word != SELF and not os.path.isfile(word):
-            raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, {SELF}) nor a "
-                           f"strategy file")
+        if word not in OPPONENTS and word != SELF and not os.path.isfile(resolve(word)):
+            raise CliError(f"--against {word}: neither a bot ({', '.join(OPPONENTS)}, {SELF}), a shipped "
+                           f"strategy ({', '.join(SHIPPED)}) nor a strategy file")
     check_json_target(args.json)
     loaded = load(args.strategy, printer(sys.stdout))
     rules, game = loaded.rules, loaded.game()
