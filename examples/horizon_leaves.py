@@ -17,6 +17,7 @@ solve's turn-1 rates with what it changed, and each verdict says how far the sol
 """
 
 import argparse
+import glob
 import json
 import os
 
@@ -151,6 +152,8 @@ def main(paths, again=()):
         if k not in runs:
             raise SystemExit(f"{path}: a solve of depth {k}, and no main report of that depth was given")
         runs[k].append(report)
+    for old in glob.glob(os.path.join(OUT, "dl*_again*.json")):  # an earlier run's other solves
+        os.remove(old)
     for k, reports in runs.items():
         for n, report in enumerate(reports):
             keep(report, f"dl{k}_blueprint.json" if n == 0 else f"dl{k}_again{n}.json")

@@ -77,6 +77,9 @@ def test_again_reports_how_far_one_depths_solves_are(script, tmp_path):
     assert "| 2 | seed 1, 128 rollouts, solver mmd | 1.0e-03 | 0.900 | 22.0% | 13.0% |" in solves
     assert "| 3 | the first |" in solves
     assert json.loads((tmp_path / "dl2_again1.json").read_text())["seed"] == 1
+    script.main([str(p) for p in paths])  # no other solve this time: none is left beside the report
+    assert not list(tmp_path.glob("dl*_again*.json"))
+    assert "every solve" not in (tmp_path / "horizon_leaves.md").read_text()
     with pytest.raises(SystemExit, match="depth 4"):
         script.main([str(p) for p in paths], [str(tmp_path / "in2.json"), str(_depth(tmp_path, 4))])
 
@@ -96,5 +99,6 @@ def test_a_solve_far_from_equilibrium_is_listed_not_counted(script, tmp_path):
     (tmp_path / "far.json").write_text(json.dumps(far))
     script.main([str(p) for p in paths], [str(tmp_path / "far.json")])
     text = (tmp_path / "horizon_leaves.md").read_text()
-    assert "stable (0.0 points) |" in text and "one depth's solves" not in text.split("## Turn-1 rates of every solve")[0]
+    verdicts = text.split("## Turn-1 rates of every solve")[0]
+    assert "stable (0.0 points) |" in verdicts and "one depth's solves" not in verdicts
     assert "| 2 | the same settings (not near equilibrium: left out of the verdicts) |" in text

@@ -49,10 +49,9 @@ def _opponent(word, rules, game, own):
 def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
     from coupsolve.evaluation.aivat import match
-    from coupsolve.evaluation.losses import CardLosses
+    from coupsolve.evaluation.losses import CardLosses, table as loss_table
     from coupsolve.cli.checks import check_json_target
     from coupsolve.cli.report import write_json
-    from coupsolve.evaluation.losses import table as loss_table
     from coupsolve.strategy import load
     from coupsolve.strategy.shipped import SHIPPED, resolve
 
