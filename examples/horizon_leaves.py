@@ -100,9 +100,9 @@ def table_lines(turn, leaves, draws, runs=None):
         claims = list(dict.fromkeys(c for k in depths for c in list(rows[k]) + list(draws[k])))
         claims = [c for c in claims if any(rows[k].get(c, {}).get("made", 0) >= 0.01 for k in depths)
                   or any(draws[k].get(c, {}).get("made", 0) >= 0.01 for k in depths)]
+        last = {k: runs[k] for k in depths[-2:]} if runs else {}
         for c in claims:
             cells = [cell(draws[k].get(c), field) for k in depths] + [cell(rows[k].get(c), field) for k in depths]
-            last = {k: runs[k] for k in depths[-2:]} if runs else {}
             v = verdict(rows[depths[-2]].get(c), rows[depths[-1]].get(c), field, spread(last, turn, c, field))
             lines.append(f"| {c} | " + " | ".join(cells) + f" | {v} |")
         lines.append("")

@@ -48,7 +48,7 @@ def _opponent(word, rules, game, own):
 
 def cmd_match(args) -> int:
     """Play the strategy against each ``--against`` opponent in turn; print a row each."""
-    from coupsolve.evaluation.aivat import match
+    from coupsolve.evaluation.aivat import match, match_names
     from coupsolve.evaluation.losses import CardLosses, table as loss_table
     from coupsolve.cli.checks import check_json_target
     from coupsolve.cli.report import write_json
@@ -81,8 +81,7 @@ def cmd_match(args) -> int:
                "mean": float(result.mean[0]), "half_width": float(result.half_width[0]),
                "win_rate": float(result.win_rate[0]), "draw_rate": float(result.draw_rate),
                "verdict": verdict, "seconds": round(result.seconds, 1),
-               "losses": {k: {c: list(x) for c, x in v.items()}
-                          for k, v in losses.summary(["strategy"] + ["opponent"] * (n - 1)).items()}}
+               "losses": losses.summary(match_names(n))}
         if reduced:
             row.update(pilot=args.pilot, reduced_mean=float(result.adjusted_mean[0]),
                        reduced_half_width=float(result.adjusted_half_width[0]),

@@ -28,7 +28,7 @@ import numpy as np
 
 from coupsolve.evaluation.arena import play, play_one
 
-__all__ = ["LinearValue", "coup_features", "fit_value", "match", "PILOT_GAMES", "PILOT_STREAM"]
+__all__ = ["LinearValue", "coup_features", "fit_value", "match", "match_names", "PILOT_GAMES", "PILOT_STREAM"]
 
 #: The first of the two streams of seeded games the pilot games come from (the matches' is 0).
 PILOT_STREAM = 1
@@ -121,5 +121,9 @@ def match(game, policy, other, games, seed, pilot=PILOT_GAMES, pilot_policy=None
     stand_in = policy if pilot_policy is None else pilot_policy
     pilots = [stand_in] + [stand_in if other is policy else other] * (n - 1)
     value = fit_value(game, pilots, pilot, seed) if pilot and coup else None
-    return play(game, policies, games, seed, names=["strategy"] + ["opponent"] * (n - 1), value=value,
-                watch=watch)
+    return play(game, policies, games, seed, names=match_names(n), value=value, watch=watch)
+
+
+def match_names(players):
+    """The names of :func:`match`'s entries, one per seat: the strategy's, then the opponent's."""
+    return ["strategy"] + ["opponent"] * (players - 1)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ArenaResult", "correction", "paired", "play", "play_one", "Z95"]
+__all__ = ["ArenaResult", "correction", "deal_interval", "paired", "play", "play_one", "Z95"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 
@@ -176,6 +176,13 @@ def _interval(samples):
     return samples.mean(axis=0), Z95 * samples.std(axis=0, ddof=1) / np.sqrt(samples.shape[0])
 
 
+def deal_interval(per_game, players):
+    """Means and 95% half-widths over the deals of per-game samples (``per_game``: a row per game, a
+    deal's ``players`` games in a row, as :func:`play` plays them): the deal is the sample."""
+    per_game = np.asarray(per_game)
+    return _interval(per_game.reshape(-1, players, *per_game.shape[1:]).mean(axis=1))
+
+
 def play(game, policies, games, seed, names=None, value=None, stream=0, watch=None):
     """Play ``games`` seeded games with the entries ``policies`` (one per seat), in duplicate deals.
 
@@ -243,13 +250,11 @@ def play(game, policies, games, seed, names=None, value=None, stream=0, watch=No
         draws += not bool(np.any(ret > 0))
     payoffs /= count
     adjusted /= count
-    per_deal = payoffs.reshape(-1, n, len(distinct)).mean(axis=1)
-    mean, half = _interval(per_deal)
+    mean, half = deal_interval(payoffs, n)
     fields = {}
     if value is not None:
         fields["adjusted"] = adjusted
-        fields["adjusted_mean"], fields["adjusted_half_width"] = _interval(
-            adjusted.reshape(-1, n, len(distinct)).mean(axis=1))
+        fields["adjusted_mean"], fields["adjusted_half_width"] = deal_interval(adjusted, n)
     return ArenaResult(names=distinct, games=int(games), mean=mean, half_width=half,
                        win_rate=wins / (count * games), payoffs=payoffs,
                        seconds=time.perf_counter() - t0, draw_rate=draws / int(games), players=n,

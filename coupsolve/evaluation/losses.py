@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from coupsolve import engine as E
+from coupsolve.evaluation.arena import deal_interval
 
 __all__ = ["CAUSES", "CardLosses", "losses", "table"]
 
@@ -67,17 +68,12 @@ class CardLosses:
         """``{name: {cause: (mean, half_width)}}``: losses per game of each distinct name (entries of
         one name averaged, as :func:`~coupsolve.evaluation.arena.play` pools payoffs), with a 95%
         interval over the deals (a deal: one game per seat, so ``len(names)`` games)."""
-        from coupsolve.evaluation.arena import Z95
-
         names = tuple(names)
-        n, distinct = len(names), tuple(dict.fromkeys(names))
         out = {}
-        for name in distinct:
-            cols = [e for e in range(n) if names[e] == name]
-            per_game = self.counts[:, cols, :].mean(axis=1)  # (games, causes)
-            per_deal = per_game.reshape(-1, n, len(CAUSES)).mean(axis=1)
-            half = Z95 * per_deal.std(axis=0, ddof=1) / np.sqrt(per_deal.shape[0])
-            out[name] = {c: (float(m), float(h)) for c, m, h in zip(CAUSES, per_deal.mean(axis=0), half)}
+        for name in dict.fromkeys(names):
+            cols = [e for e, x in enumerate(names) if x == name]
+            mean, half = deal_interval(self.counts[:, cols, :].mean(axis=1), len(names))
+            out[name] = {c: (float(m), float(h)) for c, m, h in zip(CAUSES, mean, half)}
         return out
 
 
