@@ -40,6 +40,7 @@ BAD = [
     (["solve", "--leaves", "missing.npz"], "--leaves missing.npz: no such file"),
     (["solve", "--leaves", "b.npz", "--continuations", "5"], "--continuations"),
     (["solve", "--leaves", "b.npz", "--rollouts", "0"], "--rollouts"),
+    (["solve", "--leaves", "b.npz", "--rollouts", "exactly"], "--rollouts"),
     (["solve", "--plot", "rates.xyz"], "--plot rates.xyz: unknown image format"),
     (["solve", "--plot", "rates"], "--plot rates: no image format"),
     (["solve", "--plot", "no/such/folder/p.png"], "--plot"),

@@ -87,3 +87,36 @@ def test_bad_leaves_are_one_line(blueprint, argv, message):
     r = run("solve", *(a.format(bp=blueprint) for a in argv))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Two trainings of the turn-limit-2 game: over the features abstraction, and keyed by histories."""
+    folder = tmp_path_factory.mktemp("trained")
+    paths = {}
+    for abstraction in ("features", "exact"):
+        paths[abstraction] = folder / f"{abstraction}.npz"
+        r = run("train", "--players", "2", "--turn-limit", "2", "--abstraction", abstraction, "--iterations", "300",
+                "--seed", "4", "--out", str(paths[abstraction]), "--no-progress")
+        assert r.returncode == 0, r.stderr
+    return paths
+
+
+def test_exact_leaf_values_from_the_command_line(trained, tmp_path):
+    """`--rollouts exact`: the leaves valued by the blueprint's chain, said so, kept in the cache (the
+    second solve reads them), `analyse` rebuilds the game; a blueprint keyed by histories is refused."""
+    env = {**__import__("os").environ, "COUPSOLVE_CACHE_DIR": str(tmp_path / "cache")}
+    out = tmp_path / "dl1.npz"
+    argv = ("solve", "--turn-limit", "1", "--leaves", str(trained["features"]), "--continuations", "2",
+            "--rollouts", "exact", "--iterations", "20", "--out", str(out))
+    r = run(*argv, env=env)
+    assert r.returncode == 0, r.stderr
+    said = r.stdout + r.stderr
+    assert "exactly under 2 continuations" in said and "turn starts" in said and "leaf states, exact" in said
+    again = run(*argv, "--force", env=env)
+    assert again.returncode == 0 and "read from the cache (exact values of" in again.stdout + again.stderr
+    a = run("analyse", str(out), env=env)
+    assert a.returncode == 0 and "valued by the blueprint's game exactly" in a.stdout, a.stderr
+    bad = run("solve", "--turn-limit", "1", "--leaves", str(trained["exact"]), "--rollouts", "exact", env=env)
+    assert bad.returncode == 2 and "need a features blueprint" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -19,9 +19,11 @@ def add_leaves_args(p):
                    help="with --leaves: continuations each player chooses among (the blueprint, bluffing "
                         "more, challenging more, challenging less: the first K) (default: 4, or the most that "
                         "fit in memory, said before the leaves are valued)")
-    p.add_argument("--rollouts", type=V.whole_number(1, 1 << 20), default=32, metavar="R",
+    p.add_argument("--rollouts", type=V.rollouts, default=32, metavar="R",
                    help="with --leaves from a train strategy: games played from each leaf state per pair "
-                        "of continuations (seeded by --seed)")
+                        "of continuations (seeded by --seed), or 'exact': the rest of the game as the "
+                        "Markov chain of the blueprint's play, evaluated exactly (a features blueprint; "
+                        "about an hour and 20 GB of disk for the full game, once: the values are cached)")
 
 
 def leaves_conflict(args) -> str | None:
@@ -48,6 +50,8 @@ def say_leaves(game, result, human):
         words = ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
         print(f"p{p}'s continuations at its leaves (reach-weighted): {words}", file=human)
     values = game.leaf_values
-    if values.stderr is not None:
+    if values.stderr is not None and not values.stderr.any():
+        print(f"leaf values from {values.states:,} leaf states, exact", file=human)
+    elif values.stderr is not None:
         print(f"leaf values from {values.states:,} leaf states; standard error at most "
               f"{values.stderr.max(initial=0.0):.3g}, {values.mean_stderr():.3g} on average", file=human)

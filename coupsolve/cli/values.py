@@ -54,6 +54,14 @@ def field_number(name):
 
 
 seed = whole_number(0, MAX_SEED)
+
+
+def rollouts(text):
+    """``--rollouts``: a whole number from 1 to 2**20, or ``exact`` (0: the leaf values evaluated
+    exactly, :mod:`coupsolve.depth.exact`)."""
+    if text.strip().lower() == "exact":
+        return 0
+    return whole_number(1, 1 << 20)(text)
 count, games = whole_number(1, MAX_COUNT), whole_number(1, MAX_GAMES)
 workers, pieces = whole_number(1, MAX_WORKERS), whole_number(1, MAX_PIECES)
 

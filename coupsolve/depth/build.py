@@ -87,35 +87,24 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     unless ``cache`` is False: then none are read or kept."""
     import time
 
-    from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
     from coupsolve.depth.values import values_from_longer_game
 
     kind, loaded = opened or open_blueprint(source, cut.rules)
     if kind == "trained":
         from coupsolve.depth.cache import cached_values, key_of, remember_values
 
-        key = key_of(_digest(source), cut.rules, k, rollouts, seed)
+        key = key_of(_digest(source), cut.rules, k, rollouts, seed if rollouts else 0)  # exact: no seed
         values = cached_values(key, cut.leaf_node, k, warn=say) if cache else None
         if values is not None:
-            say(f"leaf values of {values.states:,} states read from the cache ({rollouts} rollouts of {source}, "
-                f"seed {seed})")
+            say(f"leaf values of {values.states:,} states read from the cache ("
+                + (f"{rollouts} rollouts of {source}, seed {seed})" if rollouts else f"exact values of {source})"))
             return values
         rules, solver, meta = loaded
-        if not rollouts_compiled(meta.get("abstraction", "exact")):
-            say("compiling the rollouts (first run only, about a minute) ...")
-        say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per state and pair "
-            f"of {k} continuations (seed {seed}) ...")
-        last = [time.monotonic()]
-
-        def progress(n):  # a line every ten seconds
-            if n and time.monotonic() - last[0] >= 10.0:
-                last[0] = time.monotonic()
-                say(f"  {n:,} leaf states played")
-        from coupsolve.plan.options import solve_threads
-
-        threads, t0 = solve_threads(threads)[0], time.monotonic()
-        values = values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=threads,
-                                     progress=progress, say=say)
+        t0 = time.monotonic()
+        if rollouts == 0:
+            values = _exact_values(cut, solver, meta, k, source, say)
+        else:
+            values = _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
         kept = remember_values(key, values, warn=say) if cache else None
         if kept:
@@ -124,6 +113,49 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     rules, longer, result = load_solved(source, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
+
+
+def _every_ten_seconds(say, line):
+    """A progress callback that says ``line(*counts)`` at most every ten seconds."""
+    import time
+
+    last = [time.monotonic()]
+
+    def progress(*counts):
+        if counts[0] and time.monotonic() - last[0] >= 10.0:
+            last[0] = time.monotonic()
+            say(line(*counts))
+    return progress
+
+
+def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
+    """:func:`~coupsolve.depth.rollouts.values_from_trained`, saying what it does."""
+    from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
+    from coupsolve.plan.options import solve_threads
+
+    if not rollouts_compiled(meta.get("abstraction", "exact")):
+        say("compiling the rollouts (first run only, about a minute) ...")
+    say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per state and pair "
+        f"of {k} continuations (seed {seed}) ...")
+    return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=solve_threads(threads)[0],
+                               progress=_every_ten_seconds(say, lambda n: f"  {n:,} leaf states played"), say=say)
+
+
+def _exact_values(cut, solver, meta, k, source, say):
+    """:func:`~coupsolve.depth.exact.values_exact`, saying what it does; a one-line
+    :class:`StrategyError` for a blueprint whose play is not a Markov chain."""
+    from coupsolve.depth.exact import exact_compiled, values_exact
+
+    if meta.get("abstraction") != "features":
+        raise StrategyError(f"--rollouts exact: {source} is over the {meta.get('abstraction', 'exact')!r} "
+                            "abstraction; exact leaf values need a features blueprint (its play is a Markov "
+                            "chain over turn starts)")
+    if not exact_compiled():
+        say("compiling the blueprint's chain (first run only, under a minute) ...")
+    say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
+    values = values_exact(cut, solver, meta, k, say=say, progress=_every_ten_seconds(
+        say, lambda done, found: f"  {done:,} of {found:,} turn starts found so far expanded"))
+    return values
 
 
 def graft_bytes(cut, k) -> dict:
@@ -224,7 +256,7 @@ def record(result, game, source, rollouts, seed):
     result.options = {**result.options, LEAVES: {
         "blueprint": os.path.abspath(source), "sha256": _digest(source),
         "continuations": len(values.continuations), "rollouts": int(rollouts), "seed": int(seed),
-        "estimated": values.stderr is not None, "largest_stderr": worst, "leaf_states": values.states,
+        "estimated": values.stderr is not None and rollouts > 0, "largest_stderr": worst, "leaf_states": values.states,
         "representation": "public" if isinstance(game.tree, PublicTree) else "history"}}
     return result
 

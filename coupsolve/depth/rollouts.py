@@ -29,7 +29,7 @@ from coupsolve.sampling.keys import FEATURES
 from coupsolve.sampling.steps import FUNCTIONS
 from coupsolve.trees.background import run_interruptibly, run_together
 
-__all__ = ["play_states", "values_from_trained", "weigh"]
+__all__ = ["leaf_states", "play_states", "values_from_trained", "weigh"]
 
 
 @njit(cache=True)
@@ -142,7 +142,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     warm = float(meta.get("warm_start", 0.0) or 0.0)
     game = make_game(rules, abstraction, None, warm)  # no field: the cut tree has no draws of bots
     table = solver.lookup_arrays()
-    rows, row_of, states, hashes, keys = _leaf_rows(cut, game, abstraction, k, say)
+    rows, row_of, states, hashes, keys = leaf_states(cut, game, abstraction, k, say)
     say(f"{rows:,} distinct leaf states: playing {rows * rollouts * k * k:,} games on {threads} "
         f"thread{'s' if threads > 1 else ''} ...")
     mean, stderr = play_states(game, abstraction, table, warm > 0, states, hashes, keys, k, rollouts=rollouts,
@@ -181,7 +181,7 @@ def play_states(game, abstraction, table, prior, states, hashes, keys, k, *, rol
     return mean, np.sqrt(var / rollouts)
 
 
-def _leaf_rows(cut, game, abstraction, k, say):
+def leaf_states(cut, game, abstraction, k, say):
     """``(rows, row_of, states, hashes, keys)``: the distinct leaf states of ``cut`` to play
     (:func:`solvers.mccfr.rollout.leaf_rows`), by two walks of its tree: one counts them, so that
     their memory is checked before it is taken, the other writes them."""

@@ -1,0 +1,283 @@
+"""Exact leaf values from a features blueprint: the rest of the game as a Markov chain over turn starts.
+
+A blueprint over the features abstraction (:mod:`coupsolve.sampling.keys`) decides from the state
+alone, so the rest of a game it plays is a Markov chain over the states at the start of a turn (the
+turn number aside: it only ends the game at the limit). :func:`values_exact` finds the distinct states
+of the cut game's leaves (as the rollouts do), builds the chain reachable from them under the
+continuations (:func:`solvers.mccfr.chain.build_chain`) and evaluates it with as many sweeps as turns
+are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under every pair of continuations,
+exact up to the single precision of the stored transition probabilities, with no rollouts and no
+sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+import numpy as np
+from numba import njit
+
+from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, build_chain, find, insert,
+                                 rehash, sweep)
+from solvers.mccfr.kernel import ERR_DEPTH, OK, call_kernel
+from solvers.mccfr.rollout import STOPPED
+from solvers.memory import check_fits, format_bytes
+
+from coupsolve import engine as E
+from coupsolve.depth.continuations import CONTINUATIONS, check_count
+from coupsolve.depth.rollouts import leaf_states, weigh
+from coupsolve.depth.values import LeafValues, check_blueprint_rules
+from coupsolve.sampling.keys import FEATURES, X_MODEL
+from coupsolve.trees.background import run_interruptibly
+
+__all__ = ["chain_values", "exact_compiled", "values_exact"]
+
+#: The most states and edges a chain may have: its files' sizes (sparse). Coup's turn starts that a
+#: features blueprint can tell apart number fewer than ``MAX_STATES``.
+MAX_STATES, MAX_EDGES = 1 << 27, 1 << 31
+EDGE_BYTES = 4 + 4 * 4  # an edge's successor and its probabilities under four pairs of continuations
+
+
+@njit(cache=True, inline="always")
+def _clock(P, s, t):
+    """The turn number, set to ``t`` first when ``t >= 0``."""
+    if t >= 0:
+        s[E.S_TURN] = t
+    return s[E.S_TURN]
+
+
+@njit(cache=True, inline="always")
+def _key(s, n):
+    """A hash of ``s[:n]`` without the turn number (never 0)."""
+    z = np.uint64(0x243F6A8885A308D3)
+    for i in range(n):
+        v = 0 if i == E.S_TURN else s[i]
+        z = (z ^ np.uint64(np.int64(v) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
+        z = z ^ (z >> np.uint64(29))
+    return z | np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def _limit_returns(P, s, ret):
+    """The payoffs had the game ended at its turn limit in ``s`` (a copy: it is changed)."""
+    s[E.S_PHASE] = E.PH_TERMINAL
+    s[E.S_WINNER] = -1
+    E.returns(P, s, ret)
+
+
+@njit(cache=True, nogil=True)
+def _build(P, W, n, state_size, max_moves, max_depth, horizon, table, stats, avg, prior, K, base, ring, ring_h, keys,
+           idx, counts, row_start, succ, prob, term, lim, control):
+    """:func:`solvers.mccfr.chain.build_chain` for Coup's features game."""
+    return build_chain(FEATURES, weigh, _clock, _key, _limit_returns, P, W, n, state_size, max_moves, max_depth,
+                       1, horizon, table, stats, avg, prior, K, base, ring, ring_h, keys, idx, counts, row_start,
+                       succ, prob, term, lim, control)
+
+
+@njit(cache=True)
+def _seed(states, hashes, keys, idx, counts, ring, ring_h, where):
+    """Put the leaf states in the chain (new ones in the ring) and their indices in ``where``."""
+    S = ring.shape[1]
+    for i in range(states.shape[0]):
+        j, new = insert(keys, idx, _key(states[i], states.shape[1]), counts[1])
+        if new:
+            r = counts[1] % ring.shape[0]
+            for q in range(S):
+                if states[i, q] < -128 or states[i, q] > 127:
+                    return False
+                ring[r, q] = states[i, q]
+            ring_h[r] = hashes[i]
+            counts[1] += 1
+        where[i] = j
+    return True
+
+
+@njit(cache=True)
+def _lookup(keys, idx, states, where):
+    """The chain index of each state (-1 for one not in it)."""
+    for i in range(states.shape[0]):
+        where[i] = find(keys, idx, _key(states[i], states.shape[1]))
+
+
+class _Chain:
+    """The arrays of the chain being built: the key table and the ring (states found, not yet
+    expanded) in memory, grown as the chain is found; the rows and edges in files of ``folder``
+    (sparse, as large as a chain of Coup can be: only what is written takes room on disk, and the
+    system keeps in memory what it can of them)."""
+
+    def __init__(self, n, K, folder, size=X_MODEL):
+        self.counts, self.K = np.zeros(5, np.int64), K
+        self.keys, self.idx = np.zeros(1 << 16, np.uint64), np.zeros(1 << 16, np.int64)
+        self.ring, self.ring_h = np.zeros((2 * ROOM, size), np.int8), np.zeros((2 * ROOM, n, 2), np.uint64)
+
+        def disk(name, shape, dtype):
+            return np.lib.format.open_memmap(os.path.join(folder, name + ".npy"), "w+", dtype, shape)
+
+        self.row_start = disk("row_start", (MAX_STATES + 1,), np.int64)
+        self.term = disk("term", (MAX_STATES, K * K), np.float64)
+        self.lim = disk("lim", (MAX_STATES, K * K), np.float64)
+        self.succ, self.prob = disk("succ", (MAX_EDGES,), np.int32), disk("prob", (MAX_EDGES, K * K), np.float32)
+
+    def grow(self):
+        """Double the key table or the ring when short of room (:data:`solvers.mccfr.chain.ROOM`)."""
+        done, found, edges = (int(c) for c in self.counts[:3])
+        if found + ROOM > MAX_STATES or edges + ROOM > MAX_EDGES:
+            raise MemoryError(f"the blueprint's chain has more than {MAX_STATES:,} states or {MAX_EDGES:,} edges")
+        if len(self.keys) < 2 * (found + ROOM):
+            check_fits(32 * len(self.keys), "the chain's key table")
+            keys, idx = np.zeros(2 * len(self.keys), np.uint64), np.zeros(2 * len(self.keys), np.int64)
+            rehash(self.keys, self.idx, keys, idx)
+            self.keys, self.idx = keys, idx
+        if len(self.ring) - (found - done) < ROOM:
+            check_fits(2 * (self.ring.nbytes + self.ring_h.nbytes), "the chain's states to expand")
+            at = np.arange(done, found)
+            ring = np.zeros((2 * len(self.ring),) + self.ring.shape[1:], np.int8)
+            ring_h = np.zeros((2 * len(self.ring),) + self.ring_h.shape[1:], np.uint64)
+            old = at % len(self.ring)
+            ring[at % len(ring)], ring_h[at % len(ring)] = self.ring[old], self.ring_h[old]
+            self.ring, self.ring_h = ring, ring_h
+
+    def bytes(self):
+        """The bytes of its arrays in memory and of what is written of its files."""
+        found, edges = int(self.counts[1]), int(self.counts[2])
+        return (sum(a.nbytes for a in (self.keys, self.idx, self.ring, self.ring_h))
+                + found * (8 + self.term.itemsize * self.term[0].size * 2) + edges * EDGE_BYTES)
+
+
+def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=None, say=None):
+    """Player 0's exact value from each of ``states`` (the features ``game``'s states at the start of
+    a turn, with their ``hashes``), ``(rows, k, k)``, with ``turns_left`` turns to play before the
+    limit (one number, or one per state; the state's own turn included) under each pair of ``k``
+    continuations of the strategy in ``table`` (:meth:`~solvers.mccfr.solver.MCCFRSolver.lookup_arrays`;
+    ``prior``: its warm start's).
+
+    Returns ``(values, facts)``: ``facts`` says how large the chain was (``states``, ``edges``,
+    ``bytes``, ``levels``: the turns it was searched to), how long its build and its sweeps took
+    (``build_seconds``, ``sweep_seconds``) and how much the last sweep changed a value
+    (``last_change``: what the turns furthest from the states still add). ``progress(states expanded,
+    states found)`` is called about once a second; Ctrl-C stops the build (``KeyboardInterrupt``).
+    The chain's rows and edges are kept in a temporary folder of the cache folder while it runs.
+    """
+    from coupsolve.trees.sizecache import cache_path
+
+    K = check_count(k)
+    left = np.broadcast_to(np.asarray(turns_left, np.int64), (len(states),))
+    if len(states) == 0 or left.min() < 1:
+        raise ValueError("no states, or a state with no turn left")
+    folder = os.path.dirname(cache_path())
+    os.makedirs(folder, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="chain-", dir=folder) as tmp:
+        chain = _Chain(game.num_players, K, tmp)
+        where = _seeded(chain, states, hashes)
+        facts = _build_chain(chain, game, table, prior, int(left.max()), progress, say or (lambda line: None))
+        values = _sweeps(chain, where, left, facts, say or (lambda line: None))
+        del chain
+    return values.reshape(len(states), K, K), facts
+
+
+def _seeded(chain, states, hashes):
+    """Put the first states in ``chain``; their indices in it."""
+    where = np.zeros(len(states), np.int64)
+    while len(chain.keys) < 2 * (len(states) + ROOM) or len(chain.ring) < len(states) + ROOM:
+        chain.keys, chain.idx = np.zeros(2 * len(chain.keys), np.uint64), np.zeros(2 * len(chain.idx), np.int64)
+        chain.ring = np.zeros((2 * len(chain.ring), chain.ring.shape[1]), np.int8)
+        chain.ring_h = np.zeros((len(chain.ring),) + chain.ring_h.shape[1:], np.uint64)
+    if not _seed(states, hashes, chain.keys, chain.idx, chain.counts, chain.ring, chain.ring_h, where):
+        raise ValueError("a leaf state has an entry outside int8: not a state of this game")
+    chain.counts[3] = chain.counts[1]
+    chain.base = states[0].copy()
+    return where
+
+
+def _build_chain(chain, game, table, prior, horizon, progress, say):
+    """Find and expand the chain's states (:func:`solvers.mccfr.chain.build_chain`); its facts."""
+    control = np.zeros(3, np.int64)
+    report = None if progress is None else (lambda: progress(int(chain.counts[0]), int(chain.counts[1])))
+    say(f"building the blueprint's chain from {int(chain.counts[1]):,} distinct states ...")
+    t = time.perf_counter()
+    while True:
+        chain.grow()
+        args = (game.params, game.scratch, game.num_players, game.state_size, game.max_moves, game.max_depth,
+                horizon, table["table"], table["stats"], table["average"], bool(prior), chain.K, chain.base,
+                chain.ring, chain.ring_h, chain.keys, chain.idx, chain.counts, chain.row_start, chain.succ,
+                chain.prob, chain.term, chain.lim, control)
+        status = run_interruptibly(lambda *a: call_kernel(_build, *a), args, control, report)
+        if status == STOPPED:
+            raise KeyboardInterrupt
+        if status == OK:
+            break
+        if status != NEED_ROOM:
+            raise RuntimeError(_FAILURES.get(status, f"the chain's build failed with status {status}"))
+    return {"states": int(chain.counts[1]), "edges": int(chain.counts[2]), "bytes": chain.bytes(),
+            "levels": int(chain.counts[4]) + 1, "build_seconds": time.perf_counter() - t}
+
+
+def _sweeps(chain, where, left, facts, say):
+    """The first states' values: ``left.max()`` turns of the chain, each state's read at its own."""
+    N, E = facts["states"], facts["edges"]
+    chain.keys = chain.idx = chain.ring = chain.ring_h = None
+    check_fits(2 * N * chain.term.shape[1] * 8 + len(where) * chain.term.shape[1] * 8, "the chain's values")
+    row_start, succ, prob = chain.row_start[:N + 1], chain.succ[:E], chain.prob[:E]
+    term = np.asarray(chain.term[:N])
+    turns = int(left.max())
+    say(f"{N:,} turn starts, {E:,} edges ({format_bytes(facts['bytes'])}) in {facts['build_seconds']:.0f} s; "
+        f"{turns} turn{'s' if turns > 1 else ''} of sweeps ...")
+    t = time.perf_counter()
+    old = term + chain.lim[:N]
+    new = np.empty_like(old)
+    out = np.zeros((len(where), term.shape[1]))
+    change = float("nan")
+    for m in range(1, int(left.max()) + 1):
+        if m > 1:
+            sweep(row_start, succ, prob, term, old, new)
+            change = float(np.max(np.abs(new - old)))
+            old, new = new, old
+        now = left == m
+        out[now] = old[where[now]]
+    facts.update(sweep_seconds=time.perf_counter() - t, last_change=change)
+    return out
+
+
+_FAILURES = {ERR_DEPTH: "a turn of the blueprint is deeper than the game's bound",
+             TOO_WIDE: f"a turn of the blueprint reaches more than {ROOM} turn starts or ends",
+             NOT_INT8: "a state of the chain has an entry outside int8",
+             ERR_TABLE: "the blueprint's table has a key of another owner or number of actions"}
+
+
+def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> LeafValues:
+    """The exact values of ``cut``'s leaves under ``k`` continuations of a features blueprint.
+
+    ``cut``, ``solver`` and ``meta`` as :func:`coupsolve.depth.rollouts.values_from_trained` takes
+    them; the blueprint must be over the features abstraction (its play is then a Markov chain over
+    turn starts: module docstring). One row per distinct leaf state, as the rollouts give, with no
+    standard errors (``stderr`` zero).
+    """
+    from coupsolve.rules import Rules
+    from coupsolve.strategy.trained import make_game
+
+    say = say or (lambda line: None)
+    k = check_count(k)
+    rules = Rules.from_dict(meta["rules"])
+    check_blueprint_rules(cut.rules, rules)
+    if meta.get("abstraction") != "features":
+        raise ValueError("exact leaf values need a blueprint over the features abstraction (its play is a "
+                         f"Markov chain over turn starts); this one is over {meta.get('abstraction', 'exact')!r}")
+    warm = float(meta.get("warm_start", 0.0) or 0.0)
+    game = make_game(rules, "features", None, warm)
+    rows, row_of, states, hashes, _ = leaf_states(cut, game, "features", k, say)
+    turns_left = rules.turn_limit - cut.rules.turn_limit
+    mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k,
+                               progress=progress, say=say)
+    source = (f"exact values of a trained strategy of {rules.turn_limit} turns (a chain of {facts['states']:,} "
+              f"turn starts)")
+    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k], source, stderr=np.zeros_like(mean),
+                      states=rows, row_of=row_of)
+
+
+def exact_compiled() -> bool:
+    """Whether the chain's kernels are compiled (else the first use compiles them)."""
+    from coupsolve.engine.jit import kernel_ready
+
+    return all(kernel_ready(f) for f in (_build, _seed, sweep))

@@ -1,0 +1,96 @@
+"""Exact leaf values of a features blueprint (:mod:`coupsolve.depth.exact`): the rest of the game as
+a Markov chain over turn starts, checked against the exact backward pass of the longer tree and
+against rollouts of the same strategy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import coupsolve
+from coupsolve import Rules, depth
+from coupsolve.depth.exact import values_exact
+
+CUT = Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
+FULL = Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
+LONGER = Rules.two_player_selection(turn_limit=3, limit_payoff="influence")
+
+
+def _features_solver(rules, iterations, seed=5):
+    from coupsolve.sampling.game import sampling_game
+    from solvers.mccfr.solver import MCCFRSolver
+
+    solver = MCCFRSolver(sampling_game(rules, abstraction="features"), max_infosets=1 << 18, seed=seed)
+    solver.step(iterations)
+    return solver
+
+
+def _meta(rules):
+    return {"rules": rules.to_dict(), "abstraction": "features"}
+
+
+@pytest.fixture(scope="module")
+def cut():
+    return coupsolve.build_coup_tree(CUT, leaves=True)
+
+
+@pytest.fixture(scope="module")
+def exact_one_turn(cut):
+    """A features strategy of the turn-limit-2 game, its exact values by the longer tree, and by the
+    chain, for 1, 2 and 4 continuations."""
+    from solvers.mccfr.policy import tree_policy
+
+    full = coupsolve.build_coup_tree(FULL)
+    solver = _features_solver(FULL, 200)
+    policy = tree_policy(solver, full.tree)
+    by_tree = {k: depth.values_from_longer_game(cut.tree, cut.leaf_node, full, policy, k) for k in (1, 2, 4)}
+    by_chain = {k: values_exact(cut, solver, _meta(FULL), k) for k in (1, 2, 4)}
+    return by_tree, by_chain
+
+
+@pytest.mark.xdist_group("depth_exact")
+def test_the_chain_gives_the_longer_trees_values(exact_one_turn):
+    """Every leaf, every pair of continuations, the influence payoff at the limit included: the
+    chain's values are the backward pass's (one turn left: what the turn's ends and its limit pay)."""
+    by_tree, by_chain = exact_one_turn
+    for k in (1, 2, 4):
+        values = by_chain[k]
+        assert values.values.shape == (values.states, k, k) and not values.stderr.any()
+        assert np.abs(values.per_leaf() - by_tree[k].values).max() < 1e-12
+        assert by_tree[k].values.std() > 0.1  # the values are not all alike: the check can fail
+
+
+@pytest.mark.xdist_group("depth_exact")
+@settings(max_examples=6, deadline=None)
+@given(k=st.sampled_from((1, 2, 4)), c0=st.integers(0, 3), c1=st.integers(0, 3))
+def test_a_pair_of_continuations_has_the_same_value_whatever_else_is_offered(exact_one_turn, k, c0, c1):
+    """The value of a pair of continuations does not depend on how many others the chain carries."""
+    by_chain = exact_one_turn[1]
+    c0, c1 = min(c0, k - 1), min(c1, k - 1)
+    assert np.array_equal(by_chain[k].per_leaf()[:, c0, c1], by_chain[4].per_leaf()[:, c0, c1])
+
+
+@pytest.mark.xdist_group("depth_exact")
+def test_the_chain_over_two_turns_agrees_with_rollouts(cut):
+    """Two turns after the cut (one sweep of the chain, whose states were found breadth first and
+    grown past their first arrays): the rollouts' errors against the chain have a mean within their
+    standard error, per pair of continuations, and a spread of about one standard error."""
+    from coupsolve.depth.rollouts import values_from_trained
+
+    solver = _features_solver(LONGER, 300)
+    exact = values_exact(cut, solver, _meta(LONGER), 2)
+    est = values_from_trained(cut, solver, _meta(LONGER), 2, rollouts=16, seed=3, threads=2)
+    assert np.array_equal(exact.row_of, est.row_of)
+    diff = est.values - exact.values
+    for c0 in range(2):
+        for c1 in range(2):
+            se = np.sqrt((est.stderr[:, c0, c1] ** 2).sum()) / len(diff)
+            assert abs(diff[:, c0, c1].mean()) < 4 * se, (c0, c1, diff[:, c0, c1].mean(), se)
+    ok = est.stderr > 1e-9
+    z = diff[ok] / est.stderr[ok]
+    assert ok.mean() > 0.5 and 0.85 < z.std() < 1.25, z.std()
+
+
+def test_a_blueprint_keyed_by_its_histories_is_refused(cut):
+    """Exact keys make the rest of the game depend on the history: not a chain over turn starts."""
+    with pytest.raises(ValueError, match="features"):
+        values_exact(cut, None, {"rules": FULL.to_dict(), "abstraction": "exact"}, 1)
