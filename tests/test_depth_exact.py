@@ -94,3 +94,28 @@ def test_a_blueprint_keyed_by_its_histories_is_refused(cut):
     """Exact keys make the rest of the game depend on the history: not a chain over turn starts."""
     with pytest.raises(ValueError, match="features"):
         values_exact(cut, None, {"rules": FULL.to_dict(), "abstraction": "exact"}, 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 12), width=st.integers(1, 4), kk=st.sampled_from((1, 4)))
+def test_sweeps_settle_on_the_chains_value(seed, n, width, kk):
+    """On a random chain whose rows sum to less than 1 (every state may end): each sweep returns its
+    largest change, the changes never grow, and the values settle on ``(I - T)^-1 term``."""
+    from solvers.mccfr.chain import sweep
+
+    rng = np.random.default_rng(seed)
+    succ = rng.integers(0, n, size=(n, width)).astype(np.int32).ravel()
+    prob = (rng.dirichlet(np.ones(width + 1), size=(n, kk))[..., :width] * 0.9).transpose(0, 2, 1)
+    prob = np.ascontiguousarray(prob.reshape(n * width, kk), dtype=np.float32)
+    row_start = np.arange(0, n * width + 1, width, dtype=np.int64)
+    term = rng.uniform(-1, 1, size=(n, kk))
+    old, new = term.copy(), np.empty_like(term)
+    last = np.inf
+    for _ in range(400):
+        change = sweep(row_start, succ, prob, term, old, new)
+        assert change == pytest.approx(np.abs(new - old).max(), abs=1e-15) and change <= last * (1 + 1e-9) + 1e-15
+        last, (old, new) = change, (new, old)
+    for c in range(kk):
+        T = np.zeros((n, n))
+        np.add.at(T, (np.repeat(np.arange(n), width), succ), prob[:, c].astype(np.float64))
+        assert np.allclose(old[:, c], np.linalg.solve(np.eye(n) - T, term[:, c]), atol=1e-9)

@@ -37,6 +37,9 @@ __all__ = ["chain_values", "exact_compiled", "values_exact"]
 #: The most states and edges a chain may have: its files' sizes (sparse). Coup's turn starts that a
 #: features blueprint can tell apart number fewer than ``MAX_STATES``.
 MAX_STATES, MAX_EDGES = 1 << 27, 1 << 31
+#: A sweep that changes no value by more than this ends the sweeps: the turns left would change none
+#: by more than their number times it (:mod:`solvers.mccfr.chain`).
+SETTLED = 1e-13
 EDGE_BYTES = 4 + 4 * 4  # an edge's successor and its probabilities under four pairs of continuations
 
 
@@ -155,8 +158,10 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=
 
     Returns ``(values, facts)``: ``facts`` says how large the chain was (``states``, ``edges``,
     ``bytes``, ``levels``: the turns it was searched to), how long its build and its sweeps took
-    (``build_seconds``, ``sweep_seconds``) and how much the last sweep changed a value
-    (``last_change``: what the turns furthest from the states still add). ``progress(states expanded,
+    (``build_seconds``, ``sweep_seconds``), how many sweeps were made (``sweeps``: one per turn
+    left, or fewer once one changes no value by more than :data:`SETTLED`), how much the last changed
+    a value (``last_change``) and how far any value given can be from exact (``bound``: the sweeps
+    not made times ``last_change``; 0 when all were made). ``progress(states expanded,
     states found)`` is called about once a second; Ctrl-C stops the build (``KeyboardInterrupt``).
     The chain's rows and edges are kept in a temporary folder of the cache folder while it runs.
     """
@@ -228,15 +233,16 @@ def _sweeps(chain, where, left, facts, say):
     old = term + chain.lim[:N]
     new = np.empty_like(old)
     out = np.zeros((len(where), term.shape[1]))
-    change = float("nan")
-    for m in range(1, int(left.max()) + 1):
-        if m > 1:
-            sweep(row_start, succ, prob, term, old, new)
-            change = float(np.max(np.abs(new - old)))
-            old, new = new, old
-        now = left == m
-        out[now] = old[where[now]]
-    facts.update(sweep_seconds=time.perf_counter() - t, last_change=change)
+    change, m = float("nan"), 1
+    out[left == 1] = old[where[left == 1]]
+    while m < turns and not change <= SETTLED:
+        m += 1
+        change = sweep(row_start, succ, prob, term, old, new)
+        old, new = new, old
+        out[left == m] = old[where[left == m]]
+    out[left > m] = old[where[left > m]]  # within (turns left - m) * change of their values
+    facts.update(sweep_seconds=time.perf_counter() - t, sweeps=m - 1, last_change=change,
+                 bound=float((turns - m) * change) if m < turns else 0.0)
     return out
 
 
@@ -270,6 +276,8 @@ def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> L
     turns_left = rules.turn_limit - cut.rules.turn_limit
     mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k,
                                progress=progress, say=say)
+    say(f"{facts['sweeps']} sweeps in {facts['sweep_seconds']:.0f} s; every value within {facts['bound']:.1g} of "
+        "exact" + ("" if facts["bound"] else " (every turn left swept)"))
     source = (f"exact values of a trained strategy of {rules.turn_limit} turns (a chain of {facts['states']:,} "
               f"turn starts)")
     return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k], source, stderr=np.zeros_like(mean),
