@@ -102,3 +102,20 @@ def test_a_solve_far_from_equilibrium_is_listed_not_counted(script, tmp_path):
     verdicts = text.split("## Turn-1 rates of every solve")[0]
     assert "stable (0.0 points) |" in verdicts and "one depth's solves" not in verdicts
     assert "| 2 | the same settings (not near equilibrium: left out of the verdicts) |" in text
+
+
+def test_exact_leaf_values_are_named_as_such(script, tmp_path):
+    """A main solve with exact leaf values (`--rollouts exact`, recorded as 0) is said to be exact,
+    by depth; another solve of its depth by rollouts is listed with its rollout count."""
+    for k in (2, 3):
+        (tmp_path / f"tl{k}_draw.json").write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.2)}})))
+    paths = []
+    for k, rollouts in ((2, 0), (3, 128)):
+        paths.append(tmp_path / f"in{k}.json")
+        paths[-1].write_text(json.dumps(report(k, {1: {"Tax": (0.9, 0.2, 0.1)}}, rollouts=rollouts)))
+    (tmp_path / "again.json").write_text(json.dumps(report(2, {1: {"Tax": (0.9, 0.25, 0.1)}}, rollouts=128)))
+    script.main([str(p) for p in paths], [str(tmp_path / "again.json")])
+    text = (tmp_path / "horizon_leaves.md").read_text()
+    assert "(depth 2: exact leaf values; depth 3: 128 rollouts)" in text
+    assert "main solves at depth 2 are exact" in text
+    assert "| 2 | 128 rollouts |" in text[text.index("## Turn-1 rates of every solve"):]
