@@ -235,11 +235,15 @@ def _sweeps(chain, where, left, facts, say):
     out = np.zeros((len(where), term.shape[1]))
     change, m = float("nan"), 1
     out[left == 1] = old[where[left == 1]]
+    said = time.perf_counter()
     while m < turns and not change <= SETTLED:
         m += 1
         change = sweep(row_start, succ, prob, term, old, new)
         old, new = new, old
         out[left == m] = old[where[left == m]]
+        if time.perf_counter() - said >= 10.0:
+            said = time.perf_counter()
+            say(f"  {m - 1} of {turns - 1} sweeps (the last changed a value by {change:.1e} at most)")
     out[left > m] = old[where[left > m]]  # within (turns left - m) * change of their values
     facts.update(sweep_seconds=time.perf_counter() - t, sweeps=m - 1, last_change=change,
                  bound=float((turns - m) * change) if m < turns else 0.0)
