@@ -19,8 +19,8 @@ import time
 import numpy as np
 from numba import njit
 
-from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, build_chain, find, insert,
-                                 rehash, sweep)
+from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, build_chain, insert, rehash,
+                                 sweep)
 from solvers.mccfr.kernel import ERR_DEPTH, OK, call_kernel
 from solvers.mccfr.rollout import STOPPED
 from solvers.memory import check_fits, format_bytes
@@ -95,13 +95,6 @@ def _seed(states, hashes, keys, idx, counts, ring, ring_h, where):
             counts[1] += 1
         where[i] = j
     return True
-
-
-@njit(cache=True)
-def _lookup(keys, idx, states, where):
-    """The chain index of each state (-1 for one not in it)."""
-    for i in range(states.shape[0]):
-        where[i] = find(keys, idx, _key(states[i], states.shape[1]))
 
 
 class _Chain:
@@ -189,6 +182,9 @@ def _seeded(chain, states, hashes):
         chain.keys, chain.idx = np.zeros(2 * len(chain.keys), np.uint64), np.zeros(2 * len(chain.idx), np.int64)
         chain.ring = np.zeros((2 * len(chain.ring), chain.ring.shape[1]), np.int8)
         chain.ring_h = np.zeros((len(chain.ring),) + chain.ring_h.shape[1:], np.uint64)
+    width = chain.ring.shape[1]
+    if not (states[:, width:] == states[:1, width:]).all():  # the chain keeps only the first entries
+        raise ValueError(f"the states differ after their first {width} entries: not states of one game")
     if not _seed(states, hashes, chain.keys, chain.idx, chain.counts, chain.ring, chain.ring_h, where):
         raise ValueError("a leaf state has an entry outside int8: not a state of this game")
     chain.counts[3] = chain.counts[1]

@@ -36,7 +36,7 @@ from numba import njit, prange
 from solvers.mccfr.kernel import CHANCE, ERR_DEPTH, OK, TERMINAL
 from solvers.mccfr.rollout import STOPPED, strategy_at
 
-__all__ = ["build_chain", "find", "insert", "rehash", "sweep", "ERR_TABLE", "NEED_ROOM", "NOT_INT8", "ROOM",
+__all__ = ["build_chain", "insert", "rehash", "sweep", "ERR_TABLE", "NEED_ROOM", "NOT_INT8", "ROOM",
            "TOO_WIDE"]
 
 NEED_ROOM = 10  # the ring of states to expand, the key table or the edges are full: grow and go on
@@ -44,18 +44,6 @@ TOO_WIDE = 11  # a turn reaches more than ROOM ticks or ends
 NOT_INT8 = 12  # a state with an entry outside int8
 ERR_TABLE = 13  # the strategy's table has a key of another owner or number of actions
 ROOM = 4096  # the room kept free, per state expanded, in the ring, the key table, the rows and the edges
-
-
-@njit(inline="always")
-def find(keys, idx, z):
-    """The chain index of key ``z`` in the open-addressed table ``keys``/``idx`` (``z`` non-zero), or -1."""
-    mask = np.uint64(keys.shape[0] - 1)
-    j = z & mask
-    while keys[j] != 0:
-        if keys[j] == z:
-            return idx[j]
-        j = (j + np.uint64(1)) & mask
-    return -1
 
 
 @njit(inline="always")
