@@ -56,8 +56,7 @@ def leaves_note(rules, leaves) -> str:
             f"{'s' if rules.turn_limit > 1 else ''} each player chooses one of {leaves['continuations']} "
             f"continuations of the blueprint {os.path.basename(leaves['blueprint'])} for the rest of the "
             "game, valued by " + (f"{leaves['rollouts']} rollouts per leaf state (seed {leaves['seed']})"
-                                  if leaves.get("estimated") and leaves["rollouts"] else
-                                  "the blueprint's game exactly"))
+                                  if leaves.get("estimated") else "the blueprint's game exactly"))
 
 
 def present(analysis, result, rules, args, human=None, selection=None, **extra) -> None:

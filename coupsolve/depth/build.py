@@ -19,7 +19,7 @@ from solvers.trees.leaves import GRAFT_HISTORY_BYTES, grafted_histories
 
 from coupsolve.depth.continuations import CONTINUATIONS
 from coupsolve.depth.game import depth_limited_game
-from coupsolve.plan.options import progress_lines, silent
+from coupsolve.plan.options import every, progress_lines, silent
 from coupsolve.strategy.shipped import resolve
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
@@ -115,19 +115,6 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
 
-def _every_ten_seconds(say, line):
-    """A progress callback that says ``line(*counts)`` at most every ten seconds."""
-    import time
-
-    last = [time.monotonic()]
-
-    def progress(*counts):
-        if counts[0] and time.monotonic() - last[0] >= 10.0:
-            last[0] = time.monotonic()
-            say(line(*counts))
-    return progress
-
-
 def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
     """:func:`~coupsolve.depth.rollouts.values_from_trained`, saying what it does."""
     from coupsolve.depth.rollouts import rollouts_compiled, values_from_trained
@@ -138,24 +125,23 @@ def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
     say(f"valuing {len(cut.leaf_node):,} leaves by {rollouts} rollouts of {source} per state and pair "
         f"of {k} continuations (seed {seed}) ...")
     return values_from_trained(cut, solver, meta, k, rollouts=rollouts, seed=seed, threads=solve_threads(threads)[0],
-                               progress=_every_ten_seconds(say, lambda n: f"  {n:,} leaf states played"), say=say)
+                               progress=every(10.0, lambda n: n and say(f"  {n:,} leaf states played")), say=say)
 
 
 def _exact_values(cut, solver, meta, k, source, say):
     """:func:`~coupsolve.depth.exact.values_exact`, saying what it does; a one-line
     :class:`StrategyError` for a blueprint whose play is not a Markov chain."""
-    from coupsolve.depth.exact import exact_compiled, values_exact
+    from coupsolve.depth.exact import check_markov, exact_compiled, values_exact
 
-    if meta.get("abstraction") != "features":
-        raise StrategyError(f"--rollouts exact: {source} is over the {meta.get('abstraction', 'exact')!r} "
-                            "abstraction; exact leaf values need a features blueprint (its play is a Markov "
-                            "chain over turn starts)")
+    try:
+        check_markov(meta)
+    except ValueError as e:
+        raise StrategyError(f"--rollouts exact: {source}: {e}") from None
     if not exact_compiled():
         say("compiling the blueprint's chain (first run only, under a minute) ...")
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
-    values = values_exact(cut, solver, meta, k, say=say, progress=_every_ten_seconds(
-        say, lambda done, found: f"  {done:,} of {found:,} turn starts found so far expanded"))
-    return values
+    return values_exact(cut, solver, meta, k, say=say, progress=every(
+        10.0, lambda done, found: say(f"  {done:,} of {found:,} turn starts found so far expanded")))
 
 
 def graft_bytes(cut, k) -> dict:

@@ -22,17 +22,18 @@ from numba import njit
 from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, build_chain, insert, rehash,
                                  sweep)
 from solvers.mccfr.kernel import ERR_DEPTH, OK, call_kernel
-from solvers.mccfr.rollout import STOPPED
+from solvers.mccfr.rollout import STOPPED, state_hash
 from solvers.memory import check_fits, format_bytes
 
 from coupsolve import engine as E
 from coupsolve.depth.continuations import CONTINUATIONS, check_count
 from coupsolve.depth.rollouts import leaf_states, weigh
 from coupsolve.depth.values import LeafValues, check_blueprint_rules
+from coupsolve.plan.options import every, silent
 from coupsolve.sampling.keys import FEATURES, X_MODEL
 from coupsolve.trees.background import run_interruptibly
 
-__all__ = ["chain_values", "exact_compiled", "values_exact"]
+__all__ = ["chain_values", "check_markov", "exact_compiled", "values_exact"]
 
 #: The most states and edges a chain may have: its files' sizes (sparse). Coup's turn starts that a
 #: features blueprint can tell apart number fewer than ``MAX_STATES``.
@@ -53,12 +54,11 @@ def _clock(P, s, t):
 
 @njit(cache=True, inline="always")
 def _key(s, n):
-    """A hash of ``s[:n]`` without the turn number (never 0)."""
-    z = np.uint64(0x243F6A8885A308D3)
-    for i in range(n):
-        v = 0 if i == E.S_TURN else s[i]
-        z = (z ^ np.uint64(np.int64(v) & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
-        z = z ^ (z >> np.uint64(29))
+    """:func:`solvers.mccfr.rollout.state_hash` of ``s[:n]`` with the turn number as 0 (never 0)."""
+    turn = s[E.S_TURN]
+    s[E.S_TURN] = 0
+    z = state_hash(s, n)
+    s[E.S_TURN] = turn
     return z | np.uint64(1)
 
 
@@ -103,10 +103,12 @@ class _Chain:
     (sparse, as large as a chain of Coup can be: only what is written takes room on disk, and the
     system keeps in memory what it can of them)."""
 
-    def __init__(self, n, K, folder, size=X_MODEL):
-        self.counts, self.K = np.zeros(5, np.int64), K
-        self.keys, self.idx = np.zeros(1 << 16, np.uint64), np.zeros(1 << 16, np.int64)
-        self.ring, self.ring_h = np.zeros((2 * ROOM, size), np.int8), np.zeros((2 * ROOM, n, 2), np.uint64)
+    def __init__(self, states, hashes, K, folder, size=X_MODEL):
+        self.counts, self.K, self.base = np.zeros(5, np.int64), K, states[0].copy()
+        slots = 1 << int(2 * (len(states) + ROOM) - 1).bit_length()  # room for the first states
+        self.keys, self.idx = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
+        self.ring = np.zeros((slots // 2, size), np.int8)
+        self.ring_h = np.zeros((slots // 2,) + hashes.shape[1:], np.uint64)
 
         def disk(name, shape, dtype):
             return np.lib.format.open_memmap(os.path.join(folder, name + ".npy"), "w+", dtype, shape)
@@ -167,10 +169,10 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=
     folder = os.path.dirname(cache_path())
     os.makedirs(folder, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="chain-", dir=folder) as tmp:
-        chain = _Chain(game.num_players, K, tmp)
+        chain = _Chain(states, hashes, K, tmp)
         where = _seeded(chain, states, hashes)
-        facts = _build_chain(chain, game, table, prior, int(left.max()), progress, say or (lambda line: None))
-        values = _sweeps(chain, where, left, facts, say or (lambda line: None))
+        facts = _build_chain(chain, game, table, prior, int(left.max()), progress, say or silent)
+        values = _sweeps(chain, where, left, facts, say or silent)
         del chain
     return values.reshape(len(states), K, K), facts
 
@@ -178,17 +180,12 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=
 def _seeded(chain, states, hashes):
     """Put the first states in ``chain``; their indices in it."""
     where = np.zeros(len(states), np.int64)
-    while len(chain.keys) < 2 * (len(states) + ROOM) or len(chain.ring) < len(states) + ROOM:
-        chain.keys, chain.idx = np.zeros(2 * len(chain.keys), np.uint64), np.zeros(2 * len(chain.idx), np.int64)
-        chain.ring = np.zeros((2 * len(chain.ring), chain.ring.shape[1]), np.int8)
-        chain.ring_h = np.zeros((len(chain.ring),) + chain.ring_h.shape[1:], np.uint64)
     width = chain.ring.shape[1]
     if not (states[:, width:] == states[:1, width:]).all():  # the chain keeps only the first entries
         raise ValueError(f"the states differ after their first {width} entries: not states of one game")
     if not _seed(states, hashes, chain.keys, chain.idx, chain.counts, chain.ring, chain.ring_h, where):
         raise ValueError("a leaf state has an entry outside int8: not a state of this game")
     chain.counts[3] = chain.counts[1]
-    chain.base = states[0].copy()
     return where
 
 
@@ -217,13 +214,13 @@ def _build_chain(chain, game, table, prior, horizon, progress, say):
 
 def _sweeps(chain, where, left, facts, say):
     """The first states' values: ``left.max()`` turns of the chain, each state's read at its own."""
-    N, E = facts["states"], facts["edges"]
+    N, edges = facts["states"], facts["edges"]
     chain.keys = chain.idx = chain.ring = chain.ring_h = None
     check_fits(2 * N * chain.term.shape[1] * 8 + len(where) * chain.term.shape[1] * 8, "the chain's values")
-    row_start, succ, prob = chain.row_start[:N + 1], chain.succ[:E], chain.prob[:E]
+    row_start, succ, prob = chain.row_start[:N + 1], chain.succ[:edges], chain.prob[:edges]
     term = np.asarray(chain.term[:N])
     turns = int(left.max())
-    say(f"{N:,} turn starts, {E:,} edges ({format_bytes(facts['bytes'])}) in {facts['build_seconds']:.0f} s; "
+    say(f"{N:,} turn starts, {edges:,} edges ({format_bytes(facts['bytes'])}) in {facts['build_seconds']:.0f} s; "
         f"{turns} turn{'s' if turns > 1 else ''} of sweeps ...")
     t = time.perf_counter()
     old = term + chain.lim[:N]
@@ -231,15 +228,14 @@ def _sweeps(chain, where, left, facts, say):
     out = np.zeros((len(where), term.shape[1]))
     change, m = float("nan"), 1
     out[left == 1] = old[where[left == 1]]
-    said = time.perf_counter()
+    report = every(10.0, lambda: say(f"  {m - 1} of {turns - 1} sweeps (the last changed a value by "
+                                     f"{change:.1e} at most)"))
     while m < turns and not change <= SETTLED:
         m += 1
         change = sweep(row_start, succ, prob, term, old, new)
         old, new = new, old
         out[left == m] = old[where[left == m]]
-        if time.perf_counter() - said >= 10.0:
-            said = time.perf_counter()
-            say(f"  {m - 1} of {turns - 1} sweeps (the last changed a value by {change:.1e} at most)")
+        report()
     out[left > m] = old[where[left > m]]  # within (turns left - m) * change of their values
     facts.update(sweep_seconds=time.perf_counter() - t, sweeps=m - 1, last_change=change,
                  bound=float((turns - m) * change) if m < turns else 0.0)
@@ -250,6 +246,14 @@ _FAILURES = {ERR_DEPTH: "a turn of the blueprint is deeper than the game's bound
              TOO_WIDE: f"a turn of the blueprint reaches more than {ROOM} turn starts or ends",
              NOT_INT8: "a state of the chain has an entry outside int8",
              ERR_TABLE: "the blueprint's table has a key of another owner or number of actions"}
+
+
+def check_markov(meta):
+    """Refuse (``ValueError``) a blueprint whose play is not a Markov chain over turn starts: one not
+    over the features abstraction (its keys hash the history)."""
+    if meta.get("abstraction") != "features":
+        raise ValueError("exact leaf values need a features blueprint (its play is a Markov chain over turn "
+                         f"starts); this one is over the {meta.get('abstraction', 'exact')!r} abstraction")
 
 
 def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> LeafValues:
@@ -263,13 +267,11 @@ def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> L
     from coupsolve.rules import Rules
     from coupsolve.strategy.trained import make_game
 
-    say = say or (lambda line: None)
+    say = say or silent
     k = check_count(k)
     rules = Rules.from_dict(meta["rules"])
     check_blueprint_rules(cut.rules, rules)
-    if meta.get("abstraction") != "features":
-        raise ValueError("exact leaf values need a blueprint over the features abstraction (its play is a "
-                         f"Markov chain over turn starts); this one is over {meta.get('abstraction', 'exact')!r}")
+    check_markov(meta)
     warm = float(meta.get("warm_start", 0.0) or 0.0)
     game = make_game(rules, "features", None, warm)
     rows, row_of, states, hashes, _ = leaf_states(cut, game, "features", k, say)

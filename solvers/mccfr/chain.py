@@ -80,7 +80,7 @@ def build_chain(game, weigh, clock, key, limit_returns, P, W, n, state_size, max
     ``keys``/``idx``). Only a state's first ``ring.shape[1]`` entries are kept: the rest must be the
     same in every state, ``base``'s. ``row_start[i]``: state ``i``'s first edge; ``succ``/``prob``
     (int32, float32 ``(edges, K*K)``): the edges; ``term``/``lim`` (float64 ``(states, K*K)``): module
-    docstring. ``control[1]`` counts the states expanded. Returns ``ERR_DEPTH`` for a turn deeper
+    docstring. Returns ``ERR_DEPTH`` for a turn deeper
     than ``max_depth``, ``TOO_WIDE``, ``NOT_INT8`` or ``ERR_TABLE``.
 
     ``clock(P, s, t)`` is the state's clock, set to ``t`` first when ``t >= 0``; ``key(s, n)``
@@ -115,7 +115,6 @@ def build_chain(game, weigh, clock, key, limit_returns, P, W, n, state_size, max
         if status != OK:
             return status
         counts[0] += 1
-        control[1] += 1
     row_start[counts[0]] = counts[2]
     return OK
 
