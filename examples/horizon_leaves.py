@@ -74,9 +74,14 @@ def _depths(ks):
     return f"depth{'s' if len(ks) > 1 else ''} " + ", ".join(str(k) for k in ks)
 
 
+def exact(leaves):
+    """Whether a solve's leaves were valued exactly (``--rollouts exact``, recorded as 0 rollouts)."""
+    return leaves.get("rollouts") == 0
+
+
 def valued(leaves):
     """How a solve's leaves were valued, in words."""
-    return "exact leaf values" if leaves.get("rollouts") == 0 else f"{leaves.get('rollouts')} rollouts"
+    return "exact leaf values" if exact(leaves) else f"{leaves.get('rollouts')} rollouts"
 
 
 def differs(report, main):
@@ -184,10 +189,9 @@ def main(paths, again=()):
              "found: " + "; ".join(f"depth {k}: {r['algorithm']}'s average strategy after {r['iterations']:,} "
                                    f"iterations (exploitability {r['exploitability']:.1e})" for k, r in leaves)
              + ". The draw columns are CFR+'s, as in `horizon.md`.", "",
-             ("**Noise.** The leaf values of the main solves at " + _depths([k for k, r in leaves
-                                                                               if r["leaves"].get("rollouts") == 0])
+             ("**Noise.** The leaf values of the main solves at " + _depths([k for k, r in leaves if exact(r["leaves"])])
               + " are exact (the blueprint's play as a Markov chain over turn starts, `--rollouts exact`): "
-              "no sampling noise in their rates. " if any(r["leaves"].get("rollouts") == 0 for _, r in leaves)
+              "no sampling noise in their rates. " if any(exact(r["leaves"]) for _, r in leaves)
               else "**Noise.** ")
              + "Rollout leaf values are estimates (their largest standard error is in the last "
              "table). Another rollout seed or count moves some of these rates as much as another depth does "
