@@ -90,6 +90,25 @@ def test_the_chain_over_two_turns_agrees_with_rollouts(cut):
     assert ok.mean() > 0.5 and 0.85 < z.std() < 1.25, z.std()
 
 
+@pytest.mark.xdist_group("depth_exact")
+def test_the_chain_is_the_same_whatever_threads_build_it(cut, monkeypatch):
+    """Threads walk ranges of states and one of them numbers what they found in order: one thread,
+    two, and two with ranges of three states and buffers that fill after a few (the rest walked
+    again) give the same chain and the same values, to the last bit."""
+    from coupsolve.depth import exact
+    from solvers.mccfr.chain import ROOM
+
+    solver = _features_solver(LONGER, 300)
+    one = values_exact(cut, solver, _meta(LONGER), 2)
+    two = values_exact(cut, solver, _meta(LONGER), 2, threads=2)
+    monkeypatch.setattr(exact, "BATCH", 3)
+    monkeypatch.setattr(exact, "BUFFER", ROOM + 40)
+    small = values_exact(cut, solver, _meta(LONGER), 2, threads=2)
+    assert "a chain of" in one.source and one.source == two.source == small.source  # as many states
+    assert np.array_equal(one.values, two.values) and np.array_equal(one.values, small.values)
+    assert one.values.std() > 0.1
+
+
 def test_a_blueprint_keyed_by_its_histories_is_refused(cut):
     """Exact keys make the rest of the game depend on the history: not a chain over turn starts."""
     with pytest.raises(ValueError, match="features"):

@@ -102,7 +102,7 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         rules, solver, meta = loaded
         t0 = time.monotonic()
         if rollouts == 0:
-            values = _exact_values(cut, solver, meta, k, source, say)
+            values = _exact_values(cut, solver, meta, k, source, threads, say)
         else:
             values = _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
@@ -128,10 +128,12 @@ def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
                                progress=every(10.0, lambda n: n and say(f"  {n:,} leaf states played")), say=say)
 
 
-def _exact_values(cut, solver, meta, k, source, say):
-    """:func:`~coupsolve.depth.exact.values_exact`, saying what it does; a one-line
+def _exact_values(cut, solver, meta, k, source, threads, say):
+    """:func:`~coupsolve.depth.exact.values_exact` on ``threads`` threads (default: the cores
+    available), saying what it does; a one-line
     :class:`StrategyError` for a blueprint whose play is not a Markov chain."""
     from coupsolve.depth.exact import check_markov, exact_compiled, values_exact
+    from coupsolve.plan.options import solve_threads
 
     try:
         check_markov(meta)
@@ -140,7 +142,7 @@ def _exact_values(cut, solver, meta, k, source, say):
     if not exact_compiled():
         say("compiling the blueprint's chain (first run only, under a minute) ...")
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
-    return values_exact(cut, solver, meta, k, say=say, progress=every(
+    return values_exact(cut, solver, meta, k, threads=solve_threads(threads)[0], say=say, progress=every(
         10.0, lambda done, found: say(f"  {done:,} of {found:,} turn starts found so far expanded")))
 
 

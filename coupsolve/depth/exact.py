@@ -4,8 +4,8 @@ A blueprint over the features abstraction (:mod:`coupsolve.sampling.keys`) decid
 alone, so the rest of a game it plays is a Markov chain over the states at the start of a turn (the
 turn number aside: it only ends the game at the limit). :func:`values_exact` finds the distinct states
 of the cut game's leaves (as the rollouts do), builds the chain reachable from them under the
-continuations (:func:`solvers.mccfr.chain.build_chain`) and evaluates it with as many sweeps as turns
-are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under every pair of continuations,
+continuations (:func:`solvers.mccfr.chain.expand_states`, on as many threads as asked) and evaluates
+it with as many sweeps as turns are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under every pair of continuations,
 exact up to the single precision of the stored transition probabilities, with no rollouts and no
 sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are refused.
 """
@@ -19,8 +19,8 @@ import time
 import numpy as np
 from numba import njit
 
-from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, build_chain, insert, rehash,
-                                 sweep)
+from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, commit_states, expand_states,
+                                 insert, rehash, sweep)
 from solvers.mccfr.kernel import ERR_DEPTH, OK, call_kernel
 from solvers.mccfr.rollout import STOPPED, state_hash
 from solvers.memory import check_fits, format_bytes
@@ -31,7 +31,7 @@ from coupsolve.depth.rollouts import leaf_states, weigh
 from coupsolve.depth.values import LeafValues, check_blueprint_rules
 from coupsolve.plan.options import every, silent
 from coupsolve.sampling.keys import FEATURES, X_MODEL
-from coupsolve.trees.background import run_interruptibly
+from coupsolve.trees.background import run_together
 
 __all__ = ["chain_values", "check_markov", "exact_compiled", "values_exact"]
 
@@ -42,6 +42,8 @@ MAX_STATES, MAX_EDGES = 1 << 27, 1 << 31
 #: by more than their number times it (:mod:`solvers.mccfr.chain`).
 SETTLED = 1e-13
 EDGE_BYTES = 4 + 4 * 4  # an edge's successor and its probabilities under four pairs of continuations
+#: The states a thread walks before what it found is numbered, and the ticks its buffers hold.
+BATCH, BUFFER = 2048, 16 * ROOM
 
 
 @njit(cache=True, inline="always")
@@ -71,12 +73,12 @@ def _limit_returns(P, s, ret):
 
 
 @njit(cache=True, nogil=True)
-def _build(P, W, n, state_size, max_moves, max_depth, horizon, table, stats, avg, prior, K, base, ring, ring_h, keys,
-           idx, counts, row_start, succ, prob, term, lim, control):
-    """:func:`solvers.mccfr.chain.build_chain` for Coup's features game."""
-    return build_chain(FEATURES, weigh, _clock, _key, _limit_returns, P, W, n, state_size, max_moves, max_depth,
-                       1, horizon, table, stats, avg, prior, K, base, ring, ring_h, keys, idx, counts, row_start,
-                       succ, prob, term, lim, control)
+def _walk(P, W, n, state_size, max_moves, max_depth, further, table, stats, avg, prior, K, base, ring, ring_h, lo, hi,
+          term, lim, out, control):
+    """:func:`solvers.mccfr.chain.expand_states` for Coup's features game (a call of more than 30
+    arguments would be compiled as one with ``*args``, which numba cannot inline: the buffers are one)."""
+    return expand_states(FEATURES, weigh, _clock, _key, _limit_returns, P, W, n, state_size, max_moves, max_depth, 1,
+                         further, table, stats, avg, prior, K, base, ring, ring_h, lo, hi, term, lim, out, control)
 
 
 @njit(cache=True)
@@ -144,7 +146,7 @@ class _Chain:
                 + found * (8 + self.term.itemsize * self.term[0].size * 2) + edges * EDGE_BYTES)
 
 
-def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=None, say=None):
+def chain_values(game, table, prior, states, hashes, turns_left, k, *, threads=1, progress=None, say=None):
     """Player 0's exact value from each of ``states`` (the features ``game``'s states at the start of
     a turn, with their ``hashes``), ``(rows, k, k)``, with ``turns_left`` turns to play before the
     limit (one number, or one per state; the state's own turn included) under each pair of ``k``
@@ -156,8 +158,9 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=
     (``build_seconds``, ``sweep_seconds``), how many sweeps were made (``sweeps``: one per turn
     left, or fewer once one changes no value by more than :data:`SETTLED`), how much the last changed
     a value (``last_change``) and how far any value given can be from exact (``bound``: the sweeps
-    not made times ``last_change``; 0 when all were made). ``progress(states expanded,
-    states found)`` is called about once a second; Ctrl-C stops the build (``KeyboardInterrupt``).
+    not made times ``last_change``; 0 when all were made). The build runs on ``threads`` threads (the
+    values do not depend on how many). ``progress(states expanded, states found)`` is called as the
+    build goes; Ctrl-C stops it (``KeyboardInterrupt``).
     The chain's rows and edges are kept in a temporary folder of the cache folder while it runs.
     """
     from coupsolve.trees.sizecache import cache_path
@@ -171,7 +174,7 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, progress=
     with tempfile.TemporaryDirectory(prefix="chain-", dir=folder) as tmp:
         chain = _Chain(states, hashes, K, tmp)
         where = _seeded(chain, states, hashes)
-        facts = _build_chain(chain, game, table, prior, int(left.max()), progress, say or silent)
+        facts = _build_chain(chain, game, table, prior, int(left.max()), threads, progress, say or silent)
         values = _sweeps(chain, where, left, facts, say or silent)
         del chain
     return values.reshape(len(states), K, K), facts
@@ -189,27 +192,51 @@ def _seeded(chain, states, hashes):
     return where
 
 
-def _build_chain(chain, game, table, prior, horizon, progress, say):
-    """Find and expand the chain's states (:func:`solvers.mccfr.chain.build_chain`); its facts."""
-    control = np.zeros(3, np.int64)
-    report = None if progress is None else (lambda: progress(int(chain.counts[0]), int(chain.counts[1])))
-    say(f"building the blueprint's chain from {int(chain.counts[1]):,} distinct states ...")
+def _build_chain(chain, game, table, prior, horizon, threads, progress, say):
+    """Find and expand the chain's states; its facts.
+
+    Breadth first, a level (the states first found one turn later) at a time: ``threads`` threads walk
+    consecutive ranges of the level's next states (:func:`solvers.mccfr.chain.expand_states`), then
+    what they found is numbered in the states' order (:func:`~solvers.mccfr.chain.commit_states`), so
+    the chain is the same whatever ``threads``. A state found ``l`` turns after the first states is
+    needed with ``horizon - l`` turns left at most, so a state with one turn left keeps no edges (its
+    value is ``term + lim``) and the levels after it are not searched."""
+    counts, width, n = chain.counts, chain.ring.shape[1], game.num_players
+    buffers = [(np.zeros(BATCH + 1, np.int64), np.zeros(BUFFER, np.uint64), np.zeros((BUFFER, width), np.int8),
+                np.zeros((BUFFER, n, 2), np.uint64), np.zeros((BUFFER, chain.K ** 2)), np.zeros(1, np.int64))
+               for _ in range(threads)]
+    controls = [np.zeros(3, np.int64) for _ in range(threads)]
+    scratch = [tuple(a.copy() for a in game.scratch) for _ in range(threads)]  # the engine writes into it
+    say(f"building the blueprint's chain from {int(counts[1]):,} distinct states on {threads} "
+        f"thread{'s' if threads > 1 else ''} ...")
     t = time.perf_counter()
-    while True:
+    while counts[0] < counts[1]:
+        if counts[0] == counts[3]:  # the next level: one turn further
+            counts[3], counts[4] = counts[1], counts[4] + 1
         chain.grow()
-        args = (game.params, game.scratch, game.num_players, game.state_size, game.max_moves, game.max_depth,
-                horizon, table["table"], table["stats"], table["average"], bool(prior), chain.K, chain.base,
-                chain.ring, chain.ring_h, chain.keys, chain.idx, chain.counts, chain.row_start, chain.succ,
-                chain.prob, chain.term, chain.lim, control)
-        status = run_interruptibly(lambda *a: call_kernel(_build, *a), args, control, report)
-        if status == STOPPED:
-            raise KeyboardInterrupt
-        if status == OK:
-            break
-        if status != NEED_ROOM:
-            raise RuntimeError(_FAILURES.get(status, f"the chain's build failed with status {status}"))
-    return {"states": int(chain.counts[1]), "edges": int(chain.counts[2]), "bytes": chain.bytes(),
-            "levels": int(chain.counts[4]) + 1, "build_seconds": time.perf_counter() - t}
+        lo = int(counts[0])
+        cuts = np.linspace(lo, min(int(counts[3]), lo + threads * BATCH), threads + 1).astype(np.int64)
+        common = (game.params, game.num_players, game.state_size, game.max_moves, game.max_depth,
+                  horizon - int(counts[4]) > 1, table["table"], table["stats"], table["average"], bool(prior),
+                  chain.K, chain.base, chain.ring, chain.ring_h)
+        jobs = [(common[0], scratch[j]) + common[1:] + (int(cuts[j]), int(cuts[j + 1]), chain.term, chain.lim)
+                + (buffers[j], controls[j]) for j in range(threads)]
+        for status in run_together(lambda *a: call_kernel(_walk, *a), jobs, controls):
+            if status == STOPPED:
+                raise KeyboardInterrupt
+            if status != OK:
+                raise RuntimeError(_FAILURES.get(status, f"the chain's build failed with status {status}"))
+        for j in range(threads):  # in order, up to the first range not walked to its end
+            walked = int(buffers[j][-1][0])
+            if commit_states(int(cuts[j]), walked, *buffers[j][:5], chain.ring, chain.ring_h, chain.keys, chain.idx,
+                             counts, chain.row_start, chain.succ, chain.prob, len(chain.term)) != OK:
+                break  # NEED_ROOM: grown, and the rest walked again
+            if walked < cuts[j + 1] - cuts[j]:
+                break
+        if progress is not None:
+            progress(int(counts[0]), int(counts[1]))
+    return {"states": int(counts[1]), "edges": int(counts[2]), "bytes": chain.bytes(),
+            "levels": int(counts[4]) + 1, "build_seconds": time.perf_counter() - t}
 
 
 def _sweeps(chain, where, left, facts, say):
@@ -256,13 +283,13 @@ def check_markov(meta):
                          f"starts); this one is over the {meta.get('abstraction', 'exact')!r} abstraction")
 
 
-def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> LeafValues:
+def values_exact(cut, solver, meta, k: int = 1, *, threads=1, progress=None, say=None) -> LeafValues:
     """The exact values of ``cut``'s leaves under ``k`` continuations of a features blueprint.
 
     ``cut``, ``solver`` and ``meta`` as :func:`coupsolve.depth.rollouts.values_from_trained` takes
     them; the blueprint must be over the features abstraction (its play is then a Markov chain over
     turn starts: module docstring). One row per distinct leaf state, as the rollouts give, with no
-    standard errors (``stderr`` zero).
+    standard errors (``stderr`` zero); the chain is built on ``threads`` threads.
     """
     from coupsolve.rules import Rules
     from coupsolve.strategy.trained import make_game
@@ -277,7 +304,7 @@ def values_exact(cut, solver, meta, k: int = 1, *, progress=None, say=None) -> L
     rows, row_of, states, hashes, _ = leaf_states(cut, game, "features", k, say)
     turns_left = rules.turn_limit - cut.rules.turn_limit
     mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k,
-                               progress=progress, say=say)
+                               threads=threads, progress=progress, say=say)
     say(f"{facts['sweeps']} sweeps in {facts['sweep_seconds']:.0f} s; every value within {facts['bound']:.1g} of "
         "exact" + ("" if facts["bound"] else " (every turn left swept)"))
     source = (f"exact values of a trained strategy of {rules.turn_limit} turns (a chain of {facts['states']:,} "
@@ -290,4 +317,4 @@ def exact_compiled() -> bool:
     """Whether the chain's kernels are compiled (else the first use compiles them)."""
     from coupsolve.engine.jit import kernel_ready
 
-    return all(kernel_ready(f) for f in (_build, _seed, sweep))
+    return all(kernel_ready(f) for f in (_walk, commit_states, _seed, sweep))
