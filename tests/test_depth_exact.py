@@ -109,6 +109,69 @@ def test_the_chain_is_the_same_whatever_threads_build_it(cut, monkeypatch):
     assert one.values.std() > 0.1
 
 
+@pytest.fixture(scope="module")
+def longer_blueprint(tmp_path_factory):
+    """A features strategy of the turn-limit-3 game, in memory and as a training's file."""
+    from coupsolve.strategy.trained import key_version, save_trained
+
+    solver = _features_solver(LONGER, 300)
+    solver.notes["features_key"] = key_version()  # as a training's run says
+    path = tmp_path_factory.mktemp("blueprint") / "longer.npz"
+    save_trained(solver, str(path), LONGER, "features", "external")
+    return solver, path
+
+
+@pytest.mark.xdist_group("depth_exact")
+def test_a_cut_one_turn_shorter_takes_one_step_from_the_kept_values(cut, longer_blueprint):
+    """The values of a cut's leaf states kept (by their keys) give a cut one turn shorter its exact
+    values in one step from its own turns: the same as its whole chain. When a turn start its turns
+    reach is not among them, the chain is built on, with the same values."""
+    solver = longer_blueprint[0]
+    kept = {}
+    values_exact(coupsolve.build_coup_tree(FULL, leaves=True), solver, _meta(LONGER), 2,
+                 keep=lambda keys, values: kept.update(keys=keys, values=values))
+    order = np.argsort(kept["keys"])
+    known = kept["keys"][order], kept["values"][order]
+    whole = values_exact(cut, solver, _meta(LONGER), 2)
+    fast = values_exact(cut, solver, _meta(LONGER), 2, known=known)
+    assert "a chain of" in whole.source and "kept values" in fast.source
+    assert np.abs(fast.values - whole.values).max() < 1e-12 and whole.values.std() > 0.1
+    half = known[0][::2], known[1][::2]
+    built_on = values_exact(cut, solver, _meta(LONGER), 2, known=half)
+    assert "a chain of" in built_on.source and np.array_equal(built_on.values, whole.values)
+
+
+@pytest.mark.xdist_group("depth_exact")
+def test_the_command_lines_cuts_share_their_turn_starts_through_the_cache(cut, longer_blueprint, tmp_path,
+                                                                          monkeypatch):
+    """`leaf_values` keeps the turn starts' values of a cut after turn 2 (again when its values are
+    read from the cache and they are not kept) and a cut after turn 1 uses them (said so), with the
+    values it would have had alone; a damaged file is refused in one line and the chain is built as
+    without it."""
+    from coupsolve.depth.build import leaf_values
+
+    monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path))
+    said = []
+    path, longer = str(longer_blueprint[1]), coupsolve.build_coup_tree(FULL, leaves=True)
+    leaf_values(longer, path, 2, rollouts=0, say=said.append, threads=1)
+    kept = list(tmp_path.glob("turn-starts-*.npz"))
+    first = kept[0].read_bytes()
+    kept[0].unlink()
+    leaf_values(longer, path, 2, rollouts=0, say=said.append, threads=1)
+    assert any("read from the cache" in line for line in said) and kept[0].read_bytes() == first
+    fast = leaf_values(cut, path, 2, rollouts=0, say=said.append, threads=1)
+    assert any("kept by a cut one turn longer" in line for line in said)
+    alone = leaf_values(cut, path, 2, rollouts=0, threads=1, cache=False)
+    assert np.abs(fast.per_leaf() - alone.per_leaf()).max() < 1e-12
+    kept[0].write_bytes(kept[0].read_bytes()[:-100])
+    for old in tmp_path.glob("leaf-values-*.npz"):
+        old.unlink()
+    said.clear()
+    again = leaf_values(cut, path, 2, rollouts=0, say=said.append, threads=1)
+    assert any("ignoring the cached turn starts' values" in line for line in said), said
+    assert np.array_equal(again.values, alone.values)
+
+
 def test_a_blueprint_keyed_by_its_histories_is_refused(cut):
     """Exact keys make the rest of the game depend on the history: not a chain over turn starts."""
     with pytest.raises(ValueError, match="features"):

@@ -98,11 +98,13 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         if values is not None:
             say(f"leaf values of {values.states:,} states read from the cache ("
                 + (f"{rollouts} rollouts of {source}, seed {seed})" if rollouts else f"exact values of {source})"))
+            if rollouts == 0:
+                _keep_turn_starts(cut, loaded, k, source, values, say)
             return values
         rules, solver, meta = loaded
         t0 = time.monotonic()
         if rollouts == 0:
-            values = _exact_values(cut, solver, meta, k, source, threads, say)
+            values = _exact_values(cut, loaded, k, source, threads, say, cache)
         else:
             values = _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
@@ -128,22 +130,62 @@ def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
                                progress=every(10.0, lambda n: n and say(f"  {n:,} leaf states played")), say=say)
 
 
-def _exact_values(cut, solver, meta, k, source, threads, say):
+def _exact_values(cut, loaded, k, source, threads, say, cache):
     """:func:`~coupsolve.depth.exact.values_exact` on ``threads`` threads (default: the cores
-    available), saying what it does; a one-line
-    :class:`StrategyError` for a blueprint whose play is not a Markov chain."""
+    available), saying what it does; a one-line :class:`StrategyError` for a blueprint whose play is
+    not a Markov chain. Unless ``cache`` is False, the values of the leaves' turn starts are kept for
+    a cut one turn shorter, and those kept by a cut one turn longer are used
+    (:func:`coupsolve.depth.cache.remember_turn_starts`)."""
+    from coupsolve.depth.cache import cached_turn_starts, remember_turn_starts
     from coupsolve.depth.exact import check_markov, exact_compiled, values_exact
     from coupsolve.plan.options import solve_threads
 
+    rules, solver, meta = loaded
     try:
         check_markov(meta)
     except ValueError as e:
         raise StrategyError(f"--rollouts exact: {source}: {e}") from None
+    left, known, keep = rules.turn_limit - cut.rules.turn_limit, None, None
+    if cache:
+        def key(turns):
+            return _turn_starts_key(source, rules, k, turns)
+
+        known = cached_turn_starts(key(left - 1), k, warn=say) if left > 1 else None
+        if known is not None:
+            say(f"the exact values of {len(known[0]):,} turn starts one turn later, kept by a cut one turn longer")
+
+        def keep(keys, values):
+            remember_turn_starts(key(left), keys, values, warn=say)
     if not exact_compiled():
         say("compiling the blueprint's chain (first run only, under a minute) ...")
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
-    return values_exact(cut, solver, meta, k, threads=solve_threads(threads)[0], say=say, progress=every(
-        10.0, lambda done, found: say(f"  {done:,} of {found:,} turn starts found so far expanded")))
+    return values_exact(cut, solver, meta, k, known=known, keep=keep, threads=solve_threads(threads)[0], say=say,
+                        progress=every(10.0, lambda done, found: say(f"  {done:,} of {found:,} turn starts found "
+                                                                       "so far expanded")))
+
+
+def _turn_starts_key(source, rules, k, turns_left):
+    """:func:`coupsolve.depth.cache.turn_starts_key` of the blueprint file ``source``."""
+    from coupsolve.depth.cache import turn_starts_key
+
+    return turn_starts_key(_digest(source), rules, k, turns_left)
+
+
+def _keep_turn_starts(cut, loaded, k, source, values, say):
+    """Exact values read from the cache: their leaf states' values kept by key too, for a cut one turn
+    shorter, if they are not yet (an earlier version kept the values only)."""
+    import numpy as np
+
+    from coupsolve.depth.cache import has_turn_starts, remember_turn_starts
+    from coupsolve.depth.exact import leaf_keys
+
+    rules, _, meta = loaded
+    key = _turn_starts_key(source, rules, k, rules.turn_limit - cut.rules.turn_limit)
+    if has_turn_starts(key):
+        return
+    row_of, keys = leaf_keys(cut, meta, k, say)
+    if np.array_equal(row_of, values.row_of) and len(keys) == len(values.values):
+        remember_turn_starts(key, keys, values.values, warn=say)
 
 
 def graft_bytes(cut, k) -> dict:

@@ -33,7 +33,7 @@ from coupsolve.plan.options import every, silent
 from coupsolve.sampling.keys import FEATURES, X_MODEL
 from coupsolve.trees.background import run_together
 
-__all__ = ["chain_values", "check_markov", "exact_compiled", "values_exact"]
+__all__ = ["chain_values", "check_markov", "exact_compiled", "leaf_keys", "turn_start_keys", "values_exact"]
 
 #: The most states and edges a chain may have: its files' sizes (sparse). Coup's turn starts that a
 #: features blueprint can tell apart number fewer than ``MAX_STATES``.
@@ -62,6 +62,16 @@ def _key(s, n):
     z = state_hash(s, n)
     s[E.S_TURN] = turn
     return z | np.uint64(1)
+
+
+@njit(cache=True)
+def turn_start_keys(states):
+    """The chain's key of each state of ``states`` (rows: turn starts of the features game): what a
+    chain's values are kept and looked up by (:func:`coupsolve.depth.cache.remember_turn_starts`)."""
+    out = np.zeros(states.shape[0], np.uint64)
+    for i in range(states.shape[0]):
+        out[i] = _key(states[i], states.shape[1])
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -120,6 +130,11 @@ class _Chain:
         self.lim = disk("lim", (MAX_STATES, K * K), np.float64)
         self.succ, self.prob = disk("succ", (MAX_EDGES,), np.int32), disk("prob", (MAX_EDGES, K * K), np.float32)
 
+    def add_seconds(self, seconds):
+        """The seconds its build has taken, these included (a build may be resumed)."""
+        self.build_seconds = getattr(self, "build_seconds", 0.0) + seconds
+        return self.build_seconds
+
     def grow(self):
         """Double the key table or the ring when short of room (:data:`solvers.mccfr.chain.ROOM`)."""
         done, found, edges = (int(c) for c in self.counts[:3])
@@ -146,7 +161,8 @@ class _Chain:
                 + found * (8 + self.term.itemsize * self.term[0].size * 2) + edges * EDGE_BYTES)
 
 
-def chain_values(game, table, prior, states, hashes, turns_left, k, *, threads=1, progress=None, say=None):
+def chain_values(game, table, prior, states, hashes, turns_left, k, *, known=None, threads=1, progress=None,
+                 say=None):
     """Player 0's exact value from each of ``states`` (the features ``game``'s states at the start of
     a turn, with their ``hashes``), ``(rows, k, k)``, with ``turns_left`` turns to play before the
     limit (one number, or one per state; the state's own turn included) under each pair of ``k``
@@ -161,6 +177,12 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, threads=1
     not made times ``last_change``; 0 when all were made). The build runs on ``threads`` threads (the
     values do not depend on how many). ``progress(states expanded, states found)`` is called as the
     build goes; Ctrl-C stops it (``KeyboardInterrupt``).
+
+    ``known``: ``(keys, values)``, the exact values (``(n, k, k)``) of turn starts with one turn fewer
+    left, by their keys (sorted; :func:`turn_start_keys`), as an earlier call kept them for the leaves
+    of a cut one turn longer. When every turn start that ``states``' turns reach is among them, only
+    those turns are walked and the values are one step from ``known`` (``facts["known"]``: how many
+    were looked up); else the chain is built on from there as without them.
     The chain's rows and edges are kept in a temporary folder of the cache folder while it runs.
     """
     from coupsolve.trees.sizecache import cache_path
@@ -174,8 +196,13 @@ def chain_values(game, table, prior, states, hashes, turns_left, k, *, threads=1
     with tempfile.TemporaryDirectory(prefix="chain-", dir=folder) as tmp:
         chain = _Chain(states, hashes, K, tmp)
         where = _seeded(chain, states, hashes)
-        facts = _build_chain(chain, game, table, prior, int(left.max()), threads, progress, say or silent)
-        values = _sweeps(chain, where, left, facts, say or silent)
+        say, values = say or silent, None
+        if known is not None and left.min() == left.max() > 1:
+            facts = _build_chain(chain, game, table, prior, int(left.max()), threads, progress, say, walk=1)
+            values = _from_known(chain, where, known, facts)
+        if values is None:
+            facts = _build_chain(chain, game, table, prior, int(left.max()), threads, progress, say)
+            values = _sweeps(chain, where, left, facts, say)
         del chain
     return values.reshape(len(states), K, K), facts
 
@@ -192,8 +219,9 @@ def _seeded(chain, states, hashes):
     return where
 
 
-def _build_chain(chain, game, table, prior, horizon, threads, progress, say):
-    """Find and expand the chain's states; its facts.
+def _build_chain(chain, game, table, prior, horizon, threads, progress, say, walk=None):
+    """Find and expand the chain's states (the first ``walk`` levels only, when given: a later call
+    goes on from there); its facts.
 
     Breadth first, a level (the states first found one turn later) at a time: ``threads`` threads walk
     consecutive ranges of the level's next states (:func:`solvers.mccfr.chain.expand_states`), then
@@ -207,11 +235,14 @@ def _build_chain(chain, game, table, prior, horizon, threads, progress, say):
                for _ in range(threads)]
     controls = [np.zeros(3, np.int64) for _ in range(threads)]
     scratch = [tuple(a.copy() for a in game.scratch) for _ in range(threads)]  # the engine writes into it
-    say(f"building the blueprint's chain from {int(counts[1]):,} distinct states on {threads} "
-        f"thread{'s' if threads > 1 else ''} ...")
+    if counts[0] == 0:
+        say(f"building the blueprint's chain from {int(counts[1]):,} distinct states on {threads} "
+            f"thread{'s' if threads > 1 else ''}{'' if walk is None else ', their turns first'} ...")
     t = time.perf_counter()
     while counts[0] < counts[1]:
         if counts[0] == counts[3]:  # the next level: one turn further
+            if walk is not None and counts[4] + 1 >= walk:
+                break
             counts[3], counts[4] = counts[1], counts[4] + 1
         chain.grow()
         lo = int(counts[0])
@@ -236,7 +267,30 @@ def _build_chain(chain, game, table, prior, horizon, threads, progress, say):
         if progress is not None:
             progress(int(counts[0]), int(counts[1]))
     return {"states": int(counts[1]), "edges": int(counts[2]), "bytes": chain.bytes(),
-            "levels": int(counts[4]) + 1, "build_seconds": time.perf_counter() - t}
+            "levels": int(counts[4]) + 1, "build_seconds": chain.add_seconds(time.perf_counter() - t)}
+
+
+def _from_known(chain, where, known, facts):
+    """The first states' values one step from ``known`` (:func:`chain_values`), their turns walked (the
+    chain's first level); None if a turn start they reach is not known."""
+    t = time.perf_counter()
+    N, edges, walked = facts["states"], facts["edges"], int(chain.counts[0])
+    keys, values = known
+    slots = chain.keys != 0
+    key_of = np.zeros(N, np.uint64)
+    key_of[chain.idx[slots]] = chain.keys[slots]
+    reached = np.unique(chain.succ[:edges])
+    at = np.minimum(np.searchsorted(keys, key_of[reached]), len(keys) - 1)
+    if len(keys) == 0 or not (keys[at] == key_of[reached]).all():
+        return None
+    old = np.zeros((N, chain.term.shape[1]))
+    old[reached] = values[at].reshape(len(reached), -1)
+    new = np.empty((walked, old.shape[1]))
+    sweep(chain.row_start[:walked + 1], chain.succ[:edges], chain.prob[:edges], np.asarray(chain.term[:walked]), old,
+          new)
+    facts.update(known=len(reached), sweeps=1, sweep_seconds=time.perf_counter() - t, last_change=float("nan"),
+                 bound=0.0)
+    return new[where]
 
 
 def _sweeps(chain, where, left, facts, say):
@@ -283,34 +337,58 @@ def check_markov(meta):
                          f"starts); this one is over the {meta.get('abstraction', 'exact')!r} abstraction")
 
 
-def values_exact(cut, solver, meta, k: int = 1, *, threads=1, progress=None, say=None) -> LeafValues:
+def values_exact(cut, solver, meta, k: int = 1, *, known=None, keep=None, threads=1, progress=None,
+                 say=None) -> LeafValues:
     """The exact values of ``cut``'s leaves under ``k`` continuations of a features blueprint.
 
     ``cut``, ``solver`` and ``meta`` as :func:`coupsolve.depth.rollouts.values_from_trained` takes
     them; the blueprint must be over the features abstraction (its play is then a Markov chain over
     turn starts: module docstring). One row per distinct leaf state, as the rollouts give, with no
-    standard errors (``stderr`` zero); the chain is built on ``threads`` threads.
+    standard errors (``stderr`` zero); the chain is built on ``threads`` threads. ``known``: the values
+    kept for the leaves of a cut one turn longer (:func:`chain_values`); ``keep(keys, values)``, when
+    given, is called with the distinct leaf states' keys (:func:`turn_start_keys`) and values, to keep
+    them for a cut one turn shorter.
     """
+    say = say or silent
+    k = check_count(k)
+    rules, game, warm, (rows, row_of, states, hashes, _) = _leaf_game(cut, meta, k, say)
+    turns_left = rules.turn_limit - cut.rules.turn_limit
+    mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k, known=known,
+                               threads=threads, progress=progress, say=say)
+    if facts.get("known"):
+        say(f"their turns reach {facts['known']:,} turn starts, all valued before: exact values in one step")
+        source = (f"exact values of a trained strategy of {rules.turn_limit} turns (one turn, then the kept values "
+                  f"of {facts['known']:,} turn starts)")
+    else:
+        say(f"{facts['sweeps']} sweeps in {facts['sweep_seconds']:.0f} s; every value within {facts['bound']:.1g} "
+            "of exact" + ("" if facts["bound"] else " (every turn left swept)"))
+        source = (f"exact values of a trained strategy of {rules.turn_limit} turns (a chain of {facts['states']:,} "
+                  f"turn starts)")
+    if keep is not None:
+        keep(turn_start_keys(states), mean)
+    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k], source, stderr=np.zeros_like(mean),
+                      states=rows, row_of=row_of)
+
+
+def _leaf_game(cut, meta, k, say):
+    """The blueprint's rules, its features game, its warm start and ``cut``'s distinct leaf states
+    (:func:`coupsolve.depth.rollouts.leaf_states`), the blueprint checked first."""
     from coupsolve.rules import Rules
     from coupsolve.strategy.trained import make_game
 
-    say = say or silent
-    k = check_count(k)
     rules = Rules.from_dict(meta["rules"])
     check_blueprint_rules(cut.rules, rules)
     check_markov(meta)
     warm = float(meta.get("warm_start", 0.0) or 0.0)
     game = make_game(rules, "features", None, warm)
-    rows, row_of, states, hashes, _ = leaf_states(cut, game, "features", k, say)
-    turns_left = rules.turn_limit - cut.rules.turn_limit
-    mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k,
-                               threads=threads, progress=progress, say=say)
-    say(f"{facts['sweeps']} sweeps in {facts['sweep_seconds']:.0f} s; every value within {facts['bound']:.1g} of "
-        "exact" + ("" if facts["bound"] else " (every turn left swept)"))
-    source = (f"exact values of a trained strategy of {rules.turn_limit} turns (a chain of {facts['states']:,} "
-              f"turn starts)")
-    return LeafValues(cut.leaf_node.copy(), mean, CONTINUATIONS[:k], source, stderr=np.zeros_like(mean),
-                      states=rows, row_of=row_of)
+    return rules, game, warm, leaf_states(cut, game, "features", check_count(k), say)
+
+
+def leaf_keys(cut, meta, k, say=None):
+    """``(row_of, keys)``: the row of each of ``cut``'s leaves, as :func:`values_exact` numbers them,
+    and the chain key of each row's state (:func:`turn_start_keys`)."""
+    _, _, _, (_, row_of, states, _, _) = _leaf_game(cut, meta, k, say or silent)
+    return row_of, turn_start_keys(states)
 
 
 def exact_compiled() -> bool:
