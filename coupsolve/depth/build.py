@@ -154,8 +154,10 @@ def _exact_values(cut, loaded, k, source, threads, say, cache):
         if known is not None:
             say(f"the exact values of {len(known[0]):,} turn starts one turn later, kept by a cut one turn longer")
 
-        def keep(keys, values):
-            remember_turn_starts(key(left), keys, values, warn=say)
+        def kept(keys, values):
+            if remember_turn_starts(key(left), keys, values, warn=say):
+                say(f"kept the values of its {len(keys):,} leaf turn starts for a cut one turn shorter")
+        keep = kept
     if not exact_compiled():
         say("compiling the blueprint's chain (first run only, under a minute) ...")
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")

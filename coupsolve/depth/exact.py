@@ -5,9 +5,9 @@ alone, so the rest of a game it plays is a Markov chain over the states at the s
 turn number aside: it only ends the game at the limit). :func:`values_exact` finds the distinct states
 of the cut game's leaves (as the rollouts do), builds the chain reachable from them under the
 continuations (:func:`solvers.mccfr.chain.expand_states`, on as many threads as asked) and evaluates
-it with as many sweeps as turns are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under every pair of continuations,
-exact up to the single precision of the stored transition probabilities, with no rollouts and no
-sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are refused.
+it with as many sweeps as turns are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under
+every pair of continuations, exact up to the single precision of the stored transition probabilities,
+with no rollouts and no sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are refused.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import time
 import numpy as np
 from numba import njit
 
-from solvers.mccfr.chain import (ERR_TABLE, NEED_ROOM, NOT_INT8, ROOM, TOO_WIDE, commit_states, expand_states,
-                                 insert, rehash, sweep)
+from solvers.mccfr.chain import (ERR_TABLE, NOT_INT8, ROOM, TOO_WIDE, commit_states, expand_states, insert, rehash,
+                                 sweep)
 from solvers.mccfr.kernel import ERR_DEPTH, OK, call_kernel
 from solvers.mccfr.rollout import STOPPED, state_hash
 from solvers.memory import check_fits, format_bytes
@@ -117,6 +117,7 @@ class _Chain:
 
     def __init__(self, states, hashes, K, folder, size=X_MODEL):
         self.counts, self.K, self.base = np.zeros(5, np.int64), K, states[0].copy()
+        self.build_seconds = 0.0
         slots = 1 << int(2 * (len(states) + ROOM) - 1).bit_length()  # room for the first states
         self.keys, self.idx = np.zeros(slots, np.uint64), np.zeros(slots, np.int64)
         self.ring = np.zeros((slots // 2, size), np.int8)
@@ -132,7 +133,7 @@ class _Chain:
 
     def add_seconds(self, seconds):
         """The seconds its build has taken, these included (a build may be resumed)."""
-        self.build_seconds = getattr(self, "build_seconds", 0.0) + seconds
+        self.build_seconds += seconds
         return self.build_seconds
 
     def grow(self):
