@@ -13,7 +13,8 @@ A rate that moves between depths may be moved by the depth or by what else a sol
 rollouts' seed and count, the blueprint, the solver (the equilibrium it selects). Each ``--again``
 report is another solve of a depth already given, differing in some of these; the report lists every
 solve's turn-1 rates with what it changed, and each verdict says how far the solves of one depth
-(the last two) are apart, so that a move between depths can be read against it.
+(the last two) are apart, so that a move between depths can be read against it: with exact leaves,
+the solves with exact leaves only (the same game, another solver: the choice among its equilibria).
 """
 
 import argparse
@@ -59,10 +60,13 @@ def verdict(a, b, field, spread=None):
 
 def spread(runs, turn, claim, field):
     """The widest gap in a rate between two solves of one depth near equilibrium (``NEAR``), over
-    ``runs`` (depth -> reports), or None with one such solve a depth."""
+    ``runs`` (depth -> reports, the main one first), or None with one such solve a depth. Where the
+    main solve's leaves are exact, only the solves with exact leaves count: the same game, solved
+    again (another solver), so the gap is the choice among its equilibria, not noise."""
     gaps = []
     for reports in runs.values():
-        near = [r for r in reports if r["exploitability"] <= NEAR]
+        same = [r for r in reports if not exact(reports[0]["leaves"]) or exact(r["leaves"])]
+        near = [r for r in same if r["exploitability"] <= NEAR]
         rates = [x for x in (rate(turn_rows(r, turn).get(claim), field) for r in near) if x is not None]
         if len(rates) > 1:
             gaps.append(max(rates) - min(rates))
@@ -196,8 +200,9 @@ def main(paths, again=()):
              + "Rollout leaf values are estimates (their largest standard error is in the last "
              "table). Another rollout seed or count moves some of these rates as much as another depth does "
              "(`docs/research/depth-limited.md`), so a verdict on rollout values holds for their seed and count only"
-             + (": where a depth was solved more than once, the verdict says how far its solves are apart, "
-                "and the table after the turn-2 ones lists them." if any(len(v) > 1 for v in runs.values())
+             + (": where a depth was solved more than once, the verdict says how far its solves are apart (where "
+                "the main solve's leaves are exact, its solves with exact leaves only: the same game, another "
+                "solver), and the table after the turn-2 ones lists them." if any(len(v) > 1 for v in runs.values())
                 else "."), ""]
     for turn in (1, 2):
         lines += table_lines(turn, [(k, r) for k, r in leaves if k >= turn],

@@ -84,6 +84,30 @@ def test_again_reports_how_far_one_depths_solves_are(script, tmp_path):
         script.main([str(p) for p in paths], [str(tmp_path / "in2.json"), str(_depth(tmp_path, 4))])
 
 
+def test_with_exact_leaves_only_the_exact_solves_count_in_the_spread(script, tmp_path):
+    """A depth whose main solve has exact leaves: its solves with rollout leaves are listed, but the
+    spread is that of the solves of the same exact game (another solver) only."""
+    for k in (2, 3):
+        (tmp_path / f"tl{k}_draw.json").write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.2)}})))
+    paths = []
+    for k, row in ((2, (0.9, 0.12, 0.08)), (3, (0.9, 0.22, 0.0))):
+        paths.append(tmp_path / f"in{k}.json")
+        paths[-1].write_text(json.dumps(report(k, {1: {"Tax": row}}, rollouts=0)))
+    again = []
+    for name, row, rollouts, algorithm in (("cfrp", (0.9, 0.13, 0.07), 0, "cfr+"),
+                                            ("noisy", (0.9, 0.40, 0.30), 32, "hs-dcfr")):
+        r = report(3, {1: {"Tax": row}}, rollouts=rollouts)
+        r["algorithm"] = algorithm
+        r["rules"]["turn_limit"] = 2
+        again.append(tmp_path / f"{name}.json")
+        again[-1].write_text(json.dumps(r))
+    script.main([str(p) for p in paths], [str(p) for p in again])
+    text = (tmp_path / "horizon_leaves.md").read_text()
+    bluff = text[text.index("## Bluff rate, turn 1"):text.index("## Challenge rate, turn 1")]
+    assert "still moving (10.0 points); one depth's solves 1.0 apart |" in bluff
+    assert "| 2 | 32 rollouts |" in text[text.index("## Turn-1 rates of every solve"):]
+
+
 def _depth(tmp_path, k):
     path = tmp_path / f"depth{k}.json"
     path.write_text(json.dumps(report(k, {1: {"Tax": (1.0, 0.1, 0.1)}})))
