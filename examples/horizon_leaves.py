@@ -101,6 +101,8 @@ def differs(report, main):
         out.append(f"{lv.get('continuations')} continuations")
     if report["algorithm"] != main["algorithm"]:
         out.append(f"solver {report['algorithm']}")
+    if report["exploitability"] < main["exploitability"] / 3:
+        out.append(f"solved further ({report['iterations']:,} iterations)")
     return ", ".join(out) or "the same settings"
 
 

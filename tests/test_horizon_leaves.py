@@ -95,9 +95,12 @@ def test_with_exact_leaves_only_the_exact_solves_count_in_the_spread(script, tmp
         paths[-1].write_text(json.dumps(report(k, {1: {"Tax": row}}, rollouts=0)))
     again = []
     for name, row, rollouts, algorithm in (("cfrp", (0.9, 0.13, 0.07), 0, "cfr+"),
-                                            ("noisy", (0.9, 0.40, 0.30), 32, "hs-dcfr")):
+                                            ("noisy", (0.9, 0.40, 0.30), 32, "hs-dcfr"),
+                                            ("further", (0.9, 0.125, 0.075), 0, "hs-dcfr")):
         r = report(3, {1: {"Tax": row}}, rollouts=rollouts)
         r["algorithm"] = algorithm
+        if name == "further":
+            r["exploitability"], r["iterations"] = 1e-4, 300
         r["rules"]["turn_limit"] = 2
         again.append(tmp_path / f"{name}.json")
         again[-1].write_text(json.dumps(r))
@@ -105,7 +108,8 @@ def test_with_exact_leaves_only_the_exact_solves_count_in_the_spread(script, tmp
     text = (tmp_path / "horizon_leaves.md").read_text()
     bluff = text[text.index("## Bluff rate, turn 1"):text.index("## Challenge rate, turn 1")]
     assert "still moving (10.0 points); one depth's solves 1.0 apart |" in bluff
-    assert "| 2 | 32 rollouts |" in text[text.index("## Turn-1 rates of every solve"):]
+    solves = text[text.index("## Turn-1 rates of every solve"):]
+    assert "| 2 | 32 rollouts |" in solves and "| 2 | solved further (300 iterations) | 1.0e-04 |" in solves
 
 
 def _depth(tmp_path, k):
