@@ -76,7 +76,7 @@ def test_the_chain_over_two_turns_agrees_with_rollouts(cut):
     standard error, per pair of continuations, and a spread of about one standard error."""
     from coupsolve.depth.rollouts import values_from_trained
 
-    solver = _features_solver(LONGER, 300)
+    solver = _features_solver(LONGER, 300)  # the seed of longer_blueprint's: its own test
     exact = values_exact(cut, solver, _meta(LONGER), 2)
     est = values_from_trained(cut, solver, _meta(LONGER), 2, rollouts=16, seed=3, threads=2)
     assert np.array_equal(exact.row_of, est.row_of)
@@ -88,25 +88,6 @@ def test_the_chain_over_two_turns_agrees_with_rollouts(cut):
     ok = est.stderr > 1e-9
     z = diff[ok] / est.stderr[ok]
     assert ok.mean() > 0.5 and 0.85 < z.std() < 1.25, z.std()
-
-
-@pytest.mark.xdist_group("depth_exact")
-def test_the_chain_is_the_same_whatever_threads_build_it(cut, monkeypatch):
-    """Threads walk ranges of states and one of them numbers what they found in order: one thread,
-    two, and two with ranges of three states and buffers that fill after a few (the rest walked
-    again) give the same chain and the same values, to the last bit."""
-    from coupsolve.depth import exact
-    from solvers.mccfr.chain import ROOM
-
-    solver = _features_solver(LONGER, 300)
-    one = values_exact(cut, solver, _meta(LONGER), 2)
-    two = values_exact(cut, solver, _meta(LONGER), 2, threads=2)
-    monkeypatch.setattr(exact, "BATCH", 3)
-    monkeypatch.setattr(exact, "BUFFER", ROOM + 40)
-    small = values_exact(cut, solver, _meta(LONGER), 2, threads=2)
-    assert "a chain of" in one.source and one.source == two.source == small.source  # as many states
-    assert np.array_equal(one.values, two.values) and np.array_equal(one.values, small.values)
-    assert one.values.std() > 0.1
 
 
 @pytest.fixture(scope="module")
@@ -121,15 +102,44 @@ def longer_blueprint(tmp_path_factory):
     return solver, path
 
 
+@pytest.fixture(scope="module")
+def longer_cut():
+    return coupsolve.build_coup_tree(FULL, leaves=True)
+
+
 @pytest.mark.xdist_group("depth_exact")
-def test_a_cut_one_turn_shorter_takes_one_step_from_the_kept_values(cut, longer_blueprint):
+def test_the_chain_is_the_same_whatever_threads_build_it(cut, longer_blueprint, monkeypatch):
+    """Threads walk ranges of states and one of them numbers what they found in order: one thread,
+    two, and two with ranges of three states and buffers that fill after a few (the rest walked
+    again) give the same chain and the same values, to the last bit (from 300 leaf states, two turns
+    deep)."""
+    from coupsolve.depth import exact
+    from coupsolve.depth.rollouts import leaf_states
+    from coupsolve.strategy.trained import make_game
+    from solvers.mccfr.chain import ROOM
+
+    game = make_game(LONGER, "features", None, 0.0)
+    _, _, states, hashes, _ = leaf_states(cut, game, "features", 2, lambda line: None)
+    args = (game, longer_blueprint[0].lookup_arrays(), False, states[:300], hashes[:300], 2, 2)
+    one, facts = exact.chain_values(*args)
+    two, facts_two = exact.chain_values(*args, threads=2)
+    monkeypatch.setattr(exact, "BATCH", 3)
+    monkeypatch.setattr(exact, "BUFFER", ROOM + 40)
+    small, facts_small = exact.chain_values(*args, threads=2)
+    assert facts["states"] > 10 * 300 and facts["edges"] > facts["states"]  # a chain with levels to number
+    for f in (facts_two, facts_small):
+        assert (f["states"], f["edges"]) == (facts["states"], facts["edges"])
+    assert np.array_equal(one, two) and np.array_equal(one, small) and one.std() > 0.1
+
+
+@pytest.mark.xdist_group("depth_exact")
+def test_a_cut_one_turn_shorter_takes_one_step_from_the_kept_values(cut, longer_blueprint, longer_cut):
     """The values of a cut's leaf states kept (by their keys) give a cut one turn shorter its exact
     values in one step from its own turns: the same as its whole chain. When a turn start its turns
     reach is not among them, the chain is built on, with the same values."""
     solver = longer_blueprint[0]
     kept = {}
-    values_exact(coupsolve.build_coup_tree(FULL, leaves=True), solver, _meta(LONGER), 2,
-                 keep=lambda keys, values: kept.update(keys=keys, values=values))
+    values_exact(longer_cut, solver, _meta(LONGER), 2, keep=lambda keys, values: kept.update(keys=keys, values=values))
     order = np.argsort(kept["keys"])
     known = kept["keys"][order], kept["values"][order]
     whole = values_exact(cut, solver, _meta(LONGER), 2)
@@ -142,7 +152,7 @@ def test_a_cut_one_turn_shorter_takes_one_step_from_the_kept_values(cut, longer_
 
 
 @pytest.mark.xdist_group("depth_exact")
-def test_the_command_lines_cuts_share_their_turn_starts_through_the_cache(cut, longer_blueprint, tmp_path,
+def test_the_command_lines_cuts_share_their_turn_starts_through_the_cache(cut, longer_blueprint, longer_cut, tmp_path,
                                                                           monkeypatch):
     """`leaf_values` keeps the turn starts' values of a cut after turn 2 (again when its values are
     read from the cache and they are not kept) and a cut after turn 1 uses them (said so), with the
@@ -152,7 +162,7 @@ def test_the_command_lines_cuts_share_their_turn_starts_through_the_cache(cut, l
 
     monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path))
     said = []
-    path, longer = str(longer_blueprint[1]), coupsolve.build_coup_tree(FULL, leaves=True)
+    path, longer = str(longer_blueprint[1]), longer_cut
     leaf_values(longer, path, 2, rollouts=0, say=said.append, threads=1)
     kept = list(tmp_path.glob("turn-starts-*.npz"))
     first = kept[0].read_bytes()
@@ -161,15 +171,13 @@ def test_the_command_lines_cuts_share_their_turn_starts_through_the_cache(cut, l
     assert any("read from the cache" in line for line in said) and kept[0].read_bytes() == first
     fast = leaf_values(cut, path, 2, rollouts=0, say=said.append, threads=1)
     assert any("kept by a cut one turn longer" in line for line in said)
-    alone = leaf_values(cut, path, 2, rollouts=0, threads=1, cache=False)
-    assert np.abs(fast.per_leaf() - alone.per_leaf()).max() < 1e-12
     kept[0].write_bytes(kept[0].read_bytes()[:-100])
     for old in tmp_path.glob("leaf-values-*.npz"):
         old.unlink()
     said.clear()
-    again = leaf_values(cut, path, 2, rollouts=0, say=said.append, threads=1)
+    alone = leaf_values(cut, path, 2, rollouts=0, say=said.append, threads=1)  # its own chain
     assert any("ignoring the cached turn starts' values" in line for line in said), said
-    assert np.array_equal(again.values, alone.values)
+    assert np.abs(fast.per_leaf() - alone.per_leaf()).max() < 1e-12 and alone.values.std() > 0.1
 
 
 def test_a_blueprint_keyed_by_its_histories_is_refused(cut):
