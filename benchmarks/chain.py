@@ -27,14 +27,11 @@ def _inputs():
     import coupsolve
     from coupsolve import Rules
     from coupsolve.depth.build import open_blueprint
-    from coupsolve.depth.rollouts import leaf_states
-    from coupsolve.strategy.trained import make_game
+    from coupsolve.depth.exact import leaf_game
 
     cut = coupsolve.build_coup_tree(Rules.two_player_selection(turn_limit=1), leaves=True)
-    _, (rules, solver, meta) = open_blueprint("blueprint", cut.rules)
-    warm = float(meta.get("warm_start", 0.0) or 0.0)
-    game = make_game(rules, "features", None, warm)
-    _, _, states, hashes, _ = leaf_states(cut, game, "features", 2, lambda line: None)
+    _, (_, solver, meta) = open_blueprint("blueprint", cut.rules)
+    _, game, warm, (_, _, states, hashes, _) = leaf_game(cut, meta, 2)
     return game, solver.lookup_arrays(), warm > 0, states, hashes
 
 

@@ -114,12 +114,9 @@ def test_the_chain_is_the_same_whatever_threads_build_it(cut, longer_blueprint, 
     again) give the same chain and the same values, to the last bit (from 300 leaf states, two turns
     deep)."""
     from coupsolve.depth import exact
-    from coupsolve.depth.rollouts import leaf_states
-    from coupsolve.strategy.trained import make_game
     from solvers.mccfr.chain import ROOM
 
-    game = make_game(LONGER, "features", None, 0.0)
-    _, _, states, hashes, _ = leaf_states(cut, game, "features", 2, lambda line: None)
+    _, game, _, (_, _, states, hashes, _) = exact.leaf_game(cut, _meta(LONGER), 2)
     args = (game, longer_blueprint[0].lookup_arrays(), False, states[:300], hashes[:300], 2, 2)
     one, facts = exact.chain_values(*args)
     two, facts_two = exact.chain_values(*args, threads=2)

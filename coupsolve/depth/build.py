@@ -93,18 +93,19 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     if kind == "trained":
         from coupsolve.depth.cache import cached_values, key_of, remember_values
 
-        key = key_of(_digest(source), cut.rules, k, rollouts, seed if rollouts else 0)  # exact: no seed
+        digest = _digest(source)  # once: the blueprint may be tens of MB
+        key = key_of(digest, cut.rules, k, rollouts, seed if rollouts else 0)  # exact: no seed
         values = cached_values(key, cut.leaf_node, k, warn=say) if cache else None
         if values is not None:
             say(f"leaf values of {values.states:,} states read from the cache ("
                 + (f"{rollouts} rollouts of {source}, seed {seed})" if rollouts else f"exact values of {source})"))
             if rollouts == 0:
-                _keep_turn_starts(cut, loaded, k, source, values, say)
+                _keep_turn_starts(cut, loaded, k, digest, values, say)
             return values
         rules, solver, meta = loaded
         t0 = time.monotonic()
         if rollouts == 0:
-            values = _exact_values(cut, loaded, k, source, threads, say, cache)
+            values = _exact_values(cut, loaded, k, source, digest if cache else None, threads, say)
         else:
             values = _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say)
         say(f"leaf values of {values.states:,} states in {time.monotonic() - t0:.1f} s")
@@ -130,13 +131,13 @@ def _rollout_values(cut, solver, meta, k, source, rollouts, seed, threads, say):
                                progress=every(10.0, lambda n: n and say(f"  {n:,} leaf states played")), say=say)
 
 
-def _exact_values(cut, loaded, k, source, threads, say, cache):
+def _exact_values(cut, loaded, k, source, digest, threads, say):
     """:func:`~coupsolve.depth.exact.values_exact` on ``threads`` threads (default: the cores
     available), saying what it does; a one-line :class:`StrategyError` for a blueprint whose play is
-    not a Markov chain. Unless ``cache`` is False, the values of the leaves' turn starts are kept for
-    a cut one turn shorter, and those kept by a cut one turn longer are used
+    not a Markov chain. With the blueprint's ``digest`` (None: no cache), the values of the leaves'
+    turn starts are kept for a cut one turn shorter, and those kept by a cut one turn longer are used
     (:func:`coupsolve.depth.cache.remember_turn_starts`)."""
-    from coupsolve.depth.cache import cached_turn_starts, remember_turn_starts
+    from coupsolve.depth.cache import cached_turn_starts, turn_starts_key
     from coupsolve.depth.exact import check_markov, exact_compiled, values_exact
     from coupsolve.plan.options import solve_threads
 
@@ -146,18 +147,12 @@ def _exact_values(cut, loaded, k, source, threads, say, cache):
     except ValueError as e:
         raise StrategyError(f"--rollouts exact: {source}: {e}") from None
     left, known, keep = rules.turn_limit - cut.rules.turn_limit, None, None
-    if cache:
-        def key(turns):
-            return _turn_starts_key(source, rules, k, turns)
-
-        known = cached_turn_starts(key(left - 1), k, warn=say) if left > 1 else None
+    if digest is not None:
+        if left > 1:
+            known = cached_turn_starts(turn_starts_key(digest, rules, k, left - 1), k, warn=say)
         if known is not None:
             say(f"the exact values of {len(known[0]):,} turn starts one turn later, kept by a cut one turn longer")
-
-        def kept(keys, values):
-            if remember_turn_starts(key(left), keys, values, warn=say):
-                say(f"kept the values of its {len(keys):,} leaf turn starts for a cut one turn shorter")
-        keep = kept
+        keep = _keeper(turn_starts_key(digest, rules, k, left), say)
     if not exact_compiled():
         say("compiling the blueprint's chain (first run only, under a minute) ...")
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
@@ -166,28 +161,32 @@ def _exact_values(cut, loaded, k, source, threads, say, cache):
                                                                        "so far expanded")))
 
 
-def _turn_starts_key(source, rules, k, turns_left):
-    """:func:`coupsolve.depth.cache.turn_starts_key` of the blueprint file ``source``."""
-    from coupsolve.depth.cache import turn_starts_key
+def _keeper(key, say):
+    """``keep(keys, values)``: the leaf turn starts' values kept under ``key`` for a cut one turn
+    shorter (:func:`coupsolve.depth.cache.remember_turn_starts`), said."""
+    from coupsolve.depth.cache import remember_turn_starts
 
-    return turn_starts_key(_digest(source), rules, k, turns_left)
+    def keep(keys, values):
+        if remember_turn_starts(key, keys, values, warn=say):
+            say(f"kept the values of {len(keys):,} leaf turn starts for a cut one turn shorter")
+    return keep
 
 
-def _keep_turn_starts(cut, loaded, k, source, values, say):
+def _keep_turn_starts(cut, loaded, k, digest, values, say):
     """Exact values read from the cache: their leaf states' values kept by key too, for a cut one turn
     shorter, if they are not yet (an earlier version kept the values only)."""
     import numpy as np
 
-    from coupsolve.depth.cache import has_turn_starts, remember_turn_starts
+    from coupsolve.depth.cache import has_turn_starts, turn_starts_key
     from coupsolve.depth.exact import leaf_keys
 
     rules, _, meta = loaded
-    key = _turn_starts_key(source, rules, k, rules.turn_limit - cut.rules.turn_limit)
+    key = turn_starts_key(digest, rules, k, rules.turn_limit - cut.rules.turn_limit)
     if has_turn_starts(key):
         return
     row_of, keys = leaf_keys(cut, meta, k, say)
     if np.array_equal(row_of, values.row_of) and len(keys) == len(values.values):
-        remember_turn_starts(key, keys, values.values, warn=say)
+        _keeper(key, say)(keys, values.values)
 
 
 def graft_bytes(cut, k) -> dict:

@@ -87,7 +87,7 @@ def remember_values(key, values: LeafValues, warn=print) -> str | None:
                   stderr=np.asarray(values.stderr, np.float64),
                   row_of=np.asarray(values.row_of, np.int32 if len(values.values) < 2**31 else np.int64))
     meta = {"continuations": list(values.continuations), "source": values.source, "states": int(values.states or 0)}
-    return _write(_path(key), key, meta, arrays, "the leaf values", warn)
+    return _write(_path(key), key, meta, arrays, "leaf values", warn)
 
 
 def remember_turn_starts(key, keys, values, warn=print) -> str | None:
@@ -96,7 +96,7 @@ def remember_turn_starts(key, keys, values, warn=print) -> str | None:
     key: the file's path, or None (a one-line warning)."""
     keys, first = np.unique(np.asarray(keys, np.uint64), return_index=True)  # sorted, each once
     arrays = dict(keys=keys, values=np.asarray(values, np.float64)[first])
-    return _write(_path(key, "turn-starts"), key, {}, arrays, "the turn starts' values", warn)
+    return _write(_path(key, "turn-starts"), key, {}, arrays, "turn starts' values", warn)
 
 
 def has_turn_starts(key) -> bool:
@@ -112,7 +112,7 @@ def cached_turn_starts(key, k, warn=print):
         return (keys.ndim == 1 and keys.dtype == np.uint64 and values.shape == (len(keys), k, k)
                 and np.isfinite(values).all() and (np.diff(keys) > 0).all())
 
-    arrays = _read(_path(key, "turn-starts"), key, ("keys", "values"), fits, "the turn starts' values", warn)
+    arrays = _read(_path(key, "turn-starts"), key, ("keys", "values"), fits, "turn starts' values", warn)
     return None if arrays is None else (arrays[0]["keys"], arrays[0]["values"])
 
 
@@ -127,7 +127,7 @@ def _write(path, key, meta, arrays, what, warn):
             np.savez(f, meta=np.array(meta), **arrays)
         os.replace(tmp, path)
     except OSError as e:
-        warn(f"coupsolve: warning: {what} could not be cached ({e.strerror or e})")
+        warn(f"coupsolve: warning: the {what} could not be cached ({e.strerror or e})")
         if os.path.exists(tmp):
             os.remove(tmp)
         return None
@@ -148,7 +148,7 @@ def _read(path, key, names, fits, what, warn):
         if not fits(arrays, meta):
             raise ValueError("its arrays do not fit this game")
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as e:
-        warn(f"coupsolve: warning: ignoring the cached {what[4:]} {os.path.basename(path)}: {e}")
+        warn(f"coupsolve: warning: ignoring the cached {what} {os.path.basename(path)}: {e}")
         return None
     return arrays, meta
 
@@ -163,7 +163,7 @@ def cached_values(key, leaves, k, warn=print) -> LeafValues | None:
                 and row_of.shape == (len(leaves),) and (row_of.size == 0 or 0 <= row_of.min() <= row_of.max() < rows)
                 and np.array_equal(arrays["leaves"], np.asarray(leaves)) and len(meta["continuations"]) == k)
 
-    read = _read(_path(key), key, _ARRAYS, fits, "the leaf values", warn)
+    read = _read(_path(key), key, _ARRAYS, fits, "leaf values", warn)
     if read is None:
         return None
     arrays, meta = read

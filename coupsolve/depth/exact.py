@@ -1,13 +1,14 @@
 """Exact leaf values from a features blueprint: the rest of the game as a Markov chain over turn starts.
 
-A blueprint over the features abstraction (:mod:`coupsolve.sampling.keys`) decides from the state
-alone, so the rest of a game it plays is a Markov chain over the states at the start of a turn (the
-turn number aside: it only ends the game at the limit). :func:`values_exact` finds the distinct states
-of the cut game's leaves (as the rollouts do), builds the chain reachable from them under the
-continuations (:func:`solvers.mccfr.chain.expand_states`, on as many threads as asked) and evaluates
-it with as many sweeps as turns are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under
-every pair of continuations, exact up to the single precision of the stored transition probabilities,
-with no rollouts and no sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are refused.
+A blueprint over the features abstraction (:mod:`coupsolve.sampling.keys`) decides from the state alone,
+so the rest of a game it plays is a Markov chain over the states at the start of a turn (the turn number
+aside: it only ends the game at the limit). :func:`values_exact` finds the distinct states of the cut
+game's leaves (as the rollouts do), builds the chain reachable from them under the continuations
+(:func:`solvers.mccfr.chain.expand_states`, on as many threads as asked) and evaluates it with as many
+sweeps as turns are left (:func:`solvers.mccfr.chain.sweep`): every leaf's value under every pair of
+continuations, exact up to the single precision of the stored transition probabilities, with no rollouts
+and no sampling noise. Blueprints keyed by their histories (the exact keys) are not Markov and are
+refused.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from coupsolve.plan.options import every, silent
 from coupsolve.sampling.keys import FEATURES, X_MODEL
 from coupsolve.trees.background import run_together
 
-__all__ = ["chain_values", "check_markov", "exact_compiled", "leaf_keys", "turn_start_keys", "values_exact"]
+__all__ = ["chain_values", "check_markov", "exact_compiled", "leaf_game", "leaf_keys", "turn_start_keys",
+           "values_exact"]
 
 #: The most states and edges a chain may have: its files' sizes (sparse). Coup's turn starts that a
 #: features blueprint can tell apart number fewer than ``MAX_STATES``.
@@ -351,8 +353,7 @@ def values_exact(cut, solver, meta, k: int = 1, *, known=None, keep=None, thread
     them for a cut one turn shorter.
     """
     say = say or silent
-    k = check_count(k)
-    rules, game, warm, (rows, row_of, states, hashes, _) = _leaf_game(cut, meta, k, say)
+    rules, game, warm, (rows, row_of, states, hashes, _) = leaf_game(cut, meta, k, say)
     turns_left = rules.turn_limit - cut.rules.turn_limit
     mean, facts = chain_values(game, solver.lookup_arrays(), warm > 0, states, hashes, turns_left, k, known=known,
                                threads=threads, progress=progress, say=say)
@@ -371,9 +372,10 @@ def values_exact(cut, solver, meta, k: int = 1, *, known=None, keep=None, thread
                       states=rows, row_of=row_of)
 
 
-def _leaf_game(cut, meta, k, say):
+def leaf_game(cut, meta, k, say=None):
     """The blueprint's rules, its features game, its warm start and ``cut``'s distinct leaf states
-    (:func:`coupsolve.depth.rollouts.leaf_states`), the blueprint checked first."""
+    (:func:`coupsolve.depth.rollouts.leaf_states`), the blueprint (``meta``, a training's metadata)
+    checked first: what a chain of ``cut``'s leaves starts from."""
     from coupsolve.rules import Rules
     from coupsolve.strategy.trained import make_game
 
@@ -382,13 +384,13 @@ def _leaf_game(cut, meta, k, say):
     check_markov(meta)
     warm = float(meta.get("warm_start", 0.0) or 0.0)
     game = make_game(rules, "features", None, warm)
-    return rules, game, warm, leaf_states(cut, game, "features", check_count(k), say)
+    return rules, game, warm, leaf_states(cut, game, "features", check_count(k), say or silent)
 
 
 def leaf_keys(cut, meta, k, say=None):
     """``(row_of, keys)``: the row of each of ``cut``'s leaves, as :func:`values_exact` numbers them,
     and the chain key of each row's state (:func:`turn_start_keys`)."""
-    _, _, _, (_, row_of, states, _, _) = _leaf_game(cut, meta, k, say or silent)
+    _, _, _, (_, row_of, states, _, _) = leaf_game(cut, meta, k, say)
     return row_of, turn_start_keys(states)
 
 

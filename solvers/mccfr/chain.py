@@ -1,25 +1,26 @@
 """Exact leaf values of a sampled strategy: the rest of the game as a Markov chain over turn starts.
 
-When a strategy trained by sampling keys its decisions by features of the state alone (no history),
-the rest of a game played by it is a Markov chain: what happens in a turn depends on the state at the
-turn's start, not on how it was reached. Its value from a state is then an expectation over that
-chain, which :func:`expand_states`, :func:`commit_states` and :func:`sweep` compute exactly, with no sampling noise, instead of
-estimating it by rollouts (:mod:`solvers.mccfr.rollout`). This is the exact option of depth-limited
-solving's leaf values (Brown, Sandholm and Amos, "Depth-limited solving for imperfect-information
-games", NeurIPS 2018: each leaf's value under each pair of continuation strategies).
+When a strategy trained by sampling keys its decisions by features of the state alone (no history), the
+rest of a game played by it is a Markov chain: what happens in a turn depends on the state at the turn's
+start, not on how it was reached. Its value from a state is then an expectation over that chain, which
+:func:`expand_states`, :func:`commit_states` and :func:`sweep` compute exactly, with no sampling noise,
+instead of estimating it by rollouts (:mod:`solvers.mccfr.rollout`). This is the exact option of
+depth-limited solving's leaf values (Brown, Sandholm and Amos, "Depth-limited solving for
+imperfect-information games", NeurIPS 2018: each leaf's value under each pair of continuation
+strategies).
 
 **The chain.** Its states are the game's states at which a *clock* (the game's turn counter) has just
 ticked, keyed by a hash that ignores the clock (``key``). :func:`expand_states` walks, from each state
 in turn, every move of the turn with positive probability under some pair of continuations (the
-strategy's average weighted by ``weigh(P, s, p, action, c)`` and renormalised, as the rollouts play
-it) and every chance outcome, to the next tick or the end: the ticks reached are new states of the
-chain (found breadth first, numbered by :func:`commit_states`) and become the state's edges, each with
-``K * K`` probabilities, one per pair; the ends add their payoff to the state's ``term``; ``lim`` is what the state's turn pays when the
-clock runs out at its end (the game's limit payoff of each tick reached, ``limit_returns``). The clock
-is set to ``first`` before each walk, so a turn's play may not depend on it except at the limit.
-The walks are the work and are independent: threads walk consecutive ranges of states at once, and
-one of them numbers what they found in the states' order, so the chain does not depend on how many
-threads built it.
+strategy's average weighted by ``weigh(P, s, p, action, c)`` and renormalised, as the rollouts play it)
+and every chance outcome, to the next tick or the end: the ticks reached are new states of the chain
+(found breadth first, numbered by :func:`commit_states`) and become the state's edges, each with
+``K * K`` probabilities, one per pair; the ends add their payoff to the state's ``term``; ``lim`` is what the
+state's turn pays when the clock runs out at its end (the game's limit payoff of each tick reached,
+``limit_returns``). The clock is set to ``first`` before each walk, so a turn's play may not depend on
+it except at the limit. The walks are the work and are independent: threads walk consecutive ranges of
+states at once, and one of them numbers what they found in the states' order, so the chain does not
+depend on how many threads built it.
 
 **The values.** With ``m`` turns left before the limit (the state's own included),
 ``V_1 = term + lim`` and ``V_m = term + T V_(m-1)``, where ``T`` is the edges' matrix: :func:`sweep`
