@@ -9,7 +9,7 @@ import pytest
 
 from coupsolve.cli import main
 from coupsolve.strategy import StrategyError, load
-from coupsolve.strategy.shipped import SHIPPED, resolve, shipped_path
+from coupsolve.strategy.shipped import SHIPPED, named, resolve, shipped_path
 
 pytestmark = pytest.mark.xdist_group("sampling")  # the sampling kernels compiled once, on one worker
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +32,21 @@ def test_a_path_wins_over_a_name(tmp_path, monkeypatch):
         load("blueprint")
     with pytest.raises(KeyError, match="no shipped strategy"):
         shipped_path("nonsense")
+
+
+def test_messages_and_files_name_a_shipped_strategy_by_its_name(tmp_path, monkeypatch):
+    """Not by the place the package is installed in: given by name or by its path, the shipped
+    blueprint is called ``blueprint``; any other file keeps what it was given."""
+    from coupsolve.search.blueprint import Blueprint
+
+    monkeypatch.chdir(tmp_path)
+    assert named("blueprint") == named(shipped_path("blueprint")) == "blueprint"
+    assert named("other.npz") == "other.npz" and named(str(tmp_path)) == str(tmp_path)
+    assert Blueprint.load(shipped_path("blueprint")).source == "blueprint"
+    (tmp_path / "blueprint").write_bytes(b"not a strategy")  # a file of that name wins, and is itself
+    assert resolve("blueprint") == "blueprint" and named("blueprint") == "blueprint"
+    with pytest.raises(StrategyError, match="^blueprint: not a strategy trained"):
+        Blueprint.load("blueprint")
 
 
 def test_every_shipped_file_is_package_data():

@@ -20,7 +20,7 @@ from solvers.trees.leaves import GRAFT_HISTORY_BYTES, grafted_histories
 from coupsolve.depth.continuations import CONTINUATIONS
 from coupsolve.depth.game import depth_limited_game
 from coupsolve.plan.options import every, progress_lines, silent
-from coupsolve.strategy.shipped import resolve
+from coupsolve.strategy.shipped import named, resolve
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
@@ -48,6 +48,13 @@ def _digest(path) -> str:
     return h.hexdigest()
 
 
+def _recorded(source) -> str:
+    """How a strategy file names its blueprint: a shipped one by its name (found again wherever the
+    package is installed), any other by its absolute path."""
+    name = named(source)
+    return name if name != str(source) or not os.path.exists(str(source)) else os.path.abspath(source)
+
+
 def _check_blueprint(source, rules, cut_rules):
     """:func:`~coupsolve.depth.values.check_blueprint_rules` as a one-line error naming the option."""
     from coupsolve.depth.values import check_blueprint_rules
@@ -62,14 +69,14 @@ def open_blueprint(source, cut_rules):
     """The blueprint file ``source`` checked against the cut game's rules, before anything is built:
     ``("trained", (rules, solver, meta))`` or ``("solved", rules)``; a one-line
     :class:`StrategyError` naming the option if it cannot be used."""
-    source = resolve(source)
-    if not os.path.isfile(source):
-        raise StrategyError(f"--leaves {source}: {'not a regular file' if os.path.exists(source) else 'no such file'}")
-    if is_trained(source):
-        loaded = load_trained(source)
+    path, source = resolve(source), named(source)  # the file; what messages call it
+    if not os.path.isfile(path):
+        raise StrategyError(f"--leaves {source}: {'not a regular file' if os.path.exists(path) else 'no such file'}")
+    if is_trained(path):
+        loaded = load_trained(path)
         _check_blueprint(source, loaded[0], cut_rules)
         return "trained", loaded
-    rules, result = read_result(source)
+    rules, result = read_result(path)
     if result.tree_type != "GameTree" or leaves_of(result) is not None:
         raise StrategyError(f"--leaves {source}: a strategy solved on a "
                             f"{'depth-limited game' if leaves_of(result) else result.tree_type}; the leaves "
@@ -90,10 +97,11 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
     from coupsolve.depth.values import values_from_longer_game
 
     kind, loaded = opened or open_blueprint(source, cut.rules)
+    path, source = resolve(source), named(source)  # the file; what messages call it
     if kind == "trained":
         from coupsolve.depth.cache import cached_values, key_of, remember_values
 
-        digest = _digest(source)  # once: the blueprint may be tens of MB
+        digest = _digest(path)  # once: the blueprint may be tens of MB
         key = key_of(digest, cut.rules, k, rollouts, seed if rollouts else 0)  # exact: no seed
         values = cached_values(key, cut.leaf_node, k, warn=say) if cache else None
         if values is not None:
@@ -113,7 +121,7 @@ def leaf_values(cut, source, k, *, rollouts=32, seed=0, say=silent, opened=None,
         if kept:
             say(f"kept them for the next build of this game in {kept} ({os.path.getsize(kept) / 2**20:.1f} MiB)")
         return values
-    rules, longer, result = load_solved(source, say)
+    rules, longer, result = load_solved(path, say)
     say(f"valuing {len(cut.leaf_node):,} leaves exactly under {k} continuations of {source} ...")
     return values_from_longer_game(cut.tree, cut.leaf_node, longer, result.average_policy, k)
 
@@ -250,7 +258,6 @@ def build(rules, source, k=None, *, rollouts=32, seed=0, say=silent, representat
     if rules.players != 2:
         raise ValueError("--leaves: depth-limited solving is for two players")
     _check_representation(representation)  # before the cut tree is built
-    source = resolve(source)
     opened = open_blueprint(source, rules)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
@@ -282,10 +289,10 @@ def record(result, game, source, rollouts, seed):
     :func:`rebuild` (``estimated``: by rollouts, with the largest standard error of a leaf value)."""
     from solvers import PublicTree
 
-    values, source = game.leaf_values, resolve(source)
+    values = game.leaf_values
     worst = None if values.stderr is None else float(values.stderr.max(initial=0.0))
     result.options = {**result.options, LEAVES: {
-        "blueprint": os.path.abspath(source), "sha256": _digest(source),
+        "blueprint": _recorded(source), "sha256": _digest(resolve(source)),
         "continuations": len(values.continuations), "rollouts": int(rollouts), "seed": int(seed),
         "estimated": values.stderr is not None and rollouts > 0, "largest_stderr": worst, "leaf_states": values.states,
         "representation": "public" if isinstance(game.tree, PublicTree) else "history"}}
@@ -303,10 +310,10 @@ def rebuild(path, rules, recorded, say=silent):
             raise ValueError(representation)
     except (KeyError, TypeError, ValueError):
         raise StrategyError(f"{path}: its record of the leaves is damaged; solve it again") from None
-    if not os.path.isfile(source):
+    if not os.path.isfile(resolve(source)):
         raise StrategyError(f"{path} was solved with leaves from {source}, which is gone: its tree "
                             "cannot be rebuilt")
-    if _digest(source) != digest:
+    if _digest(resolve(source)) != digest:
         raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
                             "solve it again")
     return build(rules, source, k, rollouts=rollouts, seed=seed, say=say, representation=representation)

@@ -19,7 +19,7 @@ from solvers.mccfr.kernel import call_kernel
 from solvers.mccfr.rollout import path_reach
 
 from coupsolve.sampling.keys import FEATURES, features_init, features_step
-from coupsolve.strategy.shipped import resolve
+from coupsolve.strategy.shipped import named, resolve
 from coupsolve.strategy.solved import StrategyError
 
 __all__ = ["Blueprint"]
@@ -61,10 +61,10 @@ class Blueprint:
         :class:`StrategyError`."""
         from coupsolve.strategy.trained import is_trained, load_trained
 
-        path = resolve(source)
+        path, name = resolve(source), named(source)  # the file; what messages call it
         if not is_trained(path):
-            raise StrategyError(f"{path}: not a strategy trained by sampling (coupsolve train)")
-        return cls(*load_trained(path), source=path)
+            raise StrategyError(f"{name}: not a strategy trained by sampling (coupsolve train)")
+        return cls(*load_trained(path), source=name)
 
     def ranges(self, root) -> tuple:
         """Each player's range at ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot` of the
