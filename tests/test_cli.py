@@ -148,17 +148,6 @@ def test_version():
     assert out.returncode == 0 and out.stdout.strip() == f"coupsolve {__version__}"
 
 
-def test_speed_options_reach_the_solver():
-    out = run("solve", "--turn-limit", "1", "--target-exploitability", "0.01", "--precision", "float32",
-              "--updates", "simultaneous", "--threads", str(min(2, numba.config.NUMBA_NUM_THREADS)), "--json", "--no-progress")
-    assert out.returncode == 0, out.stderr
-    data = json.loads(out.stdout.strip().splitlines()[-1])
-    assert data["exploitability"] <= 0.01
-    # what the solve ran with: the turn-limit-1 tree is below the size where threads pay, so one thread
-    assert "precision" in data, "solve --json reports what the solver ran with: SolveResult.options"
-    assert (data["precision"], data["updates"], data["threads"]) == ("float32", "simultaneous", 1)
-
-
 def _solve_json(capsys, *flags):
     """``solve --json`` in this process: the report, a dict. (The influence payoff's values are not
     exact in float32, unlike the draw payoff's at turn limit 1, so the precision shows in the result.)"""
@@ -168,6 +157,14 @@ def _solve_json(capsys, *flags):
 
 
 def test_each_speed_option_changes_the_solve(monkeypatch, capsys):
+    # the options reach the solver and its report: what it ran with (SolveResult.options); the
+    # turn-limit-1 tree is below the size where threads pay, so one thread whatever was asked
+    assert main(["solve", "--turn-limit", "1", "--target-exploitability", "0.01", "--precision", "float32",
+                 "--updates", "simultaneous", "--threads", str(min(2, numba.config.NUMBA_NUM_THREADS)), "--json",
+                 "--no-progress"]) == 0
+    asked = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert asked["exploitability"] <= 0.01
+    assert (asked["precision"], asked["updates"], asked["threads"]) == ("float32", "simultaneous", 1)
     monkeypatch.setattr(importlib.import_module("solvers.history.rep"), "PARALLEL_MIN_HISTORIES", 0)
     default = _solve_json(capsys)
     cores = importlib.import_module("coupsolve.plan").solve_threads(None)[0]  # the default: every core

@@ -69,6 +69,7 @@ def test_a_pair_of_continuations_has_the_same_value_whatever_else_is_offered(exa
     assert np.array_equal(by_chain[k].per_leaf()[:, c0, c1], by_chain[4].per_leaf()[:, c0, c1])
 
 
+@pytest.mark.slow  # one turn of it in the default run: test_depth's test_rollout_values_agree_with_the_exact_ones
 @pytest.mark.xdist_group("depth_exact")
 def test_the_chain_over_two_turns_agrees_with_rollouts(cut):
     """Two turns after the cut (one sweep of the chain, whose states were found breadth first and

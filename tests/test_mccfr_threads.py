@@ -61,6 +61,7 @@ def test_one_worker_in_batches_of_one_makes_the_serial_updates(kuhn, regret, ave
     assert batched.iterations == serial.iterations == 400
 
 
+@pytest.mark.slow  # the only default test to compile Coup's worker kernel: test_coup_workers checks it too
 def test_three_players_make_the_same_sets_serially_and_in_batches():
     """At three players a traversal makes only the sets it writes (the updated and the averaged
     player's): the serial kernel and one worker in batches of one make the same sets, in the same
