@@ -1,33 +1,34 @@
 """`coupsolve solve --leaves`: a depth-limited solve from the command line, its strategy file read back by
 `analyse`, and its bad inputs refused in one line."""
 
-import subprocess
-import sys
+from types import SimpleNamespace
 
-import numpy as np
 import pytest
+
+from coupsolve.cli import main
+from test_cli_reports import _run
 
 pytestmark = pytest.mark.xdist_group("depth-cli")
 
 
-def run(*argv, env=None):
-    return subprocess.run([sys.executable, "-m", "coupsolve", *argv], capture_output=True, text=True,
-                          env=env, timeout=900)
+def run(capsys, *argv):
+    """The command line in this process (the kernels are loaded once): its status and what it printed."""
+    code, out, err = _run([str(a) for a in argv], capsys)
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 @pytest.fixture(scope="module")
 def blueprint(tmp_path_factory):
     path = tmp_path_factory.mktemp("leaves") / "tl2.npz"
-    r = run("solve", "--turn-limit", "2", "--iterations", "20", "--algorithm", "hs-pcfr+", "--out", str(path),
-            "--no-progress")
-    assert r.returncode == 0, r.stderr
+    assert main(["solve", "--turn-limit", "2", "--iterations", "20", "--algorithm", "hs-pcfr+", "--out", str(path),
+                 "--no-progress"]) == 0
     return path
 
 
 @pytest.mark.parametrize("representation", [pytest.param("history", marks=pytest.mark.slow), "public"])
-def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation):
+def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation, capsys):
     out = tmp_path / "dl1.npz"
-    r = run("solve", "--turn-limit", "1", "--leaves", str(blueprint), "--continuations", "2",
+    r = run(capsys, "solve", "--turn-limit", "1", "--leaves", str(blueprint), "--continuations", "2",
             "--iterations", "60", "--out", str(out), "--json", str(tmp_path / "r.json"), "--no-progress",
             "--representation", representation)
     assert r.returncode == 0, r.stderr
@@ -38,9 +39,9 @@ def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation):
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["leaves"]["continuations"] == 2 and report["leaves"]["estimated"] is False
     assert report["leaves"]["representation"] == representation
-    a = run("analyse", str(out))
+    a = run(capsys, "analyse", str(out))
     assert a.returncode == 0, a.stderr
-    refused = run("analyse", str(out), "--selection")
+    refused = run(capsys, "analyse", str(out), "--selection")
     assert refused.returncode == 2 and "depth-limited strategy" in refused.stderr
     table = lambda text: text[text.index("claim "):]  # noqa: E731
     assert table(a.stdout).split("\n")[:10] == table(r.stdout).split("\n")[:10]
@@ -59,17 +60,17 @@ def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation):
     assert sum(probs.values()) == pytest.approx(1.0) and set(probs) == set(state.legal_actions())
 
 
-def test_a_changed_blueprint_is_named(blueprint, tmp_path):
+def test_a_changed_blueprint_is_named(blueprint, tmp_path, capsys):
     import shutil
 
     copy = tmp_path / "bp.npz"
     shutil.copy(blueprint, copy)
     out = tmp_path / "dl.npz"
-    assert run("solve", "--turn-limit", "1", "--leaves", str(copy), "--continuations", "1", "--iterations", "5",
-               "--out", str(out), "--no-progress").returncode == 0
+    assert run(capsys, "solve", "--turn-limit", "1", "--leaves", str(copy), "--continuations", "1", "--iterations",
+               "5", "--out", str(out), "--no-progress").returncode == 0
     with open(copy, "ab") as f:
         f.write(b"\0")
-    a = run("analyse", str(out))
+    a = run(capsys, "analyse", str(out))
     assert a.returncode == 2 and "has changed since" in a.stderr and "Traceback" not in a.stderr
 
 
@@ -83,40 +84,42 @@ def test_a_changed_blueprint_is_named(blueprint, tmp_path):
     (("--turn-limit", "1", "--leaves", "{bp}", "--max-memory", "1MiB"),
      "left of --max-memory beside the cut tree: it does not fit"),
 ])
-def test_bad_leaves_are_one_line(blueprint, argv, message):
-    r = run("solve", *(a.format(bp=blueprint) for a in argv))
+def test_bad_leaves_are_one_line(blueprint, argv, message, capsys):
+    r = run(capsys, "solve", *(a.format(bp=blueprint) for a in argv))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """Two trainings of the turn-limit-2 game: over the features abstraction, and keyed by histories."""
+    """Two trainings of the turn-limit-2 game: over the features abstraction, and keyed by histories
+    (in this process, as the test below: the kernels are loaded once)."""
     folder = tmp_path_factory.mktemp("trained")
     paths = {}
     for abstraction in ("features", "exact"):
         paths[abstraction] = folder / f"{abstraction}.npz"
-        r = run("train", "--players", "2", "--turn-limit", "2", "--abstraction", abstraction, "--iterations", "300",
-                "--seed", "4", "--out", str(paths[abstraction]), "--no-progress")
-        assert r.returncode == 0, r.stderr
+        assert main(["train", "--players", "2", "--turn-limit", "2", "--abstraction", abstraction, "--iterations",
+                     "300", "--seed", "4", "--out", str(paths[abstraction]), "--no-progress"]) == 0
     return paths
 
 
-def test_exact_leaf_values_from_the_command_line(trained, tmp_path):
+def test_exact_leaf_values_from_the_command_line(trained, tmp_path, capsys, monkeypatch):
     """`--rollouts exact`: the leaves valued by the blueprint's chain, said so, kept in the cache (the
     second solve reads them), `analyse` rebuilds the game; a blueprint keyed by histories is refused."""
-    env = {**__import__("os").environ, "COUPSOLVE_CACHE_DIR": str(tmp_path / "cache")}
+    monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    capsys.readouterr()
     out = tmp_path / "dl1.npz"
-    argv = ("solve", "--turn-limit", "1", "--leaves", str(trained["features"]), "--continuations", "2",
-            "--rollouts", "exact", "--iterations", "20", "--out", str(out))
-    r = run(*argv, env=env)
-    assert r.returncode == 0, r.stderr
-    said = r.stdout + r.stderr
+    argv = ["solve", "--turn-limit", "1", "--leaves", str(trained["features"]), "--continuations", "2",
+            "--rollouts", "exact", "--iterations", "20", "--out", str(out)]
+    code, printed, err = _run(argv, capsys)
+    assert code == 0, err
+    said = printed + err
     assert "exactly under 2 continuations" in said and "turn starts" in said and "leaf states, exact" in said
-    again = run(*argv, "--force", env=env)
-    assert again.returncode == 0 and "read from the cache (exact values of" in again.stdout + again.stderr
-    a = run("analyse", str(out), env=env)
-    assert a.returncode == 0 and "valued by the blueprint's game exactly" in a.stdout, a.stderr
-    bad = run("solve", "--turn-limit", "1", "--leaves", str(trained["exact"]), "--rollouts", "exact", env=env)
-    assert bad.returncode == 2 and "need a features blueprint" in bad.stderr and "Traceback" not in bad.stderr
-    assert len(bad.stderr.strip().splitlines()) == 1
+    code, printed, err = _run(argv + ["--force"], capsys)
+    assert code == 0 and "read from the cache (exact values of" in printed + err
+    code, printed, err = _run(["analyse", str(out)], capsys)
+    assert code == 0 and "valued by the blueprint's game exactly" in printed, err
+    code, _, err = _run(["solve", "--turn-limit", "1", "--leaves", str(trained["exact"]), "--rollouts", "exact"],
+                        capsys)
+    assert code == 2 and "need a features blueprint" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
