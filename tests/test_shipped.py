@@ -49,6 +49,20 @@ def test_messages_and_files_name_a_shipped_strategy_by_its_name(tmp_path, monkey
         Blueprint.load("blueprint")
 
 
+def test_the_analysis_names_the_blueprint_its_leaves_came_from():
+    from coupsolve import Rules
+    from coupsolve.cli.report import leaves_note
+
+    rules = Rules.two_player_selection(turn_limit=2)
+    shipped = leaves_note(rules, {"continuations": 1, "blueprint": "blueprint", "estimated": True, "rollouts": 4,
+                                  "seed": 0})
+    assert "each player plays the shipped blueprint for the rest of the game" in shipped
+    assert "4 rollouts per leaf state (seed 0)" in shipped
+    other = leaves_note(rules, {"continuations": 3, "blueprint": "/some/where/bp.npz", "estimated": False})
+    assert "chooses one of 3 continuations of the blueprint bp.npz" in other and "/some" not in other
+    assert other.endswith("valued by the blueprint's game exactly")
+
+
 def test_every_shipped_file_is_package_data():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         patterns = tomllib.load(f)["tool"]["setuptools"]["package-data"]["coupsolve.strategy"]

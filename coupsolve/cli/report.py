@@ -52,9 +52,13 @@ def title(rules, result) -> str:
 
 def leaves_note(rules, leaves) -> str:
     """One line on what a depth-limited game's leaves mean for the table that follows it."""
+    from coupsolve.strategy.shipped import SHIPPED
+
+    k, source = int(leaves["continuations"]), str(leaves["blueprint"])
+    blueprint = f"the shipped {source}" if source in SHIPPED else f"the blueprint {os.path.basename(source)}"
+    plays = f"plays {blueprint}" if k == 1 else f"chooses one of {k} continuations of {blueprint}"
     return (f"turn limit {rules.turn_limit} with blueprint leaves: after {rules.turn_limit} turn"
-            f"{'s' if rules.turn_limit > 1 else ''} each player chooses one of {leaves['continuations']} "
-            f"continuations of the blueprint {os.path.basename(leaves['blueprint'])} for the rest of the "
+            f"{'s' if rules.turn_limit > 1 else ''} each player {plays} for the rest of the "
             "game, valued by " + (f"{leaves['rollouts']} rollouts per leaf state (seed {leaves['seed']})"
                                   if leaves.get("estimated") else "the blueprint's game exactly"))
 
