@@ -1,5 +1,6 @@
 """`coupsolve solve --leaves`: a depth-limited solve from the command line, its strategy file read back by
-`analyse`, and its bad inputs refused in one line."""
+`analyse`, and its bad inputs refused in one line. The command line runs in the tests' process (its
+status and what it printed, as a subprocess would give them), so that the kernels are loaded once."""
 
 from types import SimpleNamespace
 
@@ -92,8 +93,7 @@ def test_bad_leaves_are_one_line(blueprint, argv, message, capsys):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """Two trainings of the turn-limit-2 game: over the features abstraction, and keyed by histories
-    (in this process, as the test below: the kernels are loaded once)."""
+    """Two trainings of the turn-limit-2 game: over the features abstraction, and keyed by histories."""
     folder = tmp_path_factory.mktemp("trained")
     paths = {}
     for abstraction in ("features", "exact"):
@@ -107,19 +107,17 @@ def test_exact_leaf_values_from_the_command_line(trained, tmp_path, capsys, monk
     """`--rollouts exact`: the leaves valued by the blueprint's chain, said so, kept in the cache (the
     second solve reads them), `analyse` rebuilds the game; a blueprint keyed by histories is refused."""
     monkeypatch.setenv("COUPSOLVE_CACHE_DIR", str(tmp_path / "cache"))
-    capsys.readouterr()
     out = tmp_path / "dl1.npz"
-    argv = ["solve", "--turn-limit", "1", "--leaves", str(trained["features"]), "--continuations", "2",
-            "--rollouts", "exact", "--iterations", "20", "--out", str(out)]
-    code, printed, err = _run(argv, capsys)
-    assert code == 0, err
-    said = printed + err
+    argv = ("solve", "--turn-limit", "1", "--leaves", trained["features"], "--continuations", "2",
+            "--rollouts", "exact", "--iterations", "20", "--out", out)
+    r = run(capsys, *argv)
+    assert r.returncode == 0, r.stderr
+    said = r.stdout + r.stderr
     assert "exactly under 2 continuations" in said and "turn starts" in said and "leaf states, exact" in said
-    code, printed, err = _run(argv + ["--force"], capsys)
-    assert code == 0 and "read from the cache (exact values of" in printed + err
-    code, printed, err = _run(["analyse", str(out)], capsys)
-    assert code == 0 and "valued by the blueprint's game exactly" in printed, err
-    code, _, err = _run(["solve", "--turn-limit", "1", "--leaves", str(trained["exact"]), "--rollouts", "exact"],
-                        capsys)
-    assert code == 2 and "need a features blueprint" in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
+    again = run(capsys, *argv, "--force")
+    assert again.returncode == 0 and "read from the cache (exact values of" in again.stdout + again.stderr
+    a = run(capsys, "analyse", out)
+    assert a.returncode == 0 and "valued by the blueprint's game exactly" in a.stdout, a.stderr
+    bad = run(capsys, "solve", "--turn-limit", "1", "--leaves", trained["exact"], "--rollouts", "exact")
+    assert bad.returncode == 2 and "need a features blueprint" in bad.stderr and "Traceback" not in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
