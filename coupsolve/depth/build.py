@@ -20,7 +20,7 @@ from solvers.trees.leaves import GRAFT_HISTORY_BYTES, grafted_histories
 from coupsolve.depth.continuations import CONTINUATIONS
 from coupsolve.depth.game import depth_limited_game
 from coupsolve.plan.options import every, progress_lines, silent
-from coupsolve.strategy.shipped import named, resolve
+from coupsolve.strategy.shipped import named, resolve, shipped_name
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
@@ -51,8 +51,7 @@ def _digest(path) -> str:
 def _recorded(source) -> str:
     """How a strategy file names its blueprint: a shipped one by its name (found again wherever the
     package is installed), any other by its absolute path."""
-    name = named(source)
-    return name if name != str(source) or not os.path.exists(str(source)) else os.path.abspath(source)
+    return shipped_name(source) or os.path.abspath(source)
 
 
 def _check_blueprint(source, rules, cut_rules):
@@ -310,10 +309,11 @@ def rebuild(path, rules, recorded, say=silent):
             raise ValueError(representation)
     except (KeyError, TypeError, ValueError):
         raise StrategyError(f"{path}: its record of the leaves is damaged; solve it again") from None
-    if not os.path.isfile(resolve(source)):
+    blueprint = resolve(source)
+    if not os.path.isfile(blueprint):
         raise StrategyError(f"{path} was solved with leaves from {source}, which is gone: its tree "
                             "cannot be rebuilt")
-    if _digest(resolve(source)) != digest:
+    if _digest(blueprint) != digest:
         raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
                             "solve it again")
     return build(rules, source, k, rollouts=rollouts, seed=seed, say=say, representation=representation)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from importlib import resources
 
-__all__ = ["SHIPPED", "named", "resolve", "shipped_path"]
+__all__ = ["SHIPPED", "named", "resolve", "shipped_name", "shipped_path"]
 
 #: Name -> file under this package's ``data`` folder.
 SHIPPED = {"blueprint": "blueprint_2p.npz"}
@@ -33,12 +33,14 @@ def resolve(source) -> str:
     return shipped_path(source) if source in SHIPPED and not os.path.exists(source) else source
 
 
-def named(source) -> str:
-    """The name of the shipped strategy ``source`` resolves to, else ``source`` itself: what messages
-    and strategy files say, so that neither carries the place a package was installed in (and a file
-    solved with a shipped blueprint's leaves finds it again wherever the package is)."""
+def shipped_name(source) -> str | None:
+    """The name of the shipped strategy ``source`` resolves to (:func:`resolve`), or None."""
     path = os.path.realpath(resolve(source))
-    for name in SHIPPED:
-        if path == os.path.realpath(shipped_path(name)):
-            return name
-    return str(source)
+    return next((name for name in SHIPPED if path == os.path.realpath(shipped_path(name))), None)
+
+
+def named(source) -> str:
+    """What messages and strategy files call ``source``: the shipped strategy's name if it is one,
+    else ``source`` itself, so that neither carries the place a package was installed in (and a file
+    solved with a shipped blueprint's leaves finds it again wherever the package is)."""
+    return shipped_name(source) or str(source)
