@@ -9,7 +9,9 @@ import pytest
 from coupsolve.cli import main
 from test_cli_reports import _run
 
-pytestmark = pytest.mark.xdist_group("depth-cli")
+# on the worker of test_depth_exact, which compiles the same exact-leaf kernels (the sampling game's
+# key walk and the chain): on two workers at once, both compiled them
+pytestmark = pytest.mark.xdist_group("depth_exact")
 
 
 def run(capsys, *argv):

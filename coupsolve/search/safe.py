@@ -53,7 +53,7 @@ def _root_rows(P, W, paths, lengths, states, hashes, keys):
         s, h = states[i], hashes[i]
         features_init(P, s, h, W)
         for j in range(lengths[i]):
-            features_step(P, s, h, paths[i, j], W)
+            features_step(P, s, h, np.int64(paths[i, j]), W)  # as the sampling kernels: one compiled copy
         keys[i] = state_hash(s, s.shape[0])
 
 

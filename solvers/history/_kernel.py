@@ -57,6 +57,7 @@ row of ``inst``, summed in :func:`_infosets`. Kernels allocate nothing.
 """
 
 import numba
+import numpy as np
 from numba import prange
 
 from solvers.cfr.matching import predictive_match
@@ -285,6 +286,7 @@ def run_iterations(L, thread_parts, S, P, num_iterations):
     cprob = tab[a:L.one]
     reg = inst[0] if summed else S.regret
     players = 1 if P.simultaneous else 2
+    first = np.int64(0)  # not a literal 0: the passes' one copy serves the parts' calls too
     for _ in range(num_iterations):
         t = S.counter[0] + 1
         weight, fpos, fneg = _schedule(t, P)
@@ -295,17 +297,17 @@ def run_iterations(L, thread_parts, S, P, num_iterations):
             if q1.shape[0] > 0:
                 q1[0] = 1.0
             if threads == 1:
-                pull(L, 0, num_segments, tab, q0, q1, p, live, live_count)
-                backward(L, 0, num_segments, cprob, sigma, q0, q1, v, reg, p, live, live_count)
+                pull(L, first, num_segments, tab, q0, q1, p, live, live_count)
+                backward(L, first, num_segments, cprob, sigma, q0, q1, v, reg, p, live, live_count)
             else:
-                pull(L, 0, top, tab, q0, q1, p, live, live_count)
+                pull(L, first, top, tab, q0, q1, p, live, live_count)
                 for k in prange(threads):
                     pull_parts(L, thread_parts[k], thread_parts[k + 1], tab, q0, q1, p, live,
                                live_count)
                 for k in prange(threads):
                     backward_parts(L, thread_parts[k], thread_parts[k + 1], cprob, sigma, q0,
                                    q1, v, inst[k], p, live, live_count)
-                backward(L, 0, top, cprob, sigma, q0, q1, v, inst[0], p, live, live_count)
+                backward(L, first, top, cprob, sigma, q0, q1, v, inst[0], p, live, live_count)
             _update(L, S, P, p, sigma, cprob, summed, weight, fpos, fneg)
         S.counter[0] = t
     return 0

@@ -242,9 +242,10 @@ def fill(tree, part_bounds, block, max_nc, out, scratch, num_actions):
             out.action_infoset[o + a] = s
     levels = part_bounds.shape[0]
     parts = part_bounds.shape[1] - 1
-    j = 0      # next non-terminal slot
-    kc = 0     # next chance edge
-    nseg = 0
+    # int64s, not literal 0s: typing the loop would also compile the callees for the literals
+    j = np.int64(0)      # next non-terminal slot
+    kc = np.int64(0)     # next chance edge
+    nseg = np.int64(0)
     scratch.ptmp[0] = 0
     scratch.etmp[0] = ((num_actions + out.cprob.shape[0]) << 2) | EDGE_ROOT
     for d in range(levels):

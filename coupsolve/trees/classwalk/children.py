@@ -22,7 +22,6 @@ import numpy as np
 from numba import njit
 
 from solvers import CHANCE
-from solvers.memory import check_fits
 from solvers.pieces.split import pack_matrices
 
 from coupsolve.engine.hashing import HASH_MUL, mix
@@ -243,8 +242,8 @@ def settle_children(cur, i, O, S, G):
         if order.shape[0] == 0:
             order, start = _by_child(S)
         sp = _sparse(S, c, order[start[c]:start[c + 1]])
-        S.c_nb[c, 0] = _group(S, G, c, 0, rows, sp)
-        S.c_nb[c, 1] = _group(S, G, c, 1, rows, sp)
+        for q in range(2):  # q a run-time value, as above: no copy of _group compiled per literal seat
+            S.c_nb[c, q] = _group(S, G, c, q, rows, sp)
         S.c_mat[c] = at[0]
         st = _store(O, S, G, c, S.c_nb[c, 0], S.c_nb[c, 1], at, sp)
         if st != DONE:

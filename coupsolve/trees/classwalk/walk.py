@@ -301,16 +301,16 @@ def _reuse(S, mask, stamp, jr, j0, j1, w, n, reads):
         r = S.info[I_NRES]
         if r >= S.r_c.shape[0]:
             return NEED_RES
-        c = S.r_c[r0]
+        c = np.int64(S.r_c[r0])  # int64s as _moves_of_pair passes them: one compiled _pre and _record
         for q in range(2):
             if q == reads:
                 S.r_k[r, q] = S.r_k[r0, q]
                 continue
             k0 = S.r_k[r0, q]
-            ntok = S.k_ntok[k0]
+            ntok = np.int64(S.k_ntok[k0])
             S.toks[:ntok] = S.k_tok[k0, :ntok]
             S.cls2[q] = S.cls[q]
-            pk = _pre(S, mask, stamp, c, q, j0 if q == 0 else j1, S.k_slot[k0], ntok)
+            pk = _pre(S, mask, stamp, c, q, j0 if q == 0 else j1, np.int64(S.k_slot[k0]), ntok)
             if pk < 0:
                 return -1 - pk
             S.r_k[r, q] = pk

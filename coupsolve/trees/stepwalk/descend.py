@@ -70,7 +70,7 @@ def descend(P, W, O, G, path, T, L):
     while True:
         d = G[N.G_DEPTH]
         if F[d, N.F_PHASE] == N.PHASE_ENTER:
-            st = _visit(P, W, O, G, d, False, sc, ret, payoff, L)
+            st = _visit(P, W, O, G, d, np.bool_(False), sc, ret, payoff, L)  # not a literal: run's copy
             if st != N.DONE:
                 return st
         s = T[0]

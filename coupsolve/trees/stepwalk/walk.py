@@ -225,7 +225,8 @@ def replay(P, paths, by_index, out):
         -1, or the first row holding an action that is not legal where it is played.
     """
     none = np.zeros(0, np.int64)
-    n = replay_choices(P, paths, by_index, out, -1, none, np.zeros(0, np.int32), np.zeros(0, np.uint64))
+    nobody = np.int64(-1)  # not a literal -1: the copy compiled for own.py's seats serves
+    n = replay_choices(P, paths, by_index, out, nobody, none, np.zeros(0, np.int32), np.zeros(0, np.uint64))
     return -1 if n >= 0 else -1 - n
 
 
