@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from solvers.history.evaluate import reach_and_values
-from solvers.kinds import CHANCE, TERMINAL
+from solvers.kinds import TERMINAL
 
 from coupsolve.depth.continuations import CONTINUATIONS, continuation_policies
 

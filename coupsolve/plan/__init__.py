@@ -209,7 +209,7 @@ def _survey_next(rules, options, say, size, need, room):
         say("so a solve builds the public tree whole, and it fits" + _counted_first(rules, options, size))
         return
     if not builder.owns(public_size):
-        say(f"so nothing fits here: try a lower --turn-limit, or --ray ADDRESS to solve on a cluster")
+        say("so nothing fits here: try a lower --turn-limit, or --ray ADDRESS to solve on a cluster")
         return
     try:
         plan_pieces(public_size, options, say, room, peak)

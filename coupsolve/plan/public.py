@@ -87,7 +87,7 @@ def measure_public(rules, options, say=silent, known=False):
     found = sizecache.lookup_public_source(rules, parts_of(options), cache, known)
     size = None if found is None else found[0]
     if size is not None:
-        say(f"the public tree's count by the class walk: " + (
+        say("the public tree's count by the class walk: " + (
             f"a cached count (counted in {size.seconds:.1f} s on an earlier run)" if found[1] == sizecache.CACHED
             else f"a known count, packaged with coupsolve (counted in {size.seconds / 60:.0f} minutes)"))
     else:

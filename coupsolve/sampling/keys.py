@@ -98,7 +98,6 @@ def _coins(s, q):
 def feature_key(P, s, p, acts, k, out):
     """The two hashes of seat ``p``'s features at the decision ``s`` (legal actions ``acts[:k]``)
     into ``out`` (uint64, (2,)); the features are listed in the module docstring."""
-    n = P[E.P_PLAYERS]
     out[0] = HASH_SEED[0]  # not HASH_SEED + p, as the exact keys: (seed + p) ^ a small token collides
     out[1] = HASH_SEED[1]  # for two seats p and small tokens, in the low bits, before any multiply
     _mix2(out, p)

@@ -216,15 +216,6 @@ def _walk(P, max_depth, fill, out, table, iset, counts, control, sketch):
     return OK
 
 
-def compiled() -> bool:
-    """Whether the walk's kernel is compiled, in this process or in numba's disk cache (else the first
-    count or build compiles it, for about a minute)."""
-    if _walk.signatures:
-        return True
-    cache = getattr(getattr(_walk, "_cache", None), "_cache_file", None)
-    return cache is not None and os.path.exists(getattr(cache, "_index_path", ""))
-
-
 def _compile_for(args) -> float:
     """Compile :func:`_walk` for the types of ``args`` (or read it from numba's disk cache) unless it
     already is, so that a count's or a fill's seconds and progress are the walk's alone; the seconds
