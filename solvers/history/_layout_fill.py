@@ -242,7 +242,7 @@ def fill(tree, part_bounds, block, max_nc, out, scratch, num_actions):
             out.action_infoset[o + a] = s
     levels = part_bounds.shape[0]
     parts = part_bounds.shape[1] - 1
-    # int64s, not literal 0s: typing the loop would also compile the callees for the literals
+    # int64s, not literal zeros: typing the loop would also compile the callees for the literals
     j = np.int64(0)      # next non-terminal slot
     kc = np.int64(0)     # next chance edge
     nseg = np.int64(0)
