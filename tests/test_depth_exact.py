@@ -130,6 +130,7 @@ def test_the_chain_is_the_same_whatever_threads_build_it(cut, longer_blueprint, 
     assert np.array_equal(one, two) and np.array_equal(one, small) and one.std() > 0.1
 
 
+@pytest.mark.slow  # the one step from kept values in the default run: the command line's cuts sharing them, below
 @pytest.mark.xdist_group("depth_exact")
 def test_a_cut_one_turn_shorter_takes_one_step_from_the_kept_values(cut, longer_blueprint, longer_cut):
     """The values of a cut's leaf states kept (by their keys) give a cut one turn shorter its exact
