@@ -42,3 +42,17 @@ def test_the_solve_says_it_compiles_only_when_it_does(kuhn, monkeypatch):
     assert not kernels_ready(kuhn)
     solvers.solve(kuhn, iterations=2, progress=False, say=said.append)
     assert len(said) == 1 and "compiling the solver" in said[0] and "first run only" in said[0]
+
+
+def test_the_history_passes_are_not_compiled_again_for_a_literal_first_segment(kuhn):
+    """The serial solve passes its first segment, and the layout's fill its counters, as int64s: a
+    literal 0 made numba compile these kernels a second time beside the threaded parts' copy
+    (docs/research/design-measurements.md)."""
+    from numba.core.types import Literal
+    from solvers.history import _layout_fill, passes
+
+    _, kuhn = kuhn
+    solvers.solve(kuhn, iterations=2, threads=1, progress=False)
+    for kernel in (passes.pull, passes.backward, _layout_fill._open_segments, _layout_fill._place_block):
+        assert kernel.signatures, kernel
+        assert not any(isinstance(t, Literal) for sig in kernel.signatures for t in sig), kernel
