@@ -5,6 +5,7 @@ import numba
 import pytest
 
 import solvers
+from solvers import GameTree
 from solvers.compiled import kernel_ready, kernels_ready
 from solvers.history.rep import HistoryTree
 from solvers.pieces.local import PiecesRep
@@ -44,15 +45,19 @@ def test_the_solve_says_it_compiles_only_when_it_does(kuhn, monkeypatch):
     assert len(said) == 1 and "compiling the solver" in said[0] and "first run only" in said[0]
 
 
-def test_the_history_passes_are_not_compiled_again_for_a_literal_first_segment(kuhn):
+def test_the_history_passes_are_not_compiled_again_for_a_literal_first_segment(kuhn, monkeypatch):
     """The serial solve passes its first segment, and the layout's fill its counters, as int64s: a
     literal 0 made numba compile these kernels a second time beside the threaded parts' copy
-    (docs/research/design-measurements.md)."""
+    (docs/research/design-measurements.md). The two callers are compiled here afresh (a caller read
+    from numba's disk cache asks its callees for nothing), so that their callees are asked for every
+    type they are called with."""
     from numba.core.types import Literal
-    from solvers.history import _layout_fill, passes
+    from solvers.history import _layout_fill, layout, passes, rep
 
-    _, kuhn = kuhn
-    solvers.solve(kuhn, iterations=2, threads=1, progress=False)
+    monkeypatch.setattr(_layout_fill, "fill", numba.njit(cache=False)(_layout_fill.fill.py_func))
+    monkeypatch.setattr(rep, "run_iterations", numba.njit(cache=False)(rep.run_iterations.py_func))
+    layout.Layout(kuhn[1])
+    solvers.solve(GameTree.from_openspiel(kuhn[0]), iterations=2, threads=1, progress=False)
     for kernel in (passes.pull, passes.backward, _layout_fill._open_segments, _layout_fill._place_block):
         assert kernel.signatures, kernel
         assert not any(isinstance(t, Literal) for sig in kernel.signatures for t in sig), kernel

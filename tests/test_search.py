@@ -368,12 +368,21 @@ def test_own_choices_are_openspiels(seed, player):
         [(r, a, int(h)) for r, a, h in want]
     rows[0, 3] = 99  # not a move there
     assert own_choices(FULL.params(), rows, player, row, move, key) == -1
-    from numba.core.types import Literal
-    from coupsolve.trees.stepwalk.walk import replay_choices
 
-    # sequence_hashes replays for nobody (-1) from compiled code, own_choices for a seat: one compiled
-    # copy serves both, not one more for a literal -1 (docs/research/design-measurements.md)
-    assert not any(isinstance(t, Literal) for sig in replay_choices.signatures for t in sig)
+
+def test_the_replay_for_nobody_takes_the_copy_compiled_for_a_seat(monkeypatch):
+    """sequence_hashes replays for nobody (-1) from compiled code, own_choices for a seat: one compiled
+    copy serves both, not one more for a literal -1 (docs/research/design-measurements.md). The
+    replay is compiled here afresh: one read from numba's disk cache asks its callee for nothing."""
+    import numba
+    from numba.core.types import Literal
+
+    from coupsolve.trees.stepwalk import build, walk
+
+    monkeypatch.setattr(build, "replay", numba.njit(cache=False)(walk.replay.py_func))
+    assert build.sequence_hashes(FULL, []).shape == (2, 2)
+    sigs = walk.replay_choices.signatures
+    assert sigs and not any(isinstance(t, Literal) for sig in sigs for t in sig)
 
 
 def test_a_root_too_large_to_re_solve_is_played_by_the_blueprint():
