@@ -52,11 +52,11 @@ def test_the_history_passes_are_not_compiled_again_for_a_literal_first_segment(k
     from numba's disk cache asks its callees for nothing), so that their callees are asked for every
     type they are called with."""
     from numba.core.types import Literal
-    from solvers.history import _layout_fill, layout, passes, rep
+    from solvers.history import _layout_fill, passes, rep
 
     monkeypatch.setattr(_layout_fill, "fill", numba.njit(cache=False)(_layout_fill.fill.py_func))
     monkeypatch.setattr(rep, "run_iterations", numba.njit(cache=False)(rep.run_iterations.py_func))
-    layout.Layout(kuhn[1])
+    # a tree of its own: the layouts are cached by tree, and the fresh fill must run
     solvers.solve(GameTree.from_openspiel(kuhn[0]), iterations=2, threads=1, progress=False)
     for kernel in (passes.pull, passes.backward, _layout_fill._open_segments, _layout_fill._place_block):
         assert kernel.signatures, kernel
