@@ -1,13 +1,16 @@
 """Measured strength of sampled strategies: MCCFR's average strategy against exact CFR+ on whole trees.
 
 Two players, turn limits 1 and 2 (card-selection setup, influence payoff): the exact exploitability of
-external- and outcome-sampling MCCFR and of CFR+, after a schedule of iterations. Three players at
+external- and outcome-sampling MCCFR and of CFR+, after a schedule of iterations; and of probing MCCFR
+over the features abstraction (the full-length blueprint's keys, imperfect recall), with and without
+the honest bot's warm start, read onto the same tree (``--features``). Three players at
 turn limit 1 (a Duke+Captain+Contessa deck, two copies, influence payoff): the exact NashConv of
 MCCFR's average (CFR+ is two-player only). Prints one table and saves a log-log plot of the strength
 against the seconds spent iterating.
 
-Run: python examples/mccfr_convergence.py [--turn-limit-3] [--plot FILE] [--seed N]
-``--turn-limit-3`` adds turn limit 3, whose tree takes about 15 minutes and 8 GiB to build.
+Run: python examples/mccfr_convergence.py [--turn-limit-3] [--features] [--plot FILE] [--seed N]
+``--turn-limit-3`` adds turn limit 3, whose tree takes about 8 GiB to build. ``--features`` adds the
+features curves, which run longer schedules (``FEATURES_SCHEDULE``).
 """
 
 import argparse
@@ -16,9 +19,13 @@ import time
 import coupsolve
 from coupsolve import Rules
 from coupsolve.sampling.game import sampling_game
+from coupsolve.sampling.keys import KEY_VERSION
 from solvers.cfr.convergence import cfr_curve, format_rows, mccfr_curve
 
 MCCFR_SCHEDULE = [10, 30, 100, 300, 1000, 3000, 10000]
+FEATURES_SCHEDULE = [1000, 10000, 100000, 300000, 1000000]
+#: The warm starts of the features curves: none, and the shipped blueprint's.
+WARM_STARTS = (0.0, 10.0)
 CFR_SCHEDULE = [1, 3, 10, 30, 100, 300, 1000]
 
 
@@ -32,7 +39,20 @@ def cases(turn_limit_3):
     return out
 
 
-def measure(label, rules, with_cfr, seed):
+def features_curves(rules, tree, seed):
+    """Probing MCCFR over the features abstraction, one curve per warm start, each named for it; the
+    table has room for every key the sampling can make (imperfect recall: fewer than the tree's sets)."""
+    curves = []
+    for warm in WARM_STARTS:
+        game = sampling_game(rules, abstraction="features", warm_start=warm) if warm else \
+            sampling_game(rules, abstraction="features")
+        rows = mccfr_curve(game, tree, FEATURES_SCHEDULE, seed=seed, sampling="probe", max_infosets=1 << 20)
+        name = f"features-v{KEY_VERSION}" + (f" warm {warm:g}" if warm else "")
+        curves.append([r._replace(solver=name) for r in rows])
+    return curves
+
+
+def measure(label, rules, with_cfr, seed, features=False):
     """Every curve of one game, each row labelled with the game."""
     began = time.perf_counter()
     tree = coupsolve.build_tree(rules)
@@ -43,6 +63,8 @@ def measure(label, rules, with_cfr, seed):
               for s in ("external", "outcome")]
     if with_cfr:
         curves.append(cfr_curve(tree, CFR_SCHEDULE))
+    if features and rules.players == 2:
+        curves += features_curves(rules, tree, seed)
     for rows in curves:
         print(format_rows(rows), flush=True)
     return [(label, rows) for rows in curves]
@@ -63,7 +85,8 @@ def plot(curves, path):
                       marker="o", label=rows[0].solver)
         ax.set_title(label)
         ax.set_xlabel("seconds iterating")
-        ax.set_ylabel(mine[0][0].measure)
+        exact = any(r.value <= 0.0 for rows in mine for r in rows)  # an exact equilibrium: 0
+        ax.set_ylabel(mine[0][0].measure + (" (0 drawn at 1e-12)" if exact else ""))
         ax.legend()
     fig.tight_layout()
     fig.savefig(path)
@@ -72,13 +95,15 @@ def plot(curves, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turn-limit-3", action="store_true", help="also turn limit 3 (15 min, 8 GiB)")
+    parser.add_argument("--turn-limit-3", action="store_true", help="also turn limit 3 (8 GiB)")
+    parser.add_argument("--features", action="store_true",
+                        help="also probing MCCFR over the features abstraction (two players)")
     parser.add_argument("--plot", default="mccfr_convergence.png", help="where to save the plot")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     curves = []
     for label, rules, with_cfr in cases(args.turn_limit_3):
-        curves += measure(label, rules, with_cfr, args.seed)
+        curves += measure(label, rules, with_cfr, args.seed, args.features)
     plot(curves, args.plot)
 
 

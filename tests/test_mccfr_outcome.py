@@ -127,3 +127,31 @@ def test_features_train_four_players_full_length_and_play_as_a_policy():
         learnt += len(set(probs.values())) > 1
         state.apply_action(int(rng.choice(list(probs), p=list(probs.values()))))
     assert learnt > 0
+
+
+def test_a_features_strategy_read_onto_the_tree_plays_as_it_does_through_openspiel(tl1):  # noqa: F811
+    # the measurement of a blueprint's recipe at a turn limit (examples/mccfr_convergence.py --features)
+    # reads the features strategy onto the history tree: it must be the strategy SampledPolicy plays
+    from coupsolve.openspiel.policy import HistoryTreePolicy
+
+    rules, coup = tl1
+    solver = MCCFRSolver(sampling_game(rules, "features"), max_infosets=1 << 16, seed=5, sampling="probe")
+    solver.step(3_000)
+    flat = tree_policy(solver, coup.tree)
+    # imperfect recall: information sets the tree tells apart share a key, and so a row
+    assert solver.num_infosets < coup.tree.num_infosets
+    game = coupsolve.load_game(rules)
+    read, played = HistoryTreePolicy(game, coup, flat), SampledPolicy(solver, game)
+    rng, mixed = np.random.default_rng(2), 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            a, b = read.action_probabilities(state), played.action_probabilities(state)
+            assert list(a) == list(b) and np.allclose(list(a.values()), list(b.values()), rtol=0, atol=1e-12)
+            mixed += len(set(a.values())) > 1
+            state.apply_action(int(rng.choice(list(a), p=list(a.values()))))
+    assert mixed > 0
