@@ -115,6 +115,8 @@ BAD += [
     (["train", "--minutes", "1e308"], "--minutes: must be at most"),
     (["train", "--checkpoint-minutes", "1e308"], "--checkpoint-minutes: must be at most"),
     (["train", "--warm-start", "1e308"], "--warm-start"),
+    (["train", "--explore", "0"], "--explore"),
+    (["train", "--explore", "1.5"], "--explore"),
     (["solve", "--pieces", str(2**63)], "--pieces: must be at most"),
     (["solve", "--threads", str(2**40)], "--threads: must be at most"),
     (["solve", "--iterations", HUGE], "--iterations: expected a whole number of at most 30 digits"),

@@ -147,6 +147,7 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
                         (["--field", "dishonest=0.1"], "the bots are honest and random"),
                         (["--sampling", "probe"], "--sampling probe is bound to the features"),
                         (["--warm-start", "5"], "--warm-start is probing's"),
+                        (["--explore", "0.1"], "--explore is probing's"),
                         (["--warm-start", "-1"], "give a regret from 0")):
         status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
         assert status in (1, 2) and words in err, (more, err)
@@ -158,6 +159,13 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
     assert _npz.load(warm, _KIND)[0]["warm_start"] == 20.0
     status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
     assert status == 2 and "a run with warm_start 20.0, not 0.0" in err, err
+    # so is a probing path on the strategy
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--explore", 0.25, "--iterations", 10, "--out", warm,
+                         "--checkpoint", ck, "--games", 10, "--force")
+    assert status == 0 and "the path on the strategy (0.25 of its moves uniform)" in _ + err, err
+    assert _npz.load(warm, _KIND)[0]["explore"] == 0.25
+    status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
+    assert status == 2 and "a run with explore 0.25, not 1.0" in err, err
 
 
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):

@@ -118,6 +118,27 @@ def test_probe_sampling_solves_kuhn():
     assert np.array_equal(again.table()["regret"], solver.table()["regret"])
 
 
+def test_a_probing_path_on_the_strategy_solves_kuhn_and_resumes_bit_for_bit(tmp_path):
+    tree = solvers.GameTree.from_openspiel("kuhn_poker")
+    solver = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1, sampling="probe", explore=0.3)
+    solver.step(20_000)
+    uniform_path = MCCFRSolver(kuhn_game(), max_infosets=64, seed=1, sampling="probe")
+    uniform_path.step(20_000)
+    assert not np.array_equal(solver.table()["regret"], uniform_path.table()["regret"])
+    solver.save(tmp_path / "k.npz")
+    again = MCCFRSolver.load(tmp_path / "k.npz", kuhn_game())
+    assert again.explore == 0.3
+    for s in (solver, again):
+        s.step(30_000)
+    assert np.array_equal(again.table()["regret"], solver.table()["regret"])
+    policy = tree_policy(solver, tree)
+    assert solvers.exploitability(tree, policy) < 0.01
+    assert abs(solvers.expected_values(tree, policy)[0] + 1 / 18) < 0.005
+    for bad in ({"explore": 0.0}, {"explore": 1.5}, {"explore": 0.5, "sampling": "external"}):
+        with pytest.raises(ValueError, match="explore must be in"):
+            MCCFRSolver(kuhn_game(), max_infosets=64, **{"sampling": "probe", **bad})
+
+
 def test_probe_needs_a_bound_kernel():
     g = kuhn_game()
     with pytest.raises(ValueError, match="binds no probing kernel"):

@@ -282,22 +282,22 @@ def _add_train_args(p):
                       "memory the information-set table may take, e.g. 4GiB: sizes the table when "
                       "--max-infosets is not given, and refuses a larger one before allocating it")
     p.add_argument("--sampling", choices=SAMPLINGS,
-                   help="MCCFR's sampling: external (every action of the traverser), outcome (one "
-                        "sampled path, importance-weighted) or probe (one sampled path, every action "
-                        "of the traverser on it valued by a rollout: for long games; features only) "
-                        "(default: with neither option, external over exact information sets when they "
-                        "are known to fit the table, else probe over features; else external)")
+                   help="MCCFR's sampling: external (every action of the traverser), outcome (one sampled "
+                        "path, importance-weighted) or probe (one path, each traverser's action on it valued "
+                        "by a rollout: long games; features only) (default: with neither option, external "
+                        "over exact sets known to fit the table, else probe over features; else external)")
     p.add_argument("--abstraction", choices=ABSTRACTIONS,
                    help="information sets: exact (perfect recall) or features (what a player can act on; "
                         "imperfect recall, for long games: no equilibrium guarantee) (default: see --sampling)")
     p.add_argument("--field", type=V.training_field, default={}, metavar="BOT=SHARE[,BOT=SHARE]",
-                   help="features only: train against a field where each seat of each game is played by "
-                        "a baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, "
-                        "random; the rest is the strategy itself)")
+                   help="features only: train against a field where each seat of each game is played by a "
+                        "baseline bot with this share, e.g. honest=0.3,random=0.1 (bots: honest, random; the "
+                        "rest is the strategy itself)")
     p.add_argument("--warm-start", type=V.regret, default=0.0, metavar="R",
-                   help="probe and features only: each new information set starts at the honest bot's "
-                        "move with this much regret, which the sampled regrets outweigh where they "
-                        "disagree (0: none)")
+                   help="probe only: each new information set starts at the honest bot's move with this "
+                        "much regret, which the sampled regrets outweigh where they disagree (0: none)")
+    p.add_argument("--explore", type=V.share, default=1.0, metavar="E", help="probe only: the traverser's "
+                   "path follows its strategy, each move drawn uniformly with probability E instead (1: uniform)")
     p.add_argument("--threads", type=V.workers, default=1, metavar="N",
                    help="external sampling with exact information sets only: N workers in deterministic "
                         "batches (reproducible from --seed and N, not the one-thread iterates; default 1)")

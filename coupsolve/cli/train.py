@@ -64,8 +64,9 @@ def cmd_train(args) -> int:
         raise CliError("--sampling probe is bound to the features information sets: add --abstraction "
                        "features")
     human = sys.stderr if args.json == "-" else sys.stdout
-    if args.warm_start and args.sampling != "probe":
-        raise CliError(f"--warm-start is probing's: add --sampling probe (not {args.sampling})")
+    for name, value, default in (("--warm-start", args.warm_start, 0.0), ("--explore", args.explore, 1.0)):
+        if value != default and args.sampling != "probe":
+            raise CliError(f"{name} is probing's: add --sampling probe (not {args.sampling})")
     if args.threads > 1 and (args.sampling, args.abstraction) != ("external", "exact"):
         raise CliError(f"--threads runs external sampling over exact information sets only, not "
                        f"{args.sampling} sampling over {args.abstraction} ones: drop --threads")
@@ -73,14 +74,15 @@ def cmd_train(args) -> int:
     solver = make_solver(game, resume=args.resume, max_infosets=args.max_infosets,
                          max_memory=args.max_memory, threads=args.threads, regret=args.regret,
                          average=args.average, seed=args.seed, sampling=args.sampling,
-                         abstraction=args.abstraction, field=args.field, warm_start=args.warm_start)
+                         abstraction=args.abstraction, field=args.field, warm_start=args.warm_start,
+                         explore=args.explore)
     print(f"training {rules}: MCCFR, {args.sampling} sampling, {args.abstraction} information sets"
           + ("" if chosen.why == "as given" else f" ({chosen.why})") + ", "
           f"room for {solver.max_infosets:,} information sets ({solver.bytes / 2**20:,.0f} MiB), "
           f"seed {solver.seed}" + (f", {solver.threads} threads in batches of {solver.batch} "
                                    f"iterations each" if solver.batch else "")
           + (f", resumed at iteration {solver.iterations:,}" if args.resume else "")
-          + field_words(args.field, args.warm_start),
+          + field_words(args.field, args.warm_start, args.explore),
           file=human, flush=True)
     warm_up(solver, printer(human))
     checkpoint = args.checkpoint or args.resume
@@ -105,7 +107,7 @@ def cmd_train(args) -> int:
                 "seed": solver.seed, "iterations": solver.iterations, "seconds": solver.seconds,
                 "sampling": args.sampling, "abstraction": args.abstraction, "players": rules.players,
                 "interrupted": interrupted, "infosets": solver.num_infosets, "field": args.field,
-                "warm_start": args.warm_start}
+                "warm_start": args.warm_start, "explore": solver.explore}
     if checkpoint:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     args.seed = solver.seed

@@ -115,6 +115,14 @@ def regret(text):
     return value
 
 
+def share(text):
+    """``--explore E``: a number in (0, 1]."""
+    value = number(text)
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{short(text)}: give a share above 0 and at most 1")
+    return value
+
+
 def training_field(text):
     """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
     from coupsolve.sampling.keys import FIELD_BOTS, field_scratch

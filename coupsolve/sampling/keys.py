@@ -302,11 +302,11 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
 
 
 @njit(cache=True)
-def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, prior, max_depth,
+def run_probe(P, W, table, regret, avg, rng, stats, count, plus, linear, prior, explore, max_depth,
               state_size, max_moves):
     """``solvers.mccfr.probe.run_probe`` for Coup's features."""
     return R.run_probe(FEATURES, P, W, table, regret, avg, rng, stats, count, plus, linear, prior,
-                       max_depth, state_size, max_moves)
+                       explore, max_depth, state_size, max_moves)
 
 
 KERNELS = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, run_probe)

@@ -72,17 +72,18 @@ def table_room(game, max_infosets=None, max_memory=None, threads=1):
 
 def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, threads=1, regret=None,
                 average=None, seed=0, sampling=SAMPLINGS[0], abstraction=ABSTRACTIONS[0], field=None,
-                warm_start=0.0):
+                warm_start=0.0, explore=1.0):
     """A new :class:`solvers.MCCFRSolver` for ``game``, or the one the checkpoint ``resume`` continues
     (same game and options, else a one-line :class:`StrategyError`); the table sized by
     :func:`table_room`. The solver's notes record the field, the warm start and the features key, so
-    a checkpoint is resumed only with them."""
+    a checkpoint is resumed only with them (and with its path's ``explore``, which the solver records)."""
     from solvers import npz
     from solvers.mccfr.solver import MCCFRSolver
 
     room, actions = table_room(game, max_infosets, max_memory, threads)
     if resume is None:
         options = {} if sampling == SAMPLINGS[0] else {"sampling": sampling}
+        options.update({"explore": explore} if explore != 1.0 else {})
         options.update({k: v for k, v in (("regret", regret), ("average", average)) if v is not None})
         solver = MCCFRSolver(game, max_infosets=room, max_actions=actions, seed=seed, threads=threads,
                              **options)
@@ -96,9 +97,9 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
                                 f"({e})") from None
         check_key(resume, meta)
         defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {},
-                    "warm_start": 0.0, "threads": 1}
+                    "warm_start": 0.0, "threads": 1, "explore": 1.0}
         for key, value in (("sampling", sampling), ("abstraction", abstraction), ("field", field or {}),
-                           ("warm_start", warm_start), ("threads", threads)):
+                           ("warm_start", warm_start), ("threads", threads), ("explore", explore)):
             if meta.get(key, defaults[key]) != value:
                 raise StrategyError(f"--resume {resume}: a run with {key} {meta.get(key)}, not {value}")
     solver.notes["field"] = field or {}
@@ -217,11 +218,12 @@ def load_trained(path):
     return rules, solver, meta
 
 
-def field_words(field, warm_start=0.0) -> str:
-    """``", 0.4 of seats honest, 0.1 of seats random"`` for a training field ("" for none), and the
-    warm start."""
+def field_words(field, warm_start=0.0, explore=1.0) -> str:
+    """``", 0.4 of seats honest, 0.1 of seats random"`` for a training field ("" for none), the warm
+    start, and a probing path that follows the strategy."""
     return ("".join(f", {share:g} of seats {bot}" for bot, share in (field or {}).items())
-            + (f", warm-started at the honest bot's moves (regret {warm_start:g})" if warm_start else ""))
+            + (f", warm-started at the honest bot's moves (regret {warm_start:g})" if warm_start else "")
+            + (f", the path on the strategy ({explore:g} of its moves uniform)" if explore < 1.0 else ""))
 
 
 def describe(meta) -> str:
@@ -231,7 +233,7 @@ def describe(meta) -> str:
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
             f"{meta.get('infosets', 0):,} information sets"
-            f"{field_words(meta.get('field'), meta.get('warm_start', 0.0))}")
+            f"{field_words(meta.get('field'), meta.get('warm_start', 0.0), meta.get('explore', 1.0))}")
 
 
 def trained_policy(solver, game, meta):

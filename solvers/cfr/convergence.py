@@ -86,7 +86,8 @@ def mccfr_curve(game, tree, schedule, *, seed=0, sampling="external", max_infose
     schedule : sequence of int
         Increasing iteration counts at which to measure.
     seed : int
-    sampling : {"external", "outcome"}
+    sampling : {"external", "outcome", "probe"}
+        ("probe" for a game whose binding provides the probing kernel)
     max_infosets : int, optional
         The table's room (default: the tree's information sets, every one the sampling can meet).
     **options

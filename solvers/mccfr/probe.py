@@ -25,6 +25,14 @@ strategies, so no importance weight is taken after the node. One iteration is on
 A probe looks information sets up without making them (an unseen one plays uniformly). The cost is one
 rollout per action of each of ``i``'s nodes on the path.
 
+**The path on the strategy** (``explore < 1``): ``i``'s path follows ``sigma``, each draw uniform
+with probability ``explore`` instead, and still takes no importance weight. Under perfect recall this
+scales each information set's updates by ``i``'s own reach, a scale that changes between iterations:
+a heuristic. It is meant for keys with imperfect recall, where one key stands for histories that ``i``
+reaches by different moves of its own: the uniform path weighs them by how a player moving at random
+would reach them, this one by how the strategy does, so the key's regrets and average are those of
+the positions the strategy plays. ``explore = 1`` (the default) is the uniform path, bit for bit.
+
 **Warm start** (``prior > 0``; Brown and Sandholm, "Strategy-based warm starting for regret
 minimization in games", AAAI 2016): at a decision the game's ``moves`` gives a strategy in ``probs``
 (the prior; without a warm start those probabilities are never read), a new information set starts
@@ -72,7 +80,7 @@ def _uniform(rng, k):
 
 @njit(inline="always")
 def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h, s2, h2, acts,
-                  probs, sig, own, vals, ret, D, prior):
+                  probs, sig, own, vals, ret, D, prior, explore):
     """One probing episode for player ``i`` (module docstring); a status code."""
     init, player, moves, step, returns = game
     init(P, s, h, W)
@@ -108,20 +116,24 @@ def probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s
                 _update(regret, o, k, own, vals, plus)
                 for a in range(k):
                     avg[o + a] += weight * own[a]
-                # a fixed sampling policy (uniform): the same reach at every history of an
-                # information set, so no weight
-                j = _uniform(rng, k)
+                # the path's next action (module docstring): uniform, or with explore < 1 the
+                # current strategy with that share of uniform draws; no importance weight either way
+                if explore >= 1.0 or _next(rng) < explore:
+                    j = _uniform(rng, k)
+                else:
+                    j = _sample(own, k, rng)
         step(P, s, h, acts[j], W)
     stats[3] = D
     return ERR_DEPTH
 
 
 @njit(inline="always")
-def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, prior, max_depth,
+def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, prior, explore, max_depth,
               state_size, max_moves):
     """``count`` iterations of MCCFR with probing (one episode per player each); ``stats[2]`` counts the
     finished ones; ``linear`` weighs the average by the iteration number; ``prior`` is the warm start's
-    weight (0: none). A status code."""
+    weight (0: none); ``explore`` the share of uniform draws on the updated player's path (1: all). A
+    status code."""
     n = int(stats[5])
     D = max_depth + 1
     s = np.zeros(state_size, dtype=np.int32)
@@ -138,7 +150,7 @@ def run_probe(game, P, W, table, regret, avg, rng, stats, count, plus, linear, p
         weight = float(stats[2] + 1) if linear else 1.0
         for i in range(n):
             status = probe_episode(game, P, W, table, regret, avg, rng, stats, i, weight, plus, s, h,
-                                   s2, h2, acts, probs, sig, own, vals, ret, D, prior)
+                                   s2, h2, acts, probs, sig, own, vals, ret, D, prior, explore)
             if status != OK:
                 return status
         stats[2] += 1

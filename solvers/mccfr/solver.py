@@ -12,7 +12,7 @@ Extensive Games", NeurIPS. Three samplings share one table and one game interfac
   updated player's nodes and importance-weighted regrets, as in OpenSpiel's
   ``OutcomeSamplingSolver`` (:mod:`solvers.mccfr.outcome`). An iteration costs one path, whatever
   the game's length.
-* ``"probe"``: one sampled on-policy path per player, each of the updated player's actions on it
+* ``"probe"``: one sampled path per player, each of the updated player's actions on it
   valued by a probe (one rollout, no importance weight after the node; Gibson et al., AAAI 2012;
   :mod:`solvers.mccfr.probe`). For long games, where outcome sampling's weights make the regrets'
   variance too large to learn from; a game's binding must provide the kernel (``kernels[4]``).
@@ -59,7 +59,7 @@ _KERNEL_OF = {"external": (0, "external-sampling"), "outcome": (3, "outcome-samp
 #: The kind a checkpoint file records (:mod:`solvers.npz`), so no other file is read as one.
 CHECKPOINT_KIND = "coupsolve.solvers.MCCFRCheckpoint"
 #: The fields a checkpoint writes of its own; the others are the solver's ``notes``.
-_OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "regret", "average", "seed",
+_OWN_META = ("game_id", "abstraction", "sampling", "epsilon", "explore", "regret", "average", "seed",
              "iterations", "seconds", "max_infosets", "max_actions", "num_players", "threads", "batch")
 _ERRORS = {K.ERR_COLLISION: "an information-set hash collision (two information sets with the same "
                             "first hash): please report it",
@@ -175,6 +175,9 @@ class MCCFRSolver:
     epsilon : float
         Outcome sampling's exploration at the updated player's nodes (OpenSpiel's default 0.6), in
         (0, 1]; ignored by external sampling.
+    explore : float
+        Probing only: the share of uniform draws on the updated player's path, in (0, 1]; the rest
+        follow its current strategy (:mod:`solvers.mccfr.probe`). 1, the default: the uniform path.
     threads : int
         External sampling only: the workers that traverse at once, each with its own generator, in
         batches of ``threads * batch`` iterations (:mod:`solvers.mccfr.batch`: reproducible from the
@@ -194,7 +197,7 @@ class MCCFRSolver:
     """
 
     def __init__(self, game, *, max_infosets=1 << 20, max_actions=None, regret="rm",
-                 average="uniform", seed=0, sampling="external", epsilon=0.6, threads=1, batch=None):
+                 average="uniform", seed=0, sampling="external", epsilon=0.6, explore=1.0, threads=1, batch=None):
         if not isinstance(game, SamplingGame):
             raise TypeError(f"game must be a solvers.mccfr.solver.SamplingGame, got {type(game).__name__}")
         max_infosets = int_arg("max_infosets", max_infosets, 1)
@@ -218,6 +221,10 @@ class MCCFRSolver:
             raise ValueError(f"epsilon must be in (0, 1] (the exploration of outcome sampling), got "
                              f"{epsilon!r}")
         self.epsilon = float(epsilon)
+        if not 0.0 < float(explore) <= 1.0 or (float(explore) != 1.0 and self.sampling != "probe"):
+            raise ValueError(f"explore must be in (0, 1] and is for sampling='probe' (the share of uniform "
+                             f"draws on the updated player's path), got {explore!r} with {self.sampling!r}")
+        self.explore = float(explore)
         if game.warm_start and self.sampling != "probe":
             raise ValueError(f"game {game.game_id!r} has a warm start ({game.warm_start:g}), which "
                              f"only sampling='probe' takes, not {self.sampling!r}")
@@ -287,7 +294,7 @@ class MCCFRSolver:
             args = (g.params, g.scratch, self._table, self._regret, self._avg, self._rng, self._stats,
                     count, plus, linear)
             eps = ((self.epsilon,) if self.sampling == "outcome" else
-                   (float(g.warm_start),) if self.sampling == "probe" else ())
+                   (float(g.warm_start), self.explore) if self.sampling == "probe" else ())
             status = call_kernel(self.kernel, *args, *eps, g.max_depth, g.state_size, g.max_moves)
         elapsed = time.perf_counter() - t0
         self.seconds += elapsed
@@ -358,7 +365,7 @@ class MCCFRSolver:
         """Write a checkpoint (``.npz`` + JSON): the table, the generator's state, the options and
         :attr:`notes` (which :meth:`load` gives back)."""
         meta = {"game_id": self.game.game_id, "abstraction": self.game.abstraction,
-                "sampling": self.sampling, "epsilon": self.epsilon,
+                "sampling": self.sampling, "epsilon": self.epsilon, "explore": self.explore,
                 "regret": self.regret, "average": self.average,
                 "seed": self.seed, "iterations": self.iterations, "seconds": self.seconds,
                 "max_infosets": self.max_infosets, "max_actions": self.max_actions,
@@ -392,7 +399,7 @@ class MCCFRSolver:
         self = cls(game, max_infosets=meta["max_infosets"] if max_infosets is None else max_infosets,
                    max_actions=meta["max_actions"] if max_actions is None else max_actions,
                    regret=meta["regret"], average=meta["average"], seed=meta["seed"], sampling=kind,
-                   epsilon=meta.get("epsilon", 0.6), threads=meta.get("threads", 1),
+                   epsilon=meta.get("epsilon", 0.6), explore=meta.get("explore", 1.0), threads=meta.get("threads", 1),
                    batch=meta.get("batch"))
         status = K.insert_all(self._table, self._stats, a["key"], a["check"], a["owner"],
                               a["num_actions"])
