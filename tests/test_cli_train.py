@@ -151,21 +151,18 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
                         (["--warm-start", "-1"], "give a regret from 0")):
         status, _, err = cli(capsys, *TINY, "--iterations", 5, *more)
         assert status in (1, 2) and words in err, (more, err)
-    # a warm start is recorded, described and checked on --resume like the field
+    # a warm start, and a probing path on the strategy, are recorded, described and checked on --resume
+    # like the field
     warm = tmp_path / "w.npz"
-    status, _, err = cli(capsys, *TINY[:-2], *field, "--warm-start", 20, "--iterations", 10, "--out", warm,
-                         "--checkpoint", ck, "--games", 10, "--force")
-    assert status == 0 and "warm-started at the honest bot's moves (regret 20)" in _ + err, err
-    assert _npz.load(warm, _KIND)[0]["warm_start"] == 20.0
-    status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
-    assert status == 2 and "a run with warm_start 20.0, not 0.0" in err, err
-    # so is a probing path on the strategy
-    status, _, err = cli(capsys, *TINY[:-2], *field, "--explore", 0.25, "--iterations", 10, "--out", warm,
-                         "--checkpoint", ck, "--games", 10, "--force")
-    assert status == 0 and "the path on the strategy (0.25 of its moves uniform)" in _ + err, err
-    assert _npz.load(warm, _KIND)[0]["explore"] == 0.25
-    status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
-    assert status == 2 and "a run with explore 0.25, not 1.0" in err, err
+    for option, value, key, words, other in (
+            ("--warm-start", 20, "warm_start", "warm-started at the honest bot's moves (regret 20)", "0.0"),
+            ("--explore", 0.25, "explore", "the path on the strategy (0.25 of its moves uniform)", "1.0")):
+        status, _, err = cli(capsys, *TINY[:-2], *field, option, value, "--iterations", 10, "--out", warm,
+                             "--checkpoint", ck, "--games", 10, "--force")
+        assert status == 0 and words in _ + err, err
+        assert _npz.load(warm, _KIND)[0][key] == value
+        status, _, err = cli(capsys, *TINY[:-2], *field, "--iterations", 20, "--resume", ck)
+        assert status == 2 and f"a run with {key} {float(value)}, not {other}" in err, err
 
 
 def test_match_plays_the_strategy_against_bots_and_files(capsys, tmp_path):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from coup_helpers import play_randomly
 from test_mccfr import _tables_equal, _uniform, kuhn_game, tl1  # noqa: F401 (tl1: a fixture)
 
 import coupsolve
@@ -142,16 +143,15 @@ def test_a_features_strategy_read_onto_the_tree_plays_as_it_does_through_openspi
     assert solver.num_infosets < coup.tree.num_infosets
     game = coupsolve.load_game(rules)
     read, played = HistoryTreePolicy(game, coup, flat), SampledPolicy(solver, game)
-    rng, mixed = np.random.default_rng(2), 0
-    for _ in range(40):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-                continue
+    mixed = []
+
+    def same(state):
+        if not state.is_chance_node():
             a, b = read.action_probabilities(state), played.action_probabilities(state)
             assert list(a) == list(b) and np.allclose(list(a.values()), list(b.values()), rtol=0, atol=1e-12)
-            mixed += len(set(a.values())) > 1
-            state.apply_action(int(rng.choice(list(a), p=list(a.values()))))
-    assert mixed > 0
+            mixed.append(len(set(a.values())) > 1)
+
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        play_randomly(game.new_initial_state(), rng, same)
+    assert any(mixed)
