@@ -44,8 +44,7 @@ def features_curves(rules, tree, seed):
     table has room for every key the sampling can make (imperfect recall: fewer than the tree's sets)."""
     curves = []
     for warm in WARM_STARTS:
-        game = sampling_game(rules, abstraction="features", warm_start=warm) if warm else \
-            sampling_game(rules, abstraction="features")
+        game = sampling_game(rules, abstraction="features", warm_start=warm)
         rows = mccfr_curve(game, tree, FEATURES_SCHEDULE, seed=seed, sampling="probe", max_infosets=1 << 20)
         name = f"features-v{KEY_VERSION}" + (f" warm {warm:g}" if warm else "")
         curves.append([r._replace(solver=name) for r in rows])

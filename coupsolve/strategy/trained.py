@@ -77,16 +77,14 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
     (same game and options, else a one-line :class:`StrategyError`); the table sized by
     :func:`table_room`. The solver's notes record the field, the warm start and the features key, so
     a checkpoint is resumed only with them (and with its path's ``explore``, which the solver records)."""
-    from solvers import npz
     from solvers.mccfr.solver import MCCFRSolver
 
     room, actions = table_room(game, max_infosets, max_memory, threads)
     if resume is None:
         options = {} if sampling == SAMPLINGS[0] else {"sampling": sampling}
-        options.update({"explore": explore} if explore != 1.0 else {})
         options.update({k: v for k, v in (("regret", regret), ("average", average)) if v is not None})
         solver = MCCFRSolver(game, max_infosets=room, max_actions=actions, seed=seed, threads=threads,
-                             **options)
+                             explore=explore, **options)
     else:
         meta = _resumable(resume, game)
         try:
