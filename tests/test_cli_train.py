@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from coupsolve.cli import main
+from coupsolve.sampling.keys import KEY_VERSION
 from solvers import npz as _npz
 from solvers.mccfr.solver import CHECKPOINT_KIND as _KIND
 
@@ -129,11 +130,16 @@ def test_field_probe_train_records_the_field_and_resume_checks_it(capsys, tmp_pa
     meta, _ = _npz.load(path, _KIND)
     assert meta["field"] == {"honest": 0.5, "random": 0.1} and meta["sampling"] == "probe"
     assert _npz.load(ck, _KIND)[0]["field"] == meta["field"]  # the checkpoint records it too
-    assert meta["features_key"] == 2  # and the version of the features key
+    assert meta["features_key"] == KEY_VERSION  # and the version of the features key
     old_meta, arrays = dict(meta, features_key=1), _npz.load(path, _KIND)[1]
     _npz.save(tmp_path / "old.npz", _KIND, old_meta, arrays)
     status, _, refused = cli(capsys, "analyse", tmp_path / "old.npz", "--games", 10)
     assert status == 2 and "version 1 of the features key" in refused, refused
+    ck_meta, ck_arrays = _npz.load(ck, _KIND)
+    _npz.save(tmp_path / "v2_ck.npz", _KIND, dict(ck_meta, features_key=2), ck_arrays)
+    status, _, refused = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.5,random=0.1", "--iterations", 40,
+                             "--resume", tmp_path / "v2_ck.npz")
+    assert status == 2 and "keyed by version 2 of the features key" in refused, refused
     assert "0.5 of seats honest" in err  # the strategy's description (human lines on stderr with --json)
     status, _, err = cli(capsys, *TINY[:-2], *field, "--field", "honest=0.2", "--iterations", 40,
                          "--resume", ck)

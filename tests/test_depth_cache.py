@@ -11,6 +11,7 @@ import pytest
 from coupsolve import build_coup_tree
 from coupsolve.depth.build import leaf_values
 from coupsolve.depth.cache import key_of, remember_values
+from coupsolve.sampling.keys import KEY_VERSION
 from tests.test_search import FULL, blueprint
 
 pytestmark = pytest.mark.xdist_group("search")
@@ -24,7 +25,8 @@ def cut():
 
 def opened():
     bp = blueprint()
-    return "trained", (FULL, bp.solver, {"rules": FULL.to_dict(), "abstraction": "features"})
+    return "trained", (FULL, bp.solver, {"rules": FULL.to_dict(), "abstraction": "features",
+                                     "features_key": KEY_VERSION})
 
 
 def values(cut, source, said, k=2, seed=3, cache=True):

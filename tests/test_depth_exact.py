@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 import coupsolve
 from coupsolve import Rules, depth
 from coupsolve.depth.exact import values_exact
+from coupsolve.sampling.keys import KEY_VERSION
 
 CUT = Rules.two_player_selection(turn_limit=1, limit_payoff="influence")
 FULL = Rules.two_player_selection(turn_limit=2, limit_payoff="influence")
@@ -25,7 +26,7 @@ def _features_solver(rules, iterations, seed=5):
 
 
 def _meta(rules):
-    return {"rules": rules.to_dict(), "abstraction": "features"}
+    return {"rules": rules.to_dict(), "abstraction": "features", "features_key": KEY_VERSION}
 
 
 @pytest.fixture(scope="module")

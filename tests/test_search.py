@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from coupsolve import Rules, build_coup_tree, load_game
 from coupsolve.depth.public import history_pairs, public_leaf_values, public_leaves
 from coupsolve.depth.rollouts import values_from_trained
+from coupsolve.sampling.keys import KEY_VERSION
 from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings, resolve, rooted_leaf_values
 from coupsolve.strategy.solved import StrategyError
 from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
@@ -35,7 +36,8 @@ def blueprint():
     solver = MCCFRSolver(sampling_game(FULL, abstraction="features"), max_infosets=1 << 16, seed=3,
                          sampling="probe")
     solver.step(2000)
-    return Blueprint(FULL, solver, {"rules": FULL.to_dict(), "abstraction": "features"}, source="test")
+    return Blueprint(FULL, solver, {"rules": FULL.to_dict(), "abstraction": "features",
+                                     "features_key": KEY_VERSION}, source="test")
 
 
 def recorded_pairs(coup):

@@ -51,7 +51,7 @@ def cmd_train(args) -> int:
     from solvers.mccfr.solver import TableFull, train
 
     from coupsolve.plan.training import choose_training
-    from coupsolve.strategy.trained import field_words, make_game, make_solver, save_trained, warm_up
+    from coupsolve.strategy.trained import field_words, key_of, make_game, make_solver, save_trained, warm_up
 
     check_outputs(args)
     if args.iterations is None and args.minutes is None:
@@ -112,6 +112,6 @@ def cmd_train(args) -> int:
         print(f"checkpoint saved to {checkpoint} (continue with --resume {checkpoint})", file=human)
     args.seed = solver.seed
     if args.field or args.warm_start:  # it plays OpenSpiel games: the plain game's keys (no draws)
-        solver.game = make_game(rules, args.abstraction)
+        solver.game = make_game(rules, args.abstraction, key=key_of(game))
     present_sampled(rules, solver, meta, args, human)
     return 130 if interrupted else 0

@@ -75,7 +75,7 @@ def run_outcome(P, W, table, regret, avg, rng, stats, count, plus, linear, eps, 
 
 
 def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
-                  warm_start: float = 0.0) -> SamplingGame:
+                  warm_start: float = 0.0, key: int | None = None) -> SamplingGame:
     """Coup under ``rules`` (2 to 6 players) for :class:`solvers.mccfr.solver.MCCFRSolver`.
 
     The game id is the OpenSpiel game string (:meth:`coupsolve.Rules.game_string`), so a
@@ -99,14 +99,18 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
         "features" and ``sampling="probe"`` only: a new information set starts at HonestBot's move
         with this much regret (Brown and Sandholm's warm start, :mod:`solvers.mccfr.probe`); the
         sampled regrets take over where they outweigh it. 0 (the default): no warm start.
+    key : int, optional
+        "features" only: the version of the features key (one of
+        :data:`coupsolve.sampling.keys.KEY_VERSIONS`; default :data:`~coupsolve.sampling.keys.KEY_VERSION`,
+        the one a new training keys by); a strategy file is read with the version it was trained with.
 
     Raises
     ------
     TypeError
         Not a ``Rules``.
     ValueError
-        An unknown abstraction, "features" for rules with a variant, a field or a warm start
-        without "features", or bad shares.
+        An unknown abstraction, "features" for rules with a variant, a field, a warm start or a key
+        version without "features", bad shares or an unknown key version.
     """
     if not isinstance(rules, Rules):
         raise TypeError(f"expected a coupsolve.Rules, got {type(rules).__name__}")
@@ -119,6 +123,8 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
     if warm_start and abstraction != "features":
         raise ValueError(f"a warm start needs abstraction='features' (its prior is the honest bot's "
                          f"move in the features game), not {abstraction!r}")
+    if key is not None and abstraction != "features":
+        raise ValueError(f"a key version needs abstraction='features', not {abstraction!r}")
     P = rules.params()
     kernels, state_size = (run_iterations, replay_keys, tree_infoset_keys, run_outcome, None,
                           run_worker), E.S_SIZE
@@ -129,7 +135,8 @@ def sampling_game(rules: Rules, abstraction: str = "exact", field=None,
             raise ValueError(f"the 'features' abstraction keys the base game only; these rules have "
                              f"{', '.join(variants)} (use abstraction='exact')")
         kernels, state_size = sampling_keys.KERNELS, sampling_keys.X_SIZE
-        extra = (sampling_keys.field_scratch(**dict(field or {}), warm_start=warm_start),)
+        extra = (sampling_keys.field_scratch(**dict(field or {}), warm_start=warm_start,
+                                             key=sampling_keys.KEY_VERSION if key is None else key),)
         max_depth += rules.players  # the field's draws
     scratch = (np.zeros((E.MAX_EVENTS_PER_STEP * 4, 3), np.int32),  # as the tree builder's walk
                np.zeros(E.MAX_MOVES, np.int32), np.zeros(E.MAX_MOVES, np.float64)) + extra

@@ -8,8 +8,10 @@ player's key is instead hashed from what that player can act on now:
   collides with small tokens), the phase and the legal actions (so that a key always has one owner and
   one number of actions: the table's perfect-recall check, ``ERR_RECALL``, still holds);
 * in a challenge round (of an action or of a block): only the claimed character, the copies of it the
-  player sees (own face-down and every face-up: card counting) and the influence of the player and of
-  the claimant. A challenge is the decision every claim meets, so it gets few keys, each seen often;
+  player sees (own face-down and every face-up: card counting), the influence of the player and of
+  the claimant and (version 3) how many times before the claimant claimed this character (0, 1, 2 or
+  more: a claim made again and again is more often true). A challenge is the decision every claim
+  meets, so it gets few keys, each seen often;
 * every other decision: the player's own face-down cards, its coins (in the buckets of
   ``COIN_BUCKET``: 0, 1-2, 3-6, 7-9, 10 or more) and the number of players still in, and
 * at the start of a turn: every opponent's influence, in seat order after the player, and the coins
@@ -20,9 +22,8 @@ player's key is instead hashed from what that player can act on now:
   (bucketed), the character it claimed most recently and whether it has ever claimed the Duke; the
   face-up copies of the claimed character; the two drawn cards at the player's own Exchange keep.
 
-The two history features (most recent claim, a Duke ever claimed) are kept in the state beside the
-engine's fields (``X_LAST``, ``X_DUKE``). A 4-player full-length run made 315,941 keys in 27,238
-probing iterations (two minutes).
+The history features (most recent claim, a Duke ever claimed, the claims of each character) are kept
+in the state beside the engine's fields (``X_LAST``, ``X_DUKE``, ``X_CLAIMS``).
 
 **The training field.** The features game can seat baseline bots: the scratch's last array
 (:func:`field_scratch`) gives the share of seats played by HonestBot (:mod:`coupsolve.engine.honest`) and by
@@ -61,20 +62,26 @@ from coupsolve.engine.hashing import HASH_MUL, HASH_SEED, mix
 from coupsolve.sampling.steps import coup_moves, coup_returns
 from coupsolve.engine.tables import ACTION_CLAIM, CLAIM_CHAR, DUKE, MAXP, NCH, NUM_ACTIONS
 
-__all__ = ["FEATURES", "X_SIZE", "record_claim", "rekey", "COIN_BUCKET", "feature_key", "field_scratch", "FIELD_BOTS"]
+__all__ = ["FEATURES", "KEY_VERSION", "KEY_VERSIONS", "X_SIZE", "record_claim", "rekey", "COIN_BUCKET", "feature_key",
+           "field_scratch", "FIELD_BOTS"]
 
 X_LAST = E.S_SIZE  # + p: the character seat p claimed most recently + 1 (0: none yet)
 X_DUKE = X_LAST + MAXP  # + p: 1 once seat p has claimed the Duke (Tax or Block Foreign Aid)
-X_MODEL = X_DUKE + MAXP  # + p: who plays seat p in this game of the training field (FIELD_*)
+X_CLAIMS = X_DUKE + MAXP  # + NCH * p + c: how many times seat p claimed character c (at most 3; version 3)
+X_MODEL = X_CLAIMS + MAXP * NCH  # + p: who plays seat p in this game of the training field (FIELD_*)
 X_CURSOR = X_MODEL + MAXP  # the next seat whose player the field draws (players: all drawn)
 X_FIELD = X_CURSOR + 1  # + m: the field's probability of FIELD_* m, in millionths
 X_PRIOR = X_FIELD + 3  # 1: a decision of the trained strategy gives HonestBot's move as its prior
-X_SIZE = X_PRIOR + 1
-#: The version of :func:`feature_key`; strategy files record it, and a file of another is refused (its
-#: keys would look up other information sets). 2: the seat mixed in, the coarse challenge and turn keys.
-KEY_VERSION = 2
+X_KEY = X_PRIOR + 1  # the version of the key this game computes (KEY_VERSIONS)
+X_SIZE = X_KEY + 1
+#: The version of :func:`feature_key` a new training keys by; strategy files record theirs, and the
+#: game reads a file with the keys of its version (any of ``KEY_VERSIONS``; another is refused: its keys
+#: would look up other information sets). 2: the seat mixed in, the coarse challenge and turn keys.
+#: 3: a challenge round's key also counts the claimant's earlier claims of the character.
+KEY_VERSION = 3
+KEY_VERSIONS = (2, 3)
 FIELD_FREE, FIELD_HONEST, FIELD_RANDOM = 0, 1, 2  # the strategy being trained, HonestBot, RandomBot
-FIELD_WARM = 3  # the field array's last entry: the warm start's regret (0: none)
+FIELD_WARM, FIELD_KEY = 3, 4  # the field array's last entries: the warm start's regret (0: none), the key's version
 FIELD_BOTS = ("honest", "random")  # field_scratch's keywords, FIELD_HONEST and FIELD_RANDOM
 _MILLION = 1_000_000
 # coins -> bucket: 0 | 1-2 | 3-6 (can Assassinate) | 7-9 (can Coup) | 10 or more (must Coup)
@@ -115,13 +122,16 @@ def feature_key(P, s, p, acts, k, out):
 @njit(cache=True)
 def _challenge_key(P, s, p, ph, out):
     """A challenge round's features: the claimed character, the copies of it the player sees (own
-    face-down and every face-up), the player's influence and the claimant's."""
+    face-down and every face-up), the player's influence and the claimant's; version 3: how many
+    times before the claimant claimed it (0, 1, 2 or more; this claim is recorded already)."""
     claim = claimed_character(s, ph)
     who = s[E.S_BLOCKER] if ph == E.PH_BLOCK_CHALLENGE else s[E.S_ACTOR]
     _mix2(out, claim)
     _mix2(out, seen_copies(P, s, p, claim) if claim >= 0 else -1)
     _mix2(out, E.influence(s, p))
     _mix2(out, E.influence(s, who) if who >= 0 else -1)
+    if s[X_KEY] >= 3 and who >= 0 and claim >= 0:
+        _mix2(out, min(s[X_CLAIMS + NCH * who + claim] - 1, 2))
 
 
 @njit(cache=True)
@@ -185,6 +195,7 @@ def features_init(P, s, h, W):
     s[X_FIELD + FIELD_FREE] = _MILLION - s[X_FIELD + FIELD_HONEST] - s[X_FIELD + FIELD_RANDOM]
     s[X_CURSOR] = 0 if s[X_FIELD + FIELD_FREE] < _MILLION else P[E.P_PLAYERS]
     s[X_PRIOR] = 1 if field[FIELD_WARM] > 0.0 else 0
+    s[X_KEY] = int(field[FIELD_KEY])
     rekey(P, s, h, W)
 
 
@@ -229,10 +240,12 @@ def features_moves(P, s, out, prob):
 @njit(cache=True, inline="always")
 def record_claim(s, p, c):
     """Record in the features entries of ``s`` that seat ``p`` claimed character ``c``: its most
-    recent claim, and whether it ever claimed the Duke."""
+    recent claim, whether it ever claimed the Duke and (version 3) how many times it claimed ``c``."""
     s[X_LAST + p] = c + 1
     if c == DUKE:
         s[X_DUKE + p] = 1
+    if s[X_KEY] >= 3:
+        s[X_CLAIMS + NCH * p + c] = min(s[X_CLAIMS + NCH * p + c] + 1, 3)
 
 
 @njit(cache=True)
@@ -254,20 +267,22 @@ def features_step(P, s, h, a, W):
 FEATURES = (features_init, features_player, features_moves, features_step, coup_returns)
 
 
-def field_scratch(honest=0.0, random=0.0, warm_start=0.0):
-    """The field's probabilities and the warm start (float64, (4,): the trained strategy, HonestBot,
-    RandomBot, ``warm_start``) that a features game's scratch ends with: each seat of each training
-    game is played by HonestBot with probability ``honest``, by RandomBot with probability
-    ``random``, else by the strategy being trained (all of them by default: plain self-play, and no
-    draws); with ``warm_start > 0`` the strategy's decisions give HonestBot's move as their prior
-    (:func:`features_moves`)."""
+def field_scratch(honest=0.0, random=0.0, warm_start=0.0, key=KEY_VERSION):
+    """The field's probabilities, the warm start and the key's version (float64, (5,): the trained
+    strategy, HonestBot, RandomBot, ``warm_start``, ``key``) that a features game's scratch ends with:
+    each seat of each training game is played by HonestBot with probability ``honest``, by RandomBot
+    with probability ``random``, else by the strategy being trained (all of them by default: plain
+    self-play, and no draws); with ``warm_start > 0`` the strategy's decisions give HonestBot's move as
+    their prior (:func:`features_moves`); the keys are those of version ``key`` (``KEY_VERSIONS``)."""
+    if key not in KEY_VERSIONS:
+        raise ValueError(f"the features key has versions {', '.join(map(str, KEY_VERSIONS))}, not {key!r}")
     honest, random, warm_start = float(honest), float(random), float(warm_start)
     if not (0.0 <= honest and 0.0 <= random and honest + random < 1.0):
         raise ValueError(f"the field's bot shares must be at least 0 and leave the trained strategy a "
                          f"share: honest {honest:g} + random {random:g} must be below 1")
     if not 0.0 <= warm_start < float("inf"):
         raise ValueError(f"the warm start must be a regret of at least 0, got {warm_start:g}")
-    return np.array([1.0 - honest - random, honest, random, warm_start], np.float64)
+    return np.array([1.0 - honest - random, honest, random, warm_start, key], np.float64)
 
 
 # The kernels bound to the features (cached here; see solvers.mccfr.kernel on why).

@@ -45,14 +45,14 @@ class Blueprint:
     """
 
     def __init__(self, rules, solver, meta, source=""):
-        from coupsolve.strategy.trained import make_game
+        from coupsolve.strategy.trained import make_game, meta_key
 
         self.rules, self.solver, self.meta, self.source = rules, solver, meta, str(source)
         if rules.players != 2 or meta.get("abstraction") != "features":
             raise StrategyError(f"{self.source or 'the blueprint'}: a re-solving player needs a two-player "
                                 "blueprint over the features abstraction")
         self.warm = float(meta.get("warm_start", 0.0) or 0.0)
-        self.game = make_game(rules, "features", None, self.warm)
+        self.game = make_game(rules, "features", None, self.warm, key=meta_key(meta))
         self.table = solver.lookup_arrays()
 
     @classmethod

@@ -32,10 +32,10 @@ def kind():
     return CHECKPOINT_KIND
 
 
-def make_game(rules, abstraction=ABSTRACTIONS[0], field=None, warm_start=0.0):
-    """``coupsolve.sampling_game(rules)``, with ``abstraction``, the training ``field`` and the
-    ``warm_start`` passed only when they are not the defaults; a field or warm start outside the
-    features game is refused by ``sampling_game`` (a one-line error)."""
+def make_game(rules, abstraction=ABSTRACTIONS[0], field=None, warm_start=0.0, key=None):
+    """``coupsolve.sampling_game(rules)``, with ``abstraction``, the training ``field``, the
+    ``warm_start`` and the features ``key`` version passed only when they are not the defaults; a
+    field or warm start outside the features game is refused by ``sampling_game`` (a one-line error)."""
     from coupsolve.sampling.game import sampling_game
 
     options = {} if abstraction == ABSTRACTIONS[0] else {"abstraction": abstraction}
@@ -43,6 +43,8 @@ def make_game(rules, abstraction=ABSTRACTIONS[0], field=None, warm_start=0.0):
         options["field"] = field
     if warm_start:
         options["warm_start"] = warm_start
+    if key is not None:
+        options["key"] = key
     try:
         return sampling_game(rules, **options)
     except (TypeError, NotImplementedError) as e:
@@ -94,6 +96,9 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
             raise StrategyError(f"--resume {resume}: not a checkpoint of these rules and options "
                                 f"({e})") from None
         check_key(resume, meta)
+        if meta.get("abstraction") == "features" and key_version(meta) != key_of(game):
+            raise StrategyError(f"--resume {resume}: keyed by version {key_version(meta)} of the features "
+                                f"key; new training keys by version {key_of(game)}: train it again")
         defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {},
                     "warm_start": 0.0, "threads": 1, "explore": 1.0}
         for key, value in (("sampling", sampling), ("abstraction", abstraction), ("field", field or {}),
@@ -103,7 +108,7 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
     solver.notes["field"] = field or {}
     solver.notes["warm_start"] = warm_start
     if abstraction == "features":
-        solver.notes["features_key"] = key_version()
+        solver.notes["features_key"] = key_of(game)
     return solver
 
 
@@ -133,18 +138,35 @@ def _resumable(resume, game):
     return meta
 
 
-def key_version():
-    """The version of the features key (:data:`coupsolve.sampling.keys.KEY_VERSION`)."""
+def key_version(meta=None):
+    """The version of the features key a new training keys by
+    (:data:`coupsolve.sampling.keys.KEY_VERSION`), or the one a training's ``meta`` records (1 when
+    it records none: the files from before versions were recorded)."""
     from coupsolve.sampling.keys import KEY_VERSION
 
-    return KEY_VERSION
+    return KEY_VERSION if meta is None else meta.get("features_key", 1)
+
+
+def key_of(game):
+    """The version of the features key the sampling ``game`` computes (None for exact keys)."""
+    from coupsolve.sampling.keys import FIELD_KEY
+
+    return int(game.scratch[-1][FIELD_KEY]) if game.abstraction == "features" else None
+
+
+def meta_key(meta):
+    """The ``key`` argument of :func:`make_game` that reads a strategy of this training ``meta``: its
+    features key's version, None for exact keys."""
+    return key_version(meta) if meta.get("abstraction") == "features" else None
 
 
 def check_key(path, meta):
-    """Refuse a features run whose keys are not this version's."""
-    if meta.get("abstraction") == "features" and meta.get("features_key", 1) != key_version():
-        raise StrategyError(f"{path} was trained with version {meta.get('features_key', 1)} of the "
-                            f"features key, this version keys by version {key_version()}; train it again")
+    """Refuse a features run whose keys are of a version this one does not compute."""
+    from coupsolve.sampling.keys import KEY_VERSIONS
+
+    if meta.get("abstraction") == "features" and key_version(meta) not in KEY_VERSIONS:
+        raise StrategyError(f"{path} was trained with version {key_version(meta)} of the features key; "
+                            f"this version reads versions {', '.join(map(str, KEY_VERSIONS))}: train it again")
 
 
 def save_trained(solver, path, rules, abstraction, sampling, interrupted=False, field=None, command=None):
@@ -207,7 +229,7 @@ def load_trained(path):
         raise StrategyError(f"{path} records the game {meta['game_id']}, which this version reads as "
                             "other rules; train it again")
     check_key(path, meta)
-    game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]))
+    game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]), key=meta_key(meta))
     try:
         solver = MCCFRSolver.load(path, game, max_infosets=max(1, int(arrays["key"].shape[0])),
                                   max_actions=max(1, int(arrays["average"].shape[0])))
