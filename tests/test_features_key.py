@@ -91,16 +91,17 @@ def test_key_versions_are_checked():
         sampling_game(RULES, key=2)
 
 
-def test_the_shipped_blueprint_is_read_with_the_keys_it_was_trained_with():
-    """The shipped blueprint was trained with version 2: read with version 2's keys, its table holds
-    every challenge round random play reaches; version 3's keys of the same decisions would find none."""
+def test_the_older_shipped_blueprint_is_read_with_the_keys_it_was_trained_with():
+    """``blueprint-v2`` was trained with version 2 (its path uniform): read with version 2's keys, its
+    table holds every challenge round random play reaches; version 3's keys of the same decisions would
+    find none. ``blueprint`` is read with version 3's."""
     from coupsolve.strategy.trained import key_version, load_trained
     from coupsolve.strategy.shipped import resolve
 
-    _, solver, meta = load_trained(resolve("blueprint"))
-    version = key_version(meta)
-    assert key_of(solver.game) == version
-    other = 3 if version == 2 else 2
+    assert key_of(load_trained(resolve("blueprint"))[1].game) == 3
+    _, solver, meta = load_trained(resolve("blueprint-v2"))
+    version, other = key_version(meta), 3
+    assert version == 2 and key_of(solver.game) == version
     rng = np.random.default_rng(2)
     found = {version: [], other: []}
     for _ in range(40):

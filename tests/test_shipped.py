@@ -15,12 +15,14 @@ pytestmark = pytest.mark.xdist_group("sampling")  # the sampling kernels compile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_the_blueprint_is_a_full_length_two_player_training_that_says_how_it_was_made():
-    s = load("blueprint")
-    assert s.kind == "trained" and s.path == shipped_path("blueprint")
+@pytest.mark.parametrize("name", ["blueprint", "blueprint-v2"])
+def test_the_blueprint_is_a_full_length_two_player_training_that_says_how_it_was_made(name):
+    s = load(name)
+    assert s.kind == "trained" and s.path == shipped_path(name)
     assert s.rules.players == 2 and s.rules.setup == "selection" and s.rules.turn_limit == 100
     assert s.meta["command"].startswith("coupsolve train --players 2 ") and str(s.meta["seed"]) in s.meta["command"]
-    assert s.meta["iterations"] > 0 and not s.meta["interrupted"]
+    assert s.meta["iterations"] > 0 and not s.meta["interrupted"] and "/" not in s.meta["command"]
+    assert s.meta["features_key"] == (3 if name == "blueprint" else 2)
 
 
 def test_a_path_wins_over_a_name(tmp_path, monkeypatch):

@@ -138,8 +138,7 @@ class _Parser(argparse.ArgumentParser):
 #: (option given, the option it needs, its dest): an option that does nothing without another.
 _NEEDS = (("--checkpoint-every", "--checkpoint", "checkpoint_every", "checkpoint"),
           ("--checkpoint-minutes", "--checkpoint", "checkpoint_minutes", "checkpoint"),
-          ("--ray-workers", "--ray", "ray_workers", "ray"),
-          ("--force", "--out", "force", "out"),
+          ("--ray-workers", "--ray", "ray_workers", "ray"), ("--force", "--out", "force", "out"),
           ("--max-iterations", "--target-exploitability (or neither it nor --iterations)", "max_iterations",
            None))
 
@@ -390,8 +389,9 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
                             "file, with 95% intervals (duplicate deals, variance-reduced)")
     p.add_argument("strategy", nargs="?", default="blueprint", help=SHIPPED_HELP)
     p.add_argument("--against", action="append", metavar="OPPONENT",
-                   help="honest (HonestBot), random (RandomBot), self, blueprint (the shipped one) or a strategy "
-                        "file of the same rules; every other seat plays it; repeat (default: honest, random)")
+                   help="honest (HonestBot), random (RandomBot), self, a shipped strategy (blueprint, blueprint-v2) "
+                        "or a strategy file of the same rules; every other seat plays it; repeat (default: honest, "
+                        "random)")
     p.add_argument("--games", type=V.games, default=2000,
                    help="games against each opponent (rounded down to a multiple of the players)")
     p.add_argument("--seed", type=V.seed, default=0, help="seed of the games")

@@ -142,7 +142,9 @@ class _Chain:
         """Double the key table or the ring when short of room (:data:`solvers.mccfr.chain.ROOM`)."""
         done, found, edges = (int(c) for c in self.counts[:3])
         if found + ROOM > MAX_STATES or edges + ROOM > MAX_EDGES:
-            raise MemoryError(f"the blueprint's chain has more than {MAX_STATES:,} states or {MAX_EDGES:,} edges")
+            raise MemoryError(f"the blueprint's chain has more than {MAX_STATES:,} states or {MAX_EDGES:,} edges (a "
+                              "blueprint keyed by version 3 of the features key counts claims, which multiplies the "
+                              "states: value its leaves by rollouts, or use one of version 2)")
         if len(self.keys) < 2 * (found + ROOM):
             check_fits(32 * len(self.keys), "the chain's key table")
             keys, idx = np.zeros(2 * len(self.keys), np.uint64), np.zeros(2 * len(self.keys), np.int64)

@@ -8,16 +8,17 @@ the kernel :mod:`coupsolve.depth.rollouts` uses for a cut from the game's start)
 states at a leaf is worth the chance-weighted mean over its histories
 (Brown, Sandholm and Amos, "Depth-limited solving for imperfect-information games", NeurIPS 2018).
 
-The blueprint keys its decisions by features of the state, two of them from the past: each player's
-most recent claim and whether it ever claimed the Duke. A leaf's state gets them as they stood at the
-tree's root (:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history), then
-the claims of the turn it ends, which its state still declares (the action's and the block's). With a
-lookahead of one turn that is every claim, and the leaf's state is exactly the one the game without
-the cut reaches. Looking further ahead, the claims of the turns between are not in it: the
-continuations are then the blueprint read with those two features as recorded until the next claims
-overwrite them, strategies of the rest of the game all the same (they depend only on what their player
-observes), so the leaf values are still exact values of a pair of strategies, as multi-valued leaves
-require, up to the rollouts' noise.
+The blueprint keys its decisions by features of the state, some of them from the past: each player's
+most recent claim, whether it ever claimed the Duke and (version 3 of the key) how many times it
+claimed each character. A leaf's state gets them as they stood at the tree's root
+(:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history), then the claims
+of the turn it ends, which its state still declares (the action's and the block's). With a lookahead
+of one turn that is every claim, and the leaf's state is exactly the one the game without the cut
+reaches. Looking further ahead, the claims of the turns between are not in it: the continuations are
+then the blueprint read with those features as recorded (the counts short of those turns' claims),
+strategies of the rest of the game all the same (they depend only on what their player observes), so
+the leaf values are still exact values of a pair of strategies, as multi-valued leaves require, up to
+the rollouts' noise.
 """
 
 from __future__ import annotations

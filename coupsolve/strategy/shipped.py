@@ -7,6 +7,12 @@ fresh install without a training run. A path that exists always wins over a name
 
 It is a heuristic strategy, not an equilibrium: ``examples/report/strength.md`` gives its strength
 against the bots and the local best response's bound on its exploitability.
+
+``blueprint-v2`` is the blueprint shipped before it, keyed by version 2 of the features key
+(:mod:`coupsolve.sampling.keys`), which does not count a player's claims. It is weaker (it loses to
+HonestBot), but the rest of the game under it is a Markov chain small enough to value exactly
+(``solve --leaves blueprint-v2 --rollouts exact``); ``blueprint``'s claim counts multiply that chain's
+states several times over.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from importlib import resources
 __all__ = ["SHIPPED", "named", "resolve", "shipped_name", "shipped_path"]
 
 #: Name -> file under this package's ``data`` folder.
-SHIPPED = {"blueprint": "blueprint_2p.npz"}
+SHIPPED = {"blueprint": "blueprint_2p.npz", "blueprint-v2": "blueprint_2p_v2.npz"}
 
 
 def shipped_path(name: str = "blueprint") -> str:

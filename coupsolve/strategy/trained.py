@@ -249,7 +249,8 @@ def field_words(field, warm_start=0.0, explore=1.0) -> str:
 def describe(meta) -> str:
     """One line on where a trained strategy comes from."""
     stopped = " (interrupted)" if meta.get("interrupted") else ""
-    return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets, "
+    keyed = f" (key version {key_version(meta)})" if meta.get("abstraction") == "features" else ""
+    return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets{keyed}, "
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
             f"{meta.get('infosets', 0):,} information sets"
