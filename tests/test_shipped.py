@@ -90,3 +90,18 @@ def test_the_web_page_serves_the_blueprint_by_default():
     assert build_parser().parse_args(["serve"]).strategies == ["blueprint"]
     served = load_served("blueprint")
     assert served.name == "blueprint" and served.rules.turn_limit == 100 and served.what.startswith("trained")
+
+
+def test_a_solve_with_leaves_from_the_blueprint_shipped_before_finds_it_under_its_new_name(monkeypatch):
+    """A depth-limited strategy solved with ``--leaves blueprint`` records the name and the file's
+    SHA-256; once that file is shipped as ``blueprint-v2``, rebuilding the game finds it there."""
+    from coupsolve.depth import build as B
+
+    seen, said = {}, []
+    monkeypatch.setattr(B, "build", lambda rules, source, *a, **k: seen.setdefault("source", source))
+    recorded = {"blueprint": "blueprint", "sha256": B._digest(shipped_path("blueprint-v2")), "continuations": 2,
+                "rollouts": 0, "seed": 0}
+    B.rebuild("dl.npz", None, recorded, say=said.append)
+    assert seen["source"] == "blueprint-v2" and "now shipped as blueprint-v2" in said[0]
+    with pytest.raises(StrategyError, match="has changed since"):
+        B.rebuild("dl.npz", None, dict(recorded, sha256="0" * 64))

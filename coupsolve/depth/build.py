@@ -20,7 +20,7 @@ from solvers.trees.leaves import GRAFT_HISTORY_BYTES, grafted_histories
 from coupsolve.depth.continuations import CONTINUATIONS
 from coupsolve.depth.game import depth_limited_game
 from coupsolve.plan.options import every, progress_lines, silent
-from coupsolve.strategy.shipped import named, resolve, shipped_name
+from coupsolve.strategy.shipped import SHIPPED, named, resolve, shipped_name
 from coupsolve.strategy.solved import StrategyError, leaves_of, load_solved, read_result
 from coupsolve.strategy.trained import is_trained, load_trained
 
@@ -314,8 +314,12 @@ def rebuild(path, rules, recorded, say=silent):
         raise StrategyError(f"{path} was solved with leaves from {source}, which is gone: its tree "
                             "cannot be rebuilt")
     if _digest(blueprint) != digest:
-        raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
-                            "solve it again")
+        moved = shipped_name(source) and next((name for name in SHIPPED if _digest(resolve(name)) == digest), None)
+        if not moved:
+            raise StrategyError(f"{path} was solved with leaves from {source}, which has changed since: "
+                                "solve it again")
+        say(f"its leaves' blueprint, shipped as {source} when it was solved, is now shipped as {moved}")
+        source = moved
     return build(rules, source, k, rollouts=rollouts, seed=seed, say=say, representation=representation)
 
 
