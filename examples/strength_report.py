@@ -138,6 +138,14 @@ def pairs(rows):
 NONE = "''"  # --against with no opponent, as a shell reads it
 
 
+def _pilot(text):
+    """``--pilot``: a whole number of at least 1 (every row reports the reduced estimate)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give at least 1 pilot game (the reduced estimate is "
+                                         "fitted on them)")
+    return int(text)
+
+
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
               f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "") if a.search else "")
@@ -200,7 +208,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("strategy", nargs="?")
     ap.add_argument("--games", type=int, default=4000, help="games against each opponent (whole deals)")
-    ap.add_argument("--pilot", type=int, default=200)
+    ap.add_argument("--pilot", type=_pilot, default=200,
+                    help="pilot games the reduced estimate's value is fitted on (at least 1)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--lbr-games", type=int, default=200, help="0: no local best response")
     ap.add_argument("--lbr-rollouts", type=int, default=2)

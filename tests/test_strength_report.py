@@ -33,3 +33,15 @@ def test_the_responder_to_the_table_is_named_and_a_negative_gain_bounds_nothing(
     assert "| against |" not in modelled  # no matches, no empty table
     close = "\n".join(render(doc([], model="table", gain=-0.05, half_width=0.11)))
     assert "bounds nothing" not in close  # its interval reaches above zero
+
+
+def test_no_pilot_games_is_refused_before_any_game():
+    import argparse
+
+    import pytest
+
+    pilot = script()._pilot
+    assert pilot("20") == 20
+    for bad in ("0", "-3", "x"):
+        with pytest.raises(argparse.ArgumentTypeError, match="at least 1 pilot game"):
+            pilot(bad)
