@@ -94,6 +94,31 @@ def test_rooted_leaf_values_are_the_history_trees():
     assert not np.array_equal(again.values, joined.values)  # the seed is used
 
 
+def test_a_root_after_a_claim_counts_the_claim_once_in_its_leaf_states():
+    """Rooted after the first turn's Tax, in the middle of the turn, the leaf states a re-solve plays
+    are states the cut tree's leaves reach from the game's start: the Tax, in the root's history and
+    in the leaf's declaration, is counted once (version 3 of the key counts claims)."""
+    from coupsolve import engine as E
+    from coupsolve.depth.rollouts import leaf_states
+    from coupsolve.engine.tables import DUKE
+    from coupsolve.sampling import keys as SK
+    from coupsolve.search import leaves as LV
+
+    bp, g = blueprint(), blueprint().game
+    root = public_root(FULL, TAX)
+    rooted = build_rooted_public_tree(TL1, root, np.ones(root.num_private[0]), np.ones(root.num_private[1]),
+                                      leaf_states=True)
+    L = rooted.leaf_histories
+    uniq, _ = LV.distinct_rows(L.state[np.isin(L.node, public_leaves(rooted))])
+    states = np.zeros((uniq.shape[0], g.state_size), np.int32)
+    at_root = bp.features_state(TAX)
+    LV._rows(g.params, g.scratch, np.ascontiguousarray(uniq), at_root[E.S_SIZE:].copy(), LV._root_declared(at_root),
+             states, np.zeros((uniq.shape[0], 2, 2), np.uint64), np.zeros(uniq.shape[0], np.uint64))
+    want = leaf_states(build_coup_tree(TL1, leaves=True), g, "features", 2, lambda line: None)[2]
+    assert {row.tobytes() for row in states} <= {row.tobytes() for row in want}
+    assert (states[:, SK.X_CLAIMS + DUKE] == 1).all()  # the first player's Tax, the one Duke claim of the turn
+
+
 def test_histories_through_an_information_set_are_its_hands():
     """``through``, which follows each leaf history's entry up the tree, against the leaf states: cut at
     the end of the turn, the responder to a Tax keeps its cards (a lost one turns face up), so the

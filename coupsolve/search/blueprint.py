@@ -84,15 +84,19 @@ class Blueprint:
             out.append(reach)
         return tuple(out)
 
-    def features_tail(self, history) -> np.ndarray:
-        """The features game's own entries (past the engine's state: the claims made so far) after the
-        moves of ``history`` from the game's start."""
-        from coupsolve import engine as E
-
+    def features_state(self, history) -> np.ndarray:
+        """The features game's state (the engine's, then its own entries: the claims made so far) after
+        the moves of ``history`` from the game's start."""
         g = self.game
         s = np.zeros(g.state_size, np.int32)
         h = np.zeros((g.num_players, 2), np.uint64)
         features_init(g.params, s, h, g.scratch)
         for a in history:
             features_step(g.params, s, h, int(a), g.scratch)
-        return s[E.S_SIZE:].copy()
+        return s
+
+    def features_tail(self, history) -> np.ndarray:
+        """The features game's own entries (past the engine's state) after the moves of ``history``."""
+        from coupsolve import engine as E
+
+        return self.features_state(history)[E.S_SIZE:].copy()

@@ -11,14 +11,15 @@ states at a leaf is worth the chance-weighted mean over its histories
 The blueprint keys its decisions by features of the state, some of them from the past: each player's
 most recent claim, whether it ever claimed the Duke and (version 3 of the key) how many times it
 claimed each character. A leaf's state gets them as they stood at the tree's root
-(:meth:`~coupsolve.search.blueprint.Blueprint.features_tail` of the root's history), then the claims
-of the turn it ends, which its state still declares (the action's and the block's). With a lookahead
-of one turn that is every claim, and the leaf's state is exactly the one the game without the cut
-reaches. Looking further ahead, the claims of the turns between are not in it: the continuations are
-then the blueprint read with those features as recorded (the counts short of those turns' claims),
-strategies of the rest of the game all the same (they depend only on what their player observes), so
-the leaf values are still exact values of a pair of strategies, as multi-valued leaves require, up to
-the rollouts' noise.
+(:meth:`~coupsolve.search.blueprint.Blueprint.features_state` of the root's history), then the claims
+of the turn it ends, which its state still declares (the action's and the block's), less those the
+root's history holds already (a root in the middle of a turn, after its claim, counts the claim once).
+With a lookahead of one turn that is every claim, and the leaf's state is exactly the one the game
+without the cut reaches. Looking further ahead, the claims of the turns between are not in it: the
+continuations are then the blueprint read with those features as recorded (the counts short of those
+turns' claims), strategies of the rest of the game all the same (they depend only on what their
+player observes), so the leaf values are still exact values of a pair of strategies, as multi-valued
+leaves require, up to the rollouts' noise.
 """
 
 from __future__ import annotations
@@ -43,28 +44,36 @@ __all__ = ["distinct_rows", "rooted_leaf_values", "through"]
 
 
 @njit(cache=True, inline="always")
-def _last_turns_claims(s):
+def _last_turns_claims(s, root):
     """The claims of the turn a leaf's state ends, still in its declaration: the actor's action's
-    and the blocker's."""
+    and the blocker's; in the root's own turn, only those declared after the root (the tail holds the
+    others: ``root`` is the root's turn and whether it had declared its action and its block)."""
+    same = s[E.S_TURN] == root[0]
     kind = s[E.S_ACTION]
     claim = E.ACTION_CLAIM[kind] if kind >= 0 else -1
-    if claim >= 0:
+    if claim >= 0 and not (same and root[1]):
         record_claim(s, s[E.S_ACTOR], E.CLAIM_CHAR[claim])
-    if s[E.S_BLOCKER] >= 0 and s[E.S_BLOCK_CHAR] >= 0:
+    if s[E.S_BLOCKER] >= 0 and s[E.S_BLOCK_CHAR] >= 0 and not (same and root[2]):
         record_claim(s, s[E.S_BLOCKER], s[E.S_BLOCK_CHAR])
 
 
+def _root_declared(state):
+    """What :func:`_rows` needs of the root's state (``int32[S_SIZE]`` or longer): its turn, whether its
+    action was declared and whether a block was (int64, (3,))."""
+    return np.array([state[E.S_TURN], state[E.S_ACTION] >= 0, state[E.S_BLOCKER] >= 0], np.int64)
+
+
 @njit(cache=True)
-def _rows(P, W, engine, tail, states, hashes, keys):
-    """The features game's rows of the leaf states ``engine`` (each followed by ``tail``), the acting
-    player's keys and a 64-bit hash of each row (its rollouts' seed). A leaf's state is as the cut
-    game ended it, at its turn limit; under the blueprint's rules (``P``) the next turn begins, as it
-    would have in the game without the cut."""
+def _rows(P, W, engine, tail, root, states, hashes, keys):
+    """The features game's rows of the leaf states ``engine`` (each followed by ``tail``, the features
+    at the root; ``root``: :func:`_root_declared`), the acting player's keys and a 64-bit hash of each
+    row (its rollouts' seed). A leaf's state is as the cut game ended it, at its turn limit; under the
+    blueprint's rules (``P``) the next turn begins, as it would have in the game without the cut."""
     for i in range(engine.shape[0]):
         states[i, :E.S_SIZE] = engine[i]
         states[i, E.S_SIZE:] = tail
         s = states[i]
-        _last_turns_claims(s)
+        _last_turns_claims(s, root)
         s[E.S_ACTOR] = next_living(P, s, s[E.S_ACTOR])
         next_turn(P, s)
         rekey(P, states[i], hashes[i], W)
@@ -150,7 +159,9 @@ def rooted_leaf_values(rooted, blueprint, history, k: int = 2, *, rollouts: int 
     states = np.zeros((uniq.shape[0], g.state_size), np.int32)
     hashes = np.zeros((uniq.shape[0], g.num_players, 2), np.uint64)
     keys = np.zeros(uniq.shape[0], np.uint64)
-    _rows(g.params, g.scratch, np.ascontiguousarray(uniq), blueprint.features_tail(history), states, hashes, keys)
+    at_root = blueprint.features_state(history)
+    _rows(g.params, g.scratch, np.ascontiguousarray(uniq), at_root[E.S_SIZE:].copy(), _root_declared(at_root), states,
+          hashes, keys)
     focused = np.zeros(uniq.shape[0], bool)
     if focus is not None:
         focused[row_of.reshape(-1)[through(rooted.tree.flat, focus, L.node[at], L.entry[at])]] = True
