@@ -33,7 +33,7 @@ def test_a_root_historys_features_state_is_the_one_its_moves_reach(history):
     settled = node.start.pending == 0
     assert settled.any()
     assert np.array_equal(states[settled, :E.S_SIZE], node.start.states[settled])
-    assert np.array_equal(states[node.target, E.S_SIZE:], bp.features_tail(history))
+    assert np.array_equal(states[node.target, E.S_SIZE:], bp.features_state(history)[E.S_SIZE:])
     values, err = blueprint_values(bp, node, rollouts=2, seed=5, budget=None)
     again, _ = blueprint_values(bp, node, rollouts=2, seed=5, budget=None)
     assert values.shape == (paths.shape[0],) and np.array_equal(values, again)  # seeded

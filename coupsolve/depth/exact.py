@@ -379,13 +379,13 @@ def leaf_game(cut, meta, k, say=None):
     (:func:`coupsolve.depth.rollouts.leaf_states`), the blueprint (``meta``, a training's metadata)
     checked first: what a chain of ``cut``'s leaves starts from."""
     from coupsolve.rules import Rules
-    from coupsolve.strategy.trained import make_game, meta_key
+    from coupsolve.strategy.trained import key_version, make_game
 
     rules = Rules.from_dict(meta["rules"])
     check_blueprint_rules(cut.rules, rules)
     check_markov(meta)
     warm = float(meta.get("warm_start", 0.0) or 0.0)
-    game = make_game(rules, "features", None, warm, key=meta_key(meta))
+    game = make_game(rules, "features", None, warm, key=key_version(meta))
     return rules, game, warm, leaf_states(cut, game, "features", check_count(k), say or silent)
 
 

@@ -128,7 +128,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
         standard error of each value) and ``states`` (how many).
     """
     from coupsolve.rules import Rules
-    from coupsolve.strategy.trained import make_game, meta_key
+    from coupsolve.strategy.trained import key_version, make_game
 
     say = say or (lambda line: None)
     k = check_count(k)
@@ -140,7 +140,7 @@ def values_from_trained(cut, solver, meta, k: int = 1, *, rollouts: int = 32, se
     check_blueprint_rules(cut.rules, rules)
     abstraction = meta.get("abstraction", "exact")
     warm = float(meta.get("warm_start", 0.0) or 0.0)
-    game = make_game(rules, abstraction, None, warm, key=meta_key(meta))  # no field: the cut tree has no draws of bots
+    game = make_game(rules, abstraction, None, warm, key=key_version(meta))  # no field: the cut tree draws no bots
     table = solver.lookup_arrays()
     rows, row_of, states, hashes, keys = leaf_states(cut, game, abstraction, k, say)
     say(f"{rows:,} distinct leaf states: playing {rows * rollouts * k * k:,} games on {threads} "

@@ -45,14 +45,14 @@ class Blueprint:
     """
 
     def __init__(self, rules, solver, meta, source=""):
-        from coupsolve.strategy.trained import make_game, meta_key
+        from coupsolve.strategy.trained import key_version, make_game
 
         self.rules, self.solver, self.meta, self.source = rules, solver, meta, str(source)
         if rules.players != 2 or meta.get("abstraction") != "features":
             raise StrategyError(f"{self.source or 'the blueprint'}: a re-solving player needs a two-player "
                                 "blueprint over the features abstraction")
         self.warm = float(meta.get("warm_start", 0.0) or 0.0)
-        self.game = make_game(rules, "features", None, self.warm, key=meta_key(meta))
+        self.game = make_game(rules, "features", None, self.warm, key=key_version(meta))
         self.table = solver.lookup_arrays()
 
     @classmethod
@@ -94,9 +94,3 @@ class Blueprint:
         for a in history:
             features_step(g.params, s, h, int(a), g.scratch)
         return s
-
-    def features_tail(self, history) -> np.ndarray:
-        """The features game's own entries (past the engine's state) after the moves of ``history``."""
-        from coupsolve import engine as E
-
-        return self.features_state(history)[E.S_SIZE:].copy()

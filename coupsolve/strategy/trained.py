@@ -96,7 +96,7 @@ def make_solver(game, *, resume=None, max_infosets=None, max_memory=None, thread
             raise StrategyError(f"--resume {resume}: not a checkpoint of these rules and options "
                                 f"({e})") from None
         check_key(resume, meta)
-        if meta.get("abstraction") == "features" and key_version(meta) != key_of(game):
+        if key_version(meta) != key_of(game):
             raise StrategyError(f"--resume {resume}: keyed by version {key_version(meta)} of the features "
                                 f"key; new training keys by version {key_of(game)}: train it again")
         defaults = {"sampling": SAMPLINGS[0], "abstraction": ABSTRACTIONS[0], "field": {},
@@ -141,10 +141,13 @@ def _resumable(resume, game):
 def key_version(meta=None):
     """The version of the features key a new training keys by
     (:data:`coupsolve.sampling.keys.KEY_VERSION`), or the one a training's ``meta`` records (1 when
-    it records none: the files from before versions were recorded)."""
+    it records none: the files from before versions were recorded; None for exact keys), which is
+    :func:`make_game`'s ``key`` for reading its strategy."""
     from coupsolve.sampling.keys import KEY_VERSION
 
-    return KEY_VERSION if meta is None else meta.get("features_key", 1)
+    if meta is None:
+        return KEY_VERSION
+    return meta.get("features_key", 1) if meta.get("abstraction") == "features" else None
 
 
 def key_of(game):
@@ -154,17 +157,11 @@ def key_of(game):
     return int(game.scratch[-1][FIELD_KEY]) if game.abstraction == "features" else None
 
 
-def meta_key(meta):
-    """The ``key`` argument of :func:`make_game` that reads a strategy of this training ``meta``: its
-    features key's version, None for exact keys."""
-    return key_version(meta) if meta.get("abstraction") == "features" else None
-
-
 def check_key(path, meta):
     """Refuse a features run whose keys are of a version this one does not compute."""
     from coupsolve.sampling.keys import KEY_VERSIONS
 
-    if meta.get("abstraction") == "features" and key_version(meta) not in KEY_VERSIONS:
+    if key_version(meta) not in KEY_VERSIONS + (None,):
         raise StrategyError(f"{path} was trained with version {key_version(meta)} of the features key; "
                             f"this version reads versions {', '.join(map(str, KEY_VERSIONS))}: train it again")
 
@@ -229,7 +226,7 @@ def load_trained(path):
         raise StrategyError(f"{path} records the game {meta['game_id']}, which this version reads as "
                             "other rules; train it again")
     check_key(path, meta)
-    game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]), key=meta_key(meta))
+    game = make_game(rules, meta.get("abstraction", ABSTRACTIONS[0]), key=key_version(meta))
     try:
         solver = MCCFRSolver.load(path, game, max_infosets=max(1, int(arrays["key"].shape[0])),
                                   max_actions=max(1, int(arrays["average"].shape[0])))
@@ -249,7 +246,7 @@ def field_words(field, warm_start=0.0, explore=1.0) -> str:
 def describe(meta) -> str:
     """One line on where a trained strategy comes from."""
     stopped = " (interrupted)" if meta.get("interrupted") else ""
-    keyed = f" (key version {key_version(meta)})" if meta.get("abstraction") == "features" else ""
+    keyed = "" if key_version(meta) is None else f" (key version {key_version(meta)})"
     return (f"MCCFR ({meta.get('sampling')} sampling, {meta.get('abstraction')} information sets{keyed}, "
             f"{meta['regret']}, {meta['average']} average), seed {meta['seed']}, "
             f"{meta['iterations']:,} iterations{stopped} in {meta['seconds']:.1f} s, "
