@@ -22,7 +22,7 @@ from solvers.memory import check_fits
 from solvers.mccfr.rollout import STOPPED, leaf_rows, play_rows
 
 from coupsolve import engine as E
-from coupsolve.engine.core import holds_claim
+from coupsolve.engine.core import bluffs
 from coupsolve.depth.continuations import BIAS, CONTINUATIONS, check_count
 from coupsolve.depth.values import LeafValues, check_blueprint_rules
 from coupsolve.sampling.keys import FEATURES
@@ -38,11 +38,7 @@ def weigh(P, s, p, a, c):
     if c == 0 or a >= E.NUM_ACTIONS:
         return 1.0
     if c == 1:
-        ph = s[E.S_PHASE]
-        claim = E.ACTION_CLAIM[a]
-        if claim >= 0 and (ph == E.PH_TURN or ph == E.PH_BLOCK or ph == E.PH_BLOCK_CHALLENGE):
-            return 1.0 if holds_claim(s, p, claim) else BIAS
-        return 1.0
+        return BIAS if bluffs(s, p, a) else 1.0
     if a == E.ACT_CHALLENGE:
         return BIAS if c == 2 else 1.0 / BIAS
     return 1.0

@@ -83,6 +83,17 @@ def holds_claim(s, seat, claim):
     return s[S_HAND + NCH * seat + CLAIM_CHAR[claim]] > 0
 
 
+@njit(cache=True, inline="always")
+def bluffs(s, seat, a):
+    """Whether action ``a`` of ``seat`` at ``s`` is a claim it cannot back: a declared action, a block
+    or a Treaty (a claim made on its turn, in a block round or in a block's challenge round) whose
+    character, or marked card, it does not hold face down."""
+    if a >= NUM_ACTIONS or ACTION_CLAIM[a] < 0:
+        return False
+    ph = s[S_PHASE]
+    return (ph == PH_TURN or ph == PH_BLOCK or ph == PH_BLOCK_CHALLENGE) and not holds_claim(s, seat, ACTION_CLAIM[a])
+
+
 @njit(cache=True)
 def marks_at(s, loc):
     """Bit mask of the marked cards at location ``loc`` (``LOC_*``)."""

@@ -67,11 +67,15 @@ def strategy_at(table, stats, avg, h, p, k, probs, prior, sig):
 
 
 @njit(inline="always")
-def path_reach(game, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior, out):
-    """Multiply ``out[i]`` by the probability the strategy gives ``seat``'s moves along ``paths[i]``
-    (the game's moves from its start, ``lengths[i]`` of them): the seat's own reach of that history,
-    what Bayes' rule weighs its private states by. Returns -1, or the first path with a move that is
-    not legal (or a table error)."""
+def path_reach(game, weigh, c, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior,
+               out):
+    """Multiply ``out[i]`` by the probability the strategy, weighted by ``weigh(P, s, seat, action, c)``
+    and renormalised, gives ``seat``'s moves along ``paths[i]`` (the game's moves from its start,
+    ``lengths[i]`` of them): the seat's own reach of that history, what Bayes' rule weighs its private
+    states by. Where the weighted strategy gives a decision no weight, the weights themselves
+    (renormalised) are its moves' probabilities: a weight of 0 forbids a move, and a model that forbids
+    what the strategy plays still plays something. Returns -1, or the first path with a move that is not
+    legal (or a table error, or a decision every move of which the weights forbid)."""
     init, player, moves, step, returns = game
     acts = np.zeros(max_moves, dtype=np.int32)
     probs = np.zeros(max_moves, dtype=np.float64)
@@ -84,7 +88,9 @@ def path_reach(game, P, W, n, state_size, max_moves, paths, lengths, seat, table
             a = paths[i, j]
             if player(P, s) == seat:
                 k = moves(P, s, acts, probs)
-                total = strategy_at(table, stats, avg, h, seat, k, probs, prior, sig)
+                if strategy_at(table, stats, avg, h, seat, k, probs, prior, sig) <= 0.0:
+                    return i
+                total = _weighted(weigh, c, P, s, seat, acts, sig, k)
                 if total <= 0.0:
                     return i
                 found = False
@@ -96,6 +102,22 @@ def path_reach(game, P, W, n, state_size, max_moves, paths, lengths, seat, table
                     return i
             step(P, s, h, a, W)
     return -1
+
+
+@njit(inline="always")
+def _weighted(weigh, c, P, s, p, acts, sig, k):
+    """``sig[:k]`` times each move's weight (:func:`path_reach`), or the weights alone where that is all
+    zero; returns their sum."""
+    total = 0.0
+    for m in range(k):
+        sig[m] *= weigh(P, s, p, acts[m], c)
+        total += sig[m]
+    if total > 0.0:
+        return total
+    for m in range(k):
+        sig[m] = weigh(P, s, p, acts[m], c)
+        total += sig[m]
+    return total
 
 
 @njit(inline="always")
