@@ -61,6 +61,7 @@ BAD = [
     (["play", "missing.npz", "--seed", "x"], "--seed"),
     (["play", "missing.npz", "--search", "5"], "--search"),
     (["play", "missing.npz", "--search-iterations", "0"], "--search-iterations"),
+    (["play", "missing.npz", "--search-honest", "1.5"], "--search-honest"),
     (["analyse", "missing.npz", "--games", "0"], "--games"),
     (["analyse", "missing.npz", "--seed", "-1"], "--seed"),
     (["train", "--players", "7"], "--players"),
@@ -95,6 +96,7 @@ BAD = [
     (["match", "missing.npz", "--pilot", "-3"], "--pilot"),
     (["match", "missing.npz", "--search", "-1"], "--search"),
     (["match", "missing.npz", "--search-iterations", "x"], "--search-iterations"),
+    (["match", "missing.npz", "--search-honest", "x"], "--search-honest"),
     (["match", "missing.npz", "--json", "no/such/folder/r.json"], "--json"),
     (["random", "--players", "1"], "--players"),
     (["random", "--players", "99"], "--players"),
@@ -138,6 +140,7 @@ BAD += [
     (["serve", "--port", "70000"], "--port"),
     (["serve", "--search", "x"], "--search"),
     (["serve", "--search-iterations", "-3"], "--search-iterations"),
+    (["serve", "--search-honest", "-0.1"], "--search-honest"),
     (["solve", "--representation", "pieces", "--algorithm", "mmd-qre"],
      "--algorithm mmd-qre solves the history tree or the whole public tree (MMD has no representation "
      "in pieces): drop --representation pieces"),

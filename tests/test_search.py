@@ -230,27 +230,54 @@ def test_the_resolving_player_plays_legal_distributions():
 
 
 def test_play_against_the_resolving_player_through_standard_input():
-    """``coupsolve play --search 1 --explain`` with the shipped blueprint, the first listed move always
-    typed: a whole game, each of its re-solved moves followed by what it thinks you hold."""
+    """``coupsolve play --search 1 --search-honest 0.5 --explain`` with the shipped blueprint, the first
+    listed move always typed: a whole game, each of its re-solved moves followed by what it thinks you
+    hold and how likely it thinks you are to be an honest player."""
     from test_cli import run
 
-    out = run("play", "--search", "1", "--search-iterations", "10", "--explain", "--seed", "2",
-              stdin="0\n" * 400)
+    out = run("play", "--search", "1", "--search-iterations", "10", "--search-honest", "0.5", "--explain",
+              "--seed", "2", stdin="0\n" * 400)
     assert out.returncode == 0, out.stderr
     assert "re-solving 1 turn ahead" in out.stdout and "p1 is re-solving 1 turn ahead ..." in out.stdout
+    assert "prior 0.5 that its opponent is honest" in out.stdout
     assert any(w in out.stdout for w in ("You win.", "You lose.", "A draw"))
     lines = out.stdout.splitlines()
     thoughts = [i for i, line in enumerate(lines) if "it thinks you hold" in line]
     assert thoughts and all("%" in lines[i] and "is worth" in lines[i - 1] and "to it" in lines[i - 1]
-                            for i in thoughts)
+                            and "an honest player with probability" in lines[i + 1] for i in thoughts)
+    honest = [float(lines[i + 1].split("probability ")[1].split("%")[0]) for i in thoughts]
+    assert all(0 <= x <= 100 for x in honest) and len(set(honest)) > 1  # it updates as you play
     bad = run("play", "--search", "9")
     assert bad.returncode == 2 and "--search" in bad.stderr
 
 
-def test_ranges_are_each_players_own_reach_under_the_blueprint():
+def honest_only(state, probs, seat):
+    """``probs`` (``{action: probability}`` at ``seat``'s decision) without the claims ``seat`` cannot
+    back, renormalised (every honest move alike where none is left): the honest blueprint, from
+    OpenSpiel's state."""
+    from coupsolve import engine as E
+
+    s = state.engine_state()
+    claiming = s[E.S_PHASE] in (E.PH_TURN, E.PH_BLOCK, E.PH_BLOCK_CHALLENGE)
+
+    def honest(a):
+        claim = E.ACTION_CLAIM[a] if a < E.NUM_ACTIONS else -1
+        return not (claiming and claim >= 0 and s[E.S_HAND + E.NCH * seat + E.CLAIM_CHAR[claim]] == 0)
+
+    kept = {a: p if honest(a) else 0.0 for a, p in probs.items()}
+    total = sum(kept.values())
+    if total > 0:
+        return {a: p / total for a, p in kept.items()}
+    fair = [a for a in probs if honest(a)]
+    return {a: (1.0 / len(fair) if a in fair else 0.0) for a in probs}
+
+
+@pytest.mark.parametrize("model", ["blueprint", "honest"])
+def test_ranges_are_each_players_own_reach_under_the_model(model):
     """Blueprint.ranges (compiled, one history per private state) against OpenSpiel: the product of the
-    blueprint's probabilities of the player's own moves along every history at the root, which must
-    be the same for all histories of one private state (Bayes' rule needs only one)."""
+    model's probabilities of the player's own moves along every history at the root (the blueprint's,
+    or the honest blueprint's), which must be the same for all histories of one private state (Bayes'
+    rule needs only one)."""
     from solvers.mccfr.policy import SampledPolicy
 
     bp = blueprint()
@@ -258,17 +285,44 @@ def test_ranges_are_each_players_own_reach_under_the_blueprint():
     policy = SampledPolicy(bp.solver, game)
     history = [54, 56, 0, 1, 2, 22, 0]  # the Tax passed, then player 1 takes Income
     root = public_root(FULL, history)
-    ranges = bp.ranges(root)
+    ranges = bp.ranges(root, model)
     paths, entry = root.node.paths, root.node.entry
     for seat in (0, 1):
         for i in np.random.default_rng(seat).choice(len(paths), size=min(12, len(paths)), replace=False):
             state, reach = game.new_initial_state(), 1.0
             for a in paths[i][paths[i] >= 0]:
                 if not state.is_chance_node() and state.current_player() == seat:
-                    reach *= policy.action_probabilities(state)[int(a)]
+                    probs = policy.action_probabilities(state)
+                    reach *= (honest_only(state, probs, seat) if model == "honest" else probs)[int(a)]
                 state.apply_action(int(a))
             assert abs(reach - ranges[seat][entry[i, seat]]) <= 1e-12
     assert all(r.max() > r.min() for r in ranges)  # the check can fail: the ranges are not uniform
+    taxed = np.array(["Duke" in h for h in root.hands(0)])  # player 0 claimed the Duke
+    assert ranges[0][taxed].min() > 0 and (model == "blueprint") == (ranges[0][~taxed].max() > 0)
+
+
+def test_the_opponents_range_mixes_the_models_by_bayes_rule():
+    """SearchSettings.honest: the opponent's range is the prior mixture of the two models' own reaches,
+    and the chance it is honest is Bayes' rule over the histories of the hand the player holds."""
+    bp = blueprint()
+    history = [54, 56, 0, 1, 2, 22, 0]  # player 1's Income after player 0's Tax: player 0 acts
+    root = public_root(FULL, history)
+    me = 0
+    plain = resolve(bp, history, SearchSettings(iterations=5, rollouts=1, held_rollouts=1))
+    assert plain.honesty == 0.0
+    for q in (0.3, 1.0):
+        r = resolve(bp, history, SearchSettings(iterations=5, rollouts=1, held_rollouts=1, honest=q))
+        b, h = bp.ranges(root)[1], bp.ranges(root, "honest")[1]
+        mix = (1 - q) * b + q * h
+        mix = np.maximum(mix / mix.max(), 1e-3)
+        assert np.allclose(r.ranges[1], mix / mix.sum(), rtol=0, atol=1e-12)
+        node = root.node
+        rows = node.entry[:, me] == node.entry[node.target, me]
+        w = node.start.prob[rows]
+        fair, blue = (w * h[node.entry[rows, 1]]).sum(), (w * b[node.entry[rows, 1]]).sum()
+        assert r.honesty == pytest.approx(q * fair / (q * fair + (1 - q) * blue), abs=1e-12)
+        assert 0 < r.honesty <= 1 and (q < 1) == (r.honesty < 1)
+        assert abs(sum(r.probabilities.values()) - 1) < 1e-9
 
 
 def test_a_game_of_other_rules_is_refused():

@@ -9,22 +9,28 @@ __all__ = ["add_search_args", "search_settings", "searching"]
 
 
 def add_search_args(p):
-    """``--search K`` and ``--search-iterations N`` of ``play``, ``match`` and ``serve``."""
+    """``--search K``, ``--search-iterations N`` and ``--search-honest Q`` of ``play``, ``match`` and
+    ``serve``."""
     p.add_argument("--search", type=V.whole_number(0, 4), default=0, metavar="K",
                    help="re-solve at each of the strategy's decisions, K turns ahead (the current one "
                         "included), its leaves valued by rollouts of the strategy (a two-player training "
                         "over the features abstraction, such as the shipped blueprint); 0: play its table")
     p.add_argument("--search-iterations", type=V.whole_number(1, 1 << 20), metavar="N", default=None,
                    help="solver iterations per re-solve (default: coupsolve.search.SearchSettings's)")
+    p.add_argument("--search-honest", type=V.probability, metavar="Q", default=0.0,
+                   help="the prior that the opponent is an honest player (the strategy without the claims it "
+                        "cannot back), updated by Bayes' rule as it plays; 0: the opponent is taken to play the "
+                        "strategy itself")
 
 
 def search_settings(args):
-    """The :class:`coupsolve.search.SearchSettings` of ``--search K`` and ``--search-iterations N``
-    (and ``--seed``, where the command has one)."""
+    """The :class:`coupsolve.search.SearchSettings` of ``--search K``, ``--search-iterations N`` and
+    ``--search-honest Q`` (and ``--seed``, where the command has one)."""
     from coupsolve.search import SearchSettings
 
     iterations = SearchSettings().iterations if args.search_iterations is None else args.search_iterations
-    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0))
+    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0),
+                          honest=args.search_honest)
 
 
 def searching(args, game, policy, what):
@@ -36,4 +42,5 @@ def searching(args, game, policy, what):
     settings = search_settings(args)
     turns = f"{args.search} turn{'s' if args.search > 1 else ''}"
     return (ResolvingPolicy(game, Blueprint.load(args.strategy), settings),
-            f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations")
+            f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations"
+            + (f", prior {settings.honest:g} that its opponent is honest" if settings.honest else ""))

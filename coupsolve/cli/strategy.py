@@ -135,9 +135,10 @@ def _thinking(resolution, history) -> str:
     since = "here" if len(r.root.actions) == len(history) else "earlier in the turn"
     belief = ", ".join(f"{hand or 'nothing'} {p:.0%}" for hand, p in list(r.belief(history).items())[:4]
                        if p >= 0.005)
+    honest = f";\n   it thinks you are an honest player with probability {r.honesty:.0%}" if r.honesty else ""
     return (f"  (it re-solved in {sum(r.seconds.values()):.1f} s from {since}: that position is worth "
             f"{value:+.2f} to it;\n"
-            f"   it thinks you hold {belief})")
+            f"   it thinks you hold {belief}{honest})")
 
 
 def _ask(names) -> int:

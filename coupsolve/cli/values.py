@@ -123,6 +123,14 @@ def share(text):
     return value
 
 
+def probability(text):
+    """``--search-honest Q``: a number from 0 to 1."""
+    value = number(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{short(text)}: give a probability from 0 to 1")
+    return value
+
+
 def training_field(text):
     """``--field honest=0.3,random=0.1`` -> ``{"honest": 0.3, "random": 0.1}`` (shares checked)."""
     from coupsolve.sampling.keys import FIELD_BOTS, field_scratch

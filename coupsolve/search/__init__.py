@@ -1,7 +1,8 @@
 """Search: a player of full-length two-player Coup that re-solves as it plays.
 
 - :mod:`~coupsolve.search.blueprint`: :class:`Blueprint`, a trained full-length strategy as the
-  re-solves read it (ranges by Bayes' rule, its features of a history);
+  re-solves read it (ranges by Bayes' rule, under it or under the honest model of :data:`MODELS`, its
+  features of a history);
 - :mod:`~coupsolve.search.leaves`: :func:`rooted_leaf_values`, the leaves of a tree rooted mid-game
   valued by rollouts of the blueprint's continuations;
 - :mod:`~coupsolve.search.own`: :class:`OwnRange`, the re-solving player's own range by Bayes' rule
@@ -12,11 +13,11 @@
   and its values from the blueprint.
 """
 
-from coupsolve.search.blueprint import Blueprint
+from coupsolve.search.blueprint import MODELS, Blueprint
 from coupsolve.search.leaves import rooted_leaf_values
 from coupsolve.search.own import OwnRange
 from coupsolve.search.resolve import (RANGE_FLOOR, ROOTS, SAFE, Resolution, ResolvingPolicy, SearchSettings, resolve,
                                       root_length)
 
-__all__ = ["Blueprint", "OwnRange", "RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings",
+__all__ = ["Blueprint", "MODELS", "OwnRange", "RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings",
            "resolve", "root_length", "rooted_leaf_values"]

@@ -18,18 +18,32 @@ from numba import njit
 from solvers.mccfr.kernel import call_kernel
 from solvers.mccfr.rollout import path_reach
 
+from coupsolve.engine.core import bluffs
 from coupsolve.sampling.keys import FEATURES, features_init, features_step
 from coupsolve.strategy.shipped import named, resolve
 from coupsolve.strategy.solved import StrategyError
 
-__all__ = ["Blueprint"]
+__all__ = ["Blueprint", "MODELS", "model_weight"]
+
+#: The opponent models a blueprint's ranges are read under (:meth:`Blueprint.ranges`): the blueprint
+#: itself, and the honest blueprint, which plays the blueprint's strategy over the moves that claim
+#: nothing it cannot back (renormalised; where the blueprint plays only bluffs, every honest move alike).
+MODELS = ("blueprint", "honest")
+
+
+@njit(cache=True, inline="always")
+def model_weight(P, s, p, a, c):
+    """The weight opponent model ``c`` (an index into :data:`MODELS`) gives seat ``p``'s action ``a``
+    at ``s``: 1 for every move of the blueprint; 0 for a claim the seat cannot back, 1 for the others,
+    for the honest blueprint."""
+    return 0.0 if c == 1 and bluffs(s, p, a) else 1.0
 
 
 @njit(cache=True, nogil=True)
-def _features_reach(P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior, out):
-    """:func:`solvers.mccfr.rollout.path_reach` for Coup's features game."""
-    return path_reach(FEATURES, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg,
-                      prior, out)
+def _features_reach(c, P, W, n, state_size, max_moves, paths, lengths, seat, table, stats, avg, prior, out):
+    """:func:`solvers.mccfr.rollout.path_reach` for Coup's features game, under model ``c``."""
+    return path_reach(FEATURES, model_weight, c, P, W, n, state_size, max_moves, paths, lengths, seat, table,
+                      stats, avg, prior, out)
 
 
 class Blueprint:
@@ -66,10 +80,15 @@ class Blueprint:
             raise StrategyError(f"{name}: not a strategy trained by sampling (coupsolve train)")
         return cls(*load_trained(path), source=name)
 
-    def ranges(self, root) -> tuple:
+    def ranges(self, root, model: str = "blueprint") -> tuple:
         """Each player's range at ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot` of the
-        blueprint's rules) when both play the blueprint: per private state, its player's own reach
-        (one history of it suffices: all of them reach it with the same own moves)."""
+        blueprint's rules) when both play opponent model ``model`` (:data:`MODELS`): per private state,
+        its player's own reach (one history of it suffices: all of them reach it with the same own
+        moves). Not normalised: for one player, the ranges of two models weigh its private states on
+        one scale (chance's and the other player's moves are the same under both), so a mixture of
+        models is the same mixture of their ranges."""
+        if model not in MODELS:
+            raise ValueError(f"an opponent model is one of {', '.join(MODELS)}, not {model!r}")
         node, g, t = root.node, self.game, self.table
         out = []
         for seat in (0, 1):
@@ -77,8 +96,9 @@ class Blueprint:
             paths = np.ascontiguousarray(node.paths[first], np.int32)
             lengths = (paths >= 0).sum(axis=1).astype(np.int64)
             reach = np.ones(first.size)
-            bad = call_kernel(_features_reach, g.params, g.scratch, g.num_players, g.state_size, g.max_moves,
-                              paths, lengths, seat, t["table"], t["stats"], t["average"], self.warm > 0, reach)
+            bad = call_kernel(_features_reach, MODELS.index(model), g.params, g.scratch, g.num_players,
+                              g.state_size, g.max_moves, paths, lengths, seat, t["table"], t["stats"], t["average"],
+                              self.warm > 0, reach)
             if bad >= 0:
                 raise ValueError(f"history {paths[bad, :lengths[bad]].tolist()} is not a game of the blueprint")
             out.append(reach)

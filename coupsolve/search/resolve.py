@@ -20,7 +20,14 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
    blueprint is still met by a strategy; the acting player's under the strategies its own earlier
    re-solves in the game played (:class:`~coupsolve.search.own.OwnRange`, as :class:`ResolvingPolicy`
-   keeps them; the blueprint's, floored, without them);
+   keeps them; the blueprint's, floored, without them). With ``SearchSettings(honest=q)`` the opponent
+   is, with prior probability ``q``, the honest blueprint instead (the blueprint's strategy over the
+   moves that claim nothing it cannot back): its range is then the posterior mixture of the two
+   models' ranges, Bayes' rule over the pair (model, private state), so the more the opponent's play
+   looks like an honest player's, the more its claims are believed (Bayesian opponent modelling over
+   a fixed set of types: Ganzfried and Sun, "Bayesian opponent exploitation in imperfect-information
+   games", IEEE CIG 2018). That is a model of the opponent, not an equilibrium's assumption: against
+   an opponent who bluffs as the blueprint does, it believes too many claims;
 3. the public tree from there to the end of turn ``root turn + lookahead - 1``
    (:func:`coupsolve.trees.rooted.build_rooted_public_tree`), its turn-limit leaves valued by
    rollouts of ``continuations`` continuations (:func:`coupsolve.search.leaves.rooted_leaf_values`) and
@@ -89,6 +96,10 @@ class SearchSettings(NamedTuple):
 
     ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1).
 
+    ``honest``: the prior probability that the opponent is the honest blueprint rather than the
+    blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
+    alone, as DeepStack and Modicum take the opponent.
+
     ``safe``: re-solve with the gadget (:data:`SAFE`, :mod:`coupsolve.search.safe`): each private state
     of the opponent enters the subgame or takes its value under the blueprint from there (rolled out
     ``held_rollouts`` times per history at the root, at most ``held_budget`` games); its weight at the
@@ -110,6 +121,7 @@ class SearchSettings(NamedTuple):
     max_histories: int | None = 4_000_000
     root: str = "here"
     safe: str | bool = False
+    honest: float = 0.0
 
 
 class WholeGame(NamedTuple):
@@ -130,7 +142,9 @@ class Resolution(NamedTuple):
     ``ranges`` there (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`),
     the ``root``, the ``game`` solved (the depth-limited game, or a :class:`WholeGame`; with
     ``safe``, either under the gadget, :class:`~coupsolve.search.safe.Gadgeted`, whose ``value`` this
-    is), the solve's ``result`` and the ``seconds`` of each stage."""
+    is), the solve's ``result``, the ``seconds`` of each stage, and ``honesty``: the chance, after
+    what the player has seen, that the opponent is the honest blueprint (0 without
+    ``SearchSettings.honest``)."""
 
     probabilities: dict
     own_policy: dict
@@ -141,6 +155,7 @@ class Resolution(NamedTuple):
     game: object
     result: object
     seconds: dict
+    honesty: float = 0.0
 
     def belief(self, history) -> dict:
         """What the acting player thinks the other holds at the decision ``history`` reaches (the one
@@ -185,6 +200,24 @@ def _root_entries(root, player, paths):
     for i, p in enumerate(paths.tolist()):
         out[i] = next(at_root[tuple(p[:n])] for n in sizes if tuple(p[:n]) in at_root)
     return out
+
+
+def _opponent_ranges(blueprint, root, me, honest):
+    """Both players' ranges at ``root`` as :func:`resolve` starts from them (module docstring, step 2,
+    without the acting player's own range), floored, and the chance that the opponent is the honest
+    blueprint given what the acting player has seen (0 where ``honest`` is)."""
+    ranges = list(blueprint.ranges(root))
+    you = 1 - me
+    if not honest:
+        return [_floored(r) for r in ranges], 0.0
+    fair = blueprint.ranges(root, "honest")[you]
+    node = root.node
+    rows = node.entry[:, me] == node.entry[node.target, me]  # the histories of the hand it holds
+    weight = node.start.prob[rows]
+    seen = [float((weight * r[node.entry[rows, you]]).sum()) for r in (ranges[you], fair)]
+    total = (1 - honest) * seen[0] + honest * seen[1]
+    ranges[you] = (1 - honest) * ranges[you] + honest * fair
+    return [_floored(r) for r in ranges], honest * seen[1] / total if total > 0 else 0.0
 
 
 def _floored(r):
@@ -264,7 +297,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     states = _replay(rules, history)
     start, me = history[:_root_of(states, s.root)], states[-1].current_player()
     root = public_root(rules, start, s.max_histories)
-    ranges = [_floored(r) for r in blueprint.ranges(root)]
+    ranges, honesty = _opponent_ranges(blueprint, root, me, s.honest)
     mine = own.at(root, me) if own is not None else None
     if mine is not None:
         ranges[me] = mine
@@ -308,7 +341,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     if safe:  # the opponent's range in the subgame: its weight at the root, times its entering
         ranges[1 - me] = ranges[1 - me] * entered(game, result.average_policy, root, 1 - me)
     norm = tuple(r / r.sum() if r.sum() > 0 else r for r in ranges)
-    return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds)
+    return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds, honesty)
 
 
 def _safe_kind(settings):
