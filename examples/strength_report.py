@@ -72,7 +72,8 @@ def measure(a):
         Timed = _timed()
 
         settings = SearchSettings(lookahead=a.search, iterations=a.search_iterations, seed=a.seed,
-                                  continuations=a.continuations, root=a.root, safe=a.safe)
+                                  continuations=a.continuations, root=a.root, safe=a.safe,
+                                  honest=a.honest)
         policy = Timed(game, Blueprint.load(a.strategy), settings)
         what += (f"; re-solving {a.search} turn(s) ahead at each decision, {settings.iterations} iterations, "
                  f"{settings.continuations} continuations, rooted {_rooted(a)}")
@@ -108,8 +109,9 @@ def measure(a):
 
 
 def _rooted(a):
-    """Where the re-solves are rooted, and whether safely, in words."""
-    return ("at the turn" if a.root == "turn" else "here") + (f", safe ({a.safe})" if a.safe else "")
+    """Where the re-solves are rooted, whether safely, and their opponent model, in words."""
+    return (("at the turn" if a.root == "turn" else "here") + (f", safe ({a.safe})" if a.safe else "")
+            + (f", prior {a.honest:g} that the opponent is honest" if a.honest else ""))
 
 
 def _player(a):
@@ -146,9 +148,21 @@ def _pilot(text):
     return int(text)
 
 
+def _probability(text):
+    """``--honest``: a probability, from 0 to 1."""
+    try:
+        q = float(text)
+    except ValueError:
+        q = -1.0
+    if not 0.0 <= q <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a probability from 0 to 1")
+    return q
+
+
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
-              f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "") if a.search else "")
+              f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "")
+              + (f" --honest {a.honest:g}" if a.honest else "") if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against or NONE}"
             + search)
@@ -223,6 +237,8 @@ def main():
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=[k for k in SAFE if k],
                     help="safe re-solving, the gadget's weights (coupsolve.search.SearchSettings.safe)")
+    ap.add_argument("--honest", type=_probability, default=0.0, metavar="Q",
+                    help="the prior that the opponent is the honest blueprint (SearchSettings.honest)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
     a = ap.parse_args()
