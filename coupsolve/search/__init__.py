@@ -19,5 +19,5 @@ from coupsolve.search.own import OwnRange
 from coupsolve.search.resolve import (RANGE_FLOOR, ROOTS, SAFE, Resolution, ResolvingPolicy, SearchSettings, resolve,
                                       root_length)
 
-__all__ = ["Blueprint", "MODELS", "OwnRange", "RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings",
-           "resolve", "root_length", "rooted_leaf_values"]
+__all__ = ["Blueprint", "MODELS", "OwnRange", "RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy",
+           "SearchSettings", "resolve", "root_length", "rooted_leaf_values"]
