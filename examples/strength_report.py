@@ -148,17 +148,6 @@ def _pilot(text):
     return int(text)
 
 
-def _probability(text):
-    """``--honest``: a probability, from 0 to 1."""
-    try:
-        q = float(text)
-    except ValueError:
-        q = -1.0
-    if not 0.0 <= q <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a probability from 0 to 1")
-    return q
-
-
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
               f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "")
@@ -217,6 +206,7 @@ def render(doc):
 
 
 def main():
+    from coupsolve.cli.values import probability
     from coupsolve.search.resolve import ROOTS, SAFE
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -237,7 +227,7 @@ def main():
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=[k for k in SAFE if k],
                     help="safe re-solving, the gadget's weights (coupsolve.search.SearchSettings.safe)")
-    ap.add_argument("--honest", type=_probability, default=0.0, metavar="Q",
+    ap.add_argument("--honest", type=probability, default=0.0, metavar="Q",
                     help="the prior that the opponent is the honest blueprint (SearchSettings.honest)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
