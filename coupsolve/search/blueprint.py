@@ -82,27 +82,28 @@ class Blueprint:
 
     def ranges(self, root, model: str = "blueprint") -> tuple:
         """Each player's range at ``root`` (a :class:`~coupsolve.trees.rooted.PublicRoot` of the
-        blueprint's rules) when both play opponent model ``model`` (:data:`MODELS`): per private state,
-        its player's own reach (one history of it suffices: all of them reach it with the same own
-        moves). Not normalised: for one player, the ranges of two models weigh its private states on
-        one scale (chance's and the other player's moves are the same under both), so a mixture of
-        models is the same mixture of their ranges."""
+        blueprint's rules) when both play opponent model ``model`` (:data:`MODELS`): :meth:`reach` of
+        each seat."""
+        return tuple(self.reach(root, seat, model) for seat in (0, 1))
+
+    def reach(self, root, seat: int, model: str = "blueprint") -> np.ndarray:
+        """``seat``'s range at ``root`` under opponent model ``model`` (:data:`MODELS`): per private
+        state, its own reach (one history of it suffices: all of them reach it with the same own
+        moves). Not normalised: the reaches of two models weigh the seat's private states on one scale
+        (chance's and the other player's moves are the same under both), so a mixture of models is the
+        same mixture of their reaches."""
         if model not in MODELS:
             raise ValueError(f"an opponent model is one of {', '.join(MODELS)}, not {model!r}")
         node, g, t = root.node, self.game, self.table
-        out = []
-        for seat in (0, 1):
-            first = np.unique(node.entry[:, seat], return_index=True)[1]
-            paths = np.ascontiguousarray(node.paths[first], np.int32)
-            lengths = (paths >= 0).sum(axis=1).astype(np.int64)
-            reach = np.ones(first.size)
-            bad = call_kernel(_features_reach, MODELS.index(model), g.params, g.scratch, g.num_players,
-                              g.state_size, g.max_moves, paths, lengths, seat, t["table"], t["stats"], t["average"],
-                              self.warm > 0, reach)
-            if bad >= 0:
-                raise ValueError(f"history {paths[bad, :lengths[bad]].tolist()} is not a game of the blueprint")
-            out.append(reach)
-        return tuple(out)
+        first = np.unique(node.entry[:, seat], return_index=True)[1]
+        paths = np.ascontiguousarray(node.paths[first], np.int32)
+        lengths = (paths >= 0).sum(axis=1).astype(np.int64)
+        out = np.ones(first.size)
+        bad = call_kernel(_features_reach, MODELS.index(model), g.params, g.scratch, g.num_players, g.state_size,
+                          g.max_moves, paths, lengths, seat, t["table"], t["stats"], t["average"], self.warm > 0, out)
+        if bad >= 0:
+            raise ValueError(f"history {paths[bad, :lengths[bad]].tolist()} is not a game of the blueprint")
+        return out
 
     def features_state(self, history) -> np.ndarray:
         """The features game's state (the engine's, then its own entries: the claims made so far) after

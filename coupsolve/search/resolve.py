@@ -210,7 +210,7 @@ def _opponent_ranges(blueprint, root, me, honest):
     you = 1 - me
     if not honest:
         return [_floored(r) for r in ranges], 0.0
-    fair = blueprint.ranges(root, "honest")[you]
+    fair = blueprint.reach(root, you, "honest")
     node = root.node
     rows = node.entry[:, me] == node.entry[node.target, me]  # the histories of the hand it holds
     weight = node.start.prob[rows]

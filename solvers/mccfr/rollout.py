@@ -137,11 +137,7 @@ def _play(game, weigh, P, W, s, h, acts, probs, sig, ret, table, stats, avg, pri
         else:
             if strategy_at(table, stats, avg, h, p, k, probs, prior, sig) < 0.0:
                 return np.nan
-            c = c0 if p == 0 else c1
-            total = 0.0
-            for a in range(k):
-                sig[a] *= weigh(P, s, p, acts[a], c)
-                total += sig[a]
+            total = _weighted(weigh, c0 if p == 0 else c1, P, s, p, acts, sig, k)
             for a in range(k):
                 sig[a] /= total
             j = _sample(sig, k, rng)
