@@ -38,8 +38,9 @@ import numba
 import numpy as np
 from numba import prange
 
-from solvers.cfr.matching import predictive_match, schedule
+from solvers.cfr.matching import schedule
 from solvers.public._forward import LIVE, forward, forward_levels
+from solvers.public._infoset import _average, _lock, _update
 from solvers.public._node import (_claim, _counters, _cut, _ix, _runs, _side, _small, _terminals,
                                   _void, _zero_side, scratch)
 from solvers.kinds import BOTH_PLAYERS, DECISION, TERMINAL
@@ -99,64 +100,6 @@ def _gather(T, s, v, w, acc, acc2, actor, p):
 
 
 @numba.njit(cache=True, inline="always")
-def _average(T, x, o, m, sigma, cumulative, reach, weight):
-    """The average weights of entry ``x``'s information set (actions ``o .. o+m-1``) gain the
-    strategy just played, weighted by the entry's reach and its number of histories."""
-    wr = weight * reach[_ix(x)]
-    n = T.infoset_count[_ix(T.entry_ref[_ix(x)])]
-    for i in range(o, o + m):
-        cumulative[_ix(i)] += n * (wr * sigma[_ix(i)])
-
-
-@numba.njit(cache=True, inline="always")
-def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus, discount,
-            weight, fpos, fneg):
-    """One information set (entry ``x``, actions ``o .. o+m-1``): value, average, regrets, strategy.
-
-    Without predictions one loop adds the average weights (:func:`_average`'s arithmetic, with the
-    strategy still the one played) and updates the regrets, a second sets the strategy; the
-    positive parts are ``max`` (no branch), which measured faster than four loops with branches
-    (docs/research/design-measurements.md)."""
-    value = 0.0
-    for i in range(o, o + m):
-        value += sigma[_ix(i)] * acc[_ix(i)]
-    v[_ix(x)] = value
-    if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
-        _average(T, x, o, m, sigma, cumulative, reach, weight)
-        for a in range(m):
-            y = regret[o + a] + (acc[o + a] - value)
-            regret[o + a] = y if y > 0.0 else 0.0
-        pred = predictive_match(sigma, regret, acc2, o, m)
-        for a in range(m):
-            acc[o + a] = 0.0
-            acc2[o + a] = 0.0
-        w[x] = pred
-        return
-    wr = weight * reach[_ix(x)]
-    n = T.infoset_count[_ix(T.entry_ref[_ix(x)])]
-    total = 0.0
-    for i in range(o, o + m):
-        j = _ix(i)
-        cumulative[j] += n * (wr * sigma[j])
-        y = regret[j] + (acc[j] - value)
-        acc[j] = 0.0
-        if discount:
-            if plus and y < 0.0:
-                y = 0.0
-            y *= fpos if y >= 0.0 else fneg
-        elif plus:
-            y = max(y, 0.0)
-        regret[j] = y
-        total += max(y, 0.0)
-    if total > 0.0:
-        for i in range(o, o + m):
-            sigma[_ix(i)] = max(regret[_ix(i)], 0.0) / total
-    else:
-        for i in range(o, o + m):
-            sigma[_ix(i)] = 1.0 / m
-
-
-@numba.njit(cache=True, inline="always")
 def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
     """Node ``s`` of :func:`backward` for player ``p`` when the opponent has no reach there (``code``
     :data:`SILENT` or :data:`BELOW`): every value of ``p`` at and below ``s`` is zero, so the
@@ -166,7 +109,7 @@ def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
     the regrets gain zero and the strategy, their regret matching, stays: only the average weights
     are added, where ``p`` has reach. This holds as long as each strategy is the regret matching of
     its regrets and CFR+'s regrets are not negative, as every update (and checkpoint) leaves them."""
-    sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
+    sigma, regret, cumulative, acc, acc2, reach, v, w, live, lock, model = B
     b, n = _zero_side(T, s, p, v, w, code)
     cheap = not discount and w.shape[0] == 0
     if kind == DECISION and T.node_player[s] == p and not (cheap and live[2 * s + p] != LIVE):
@@ -177,7 +120,7 @@ def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
             o, m = T.infoset_offset[I], T.infoset_num_actions[I]
             if not cheap:
                 _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
-                        discount, weight, fpos, fneg)
+                        discount, weight, fpos, fneg, _lock(lock, I), model)
             elif reach[x] != 0.0:
                 _average(T, x, o, m, sigma, cumulative, reach, weight)
 
@@ -186,11 +129,11 @@ def _zero_values(T, B, plus, discount, p, weight, fpos, fneg, s, kind, code):
 def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
     """Node ``s`` of :func:`backward` (inlined with ``p`` a constant: see :func:`_backward_node`).
 
-    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live)``, the state's arrays. A
-    terminal is skipped: the drivers compute a run's terminals before its other nodes, in one call
+    ``B`` is ``(sigma, regret, cumulative, acc, acc2, reach, v, w, live, lock, model)``, the state's
+    arrays. A terminal is skipped: the drivers compute a run's terminals before its other nodes, in one call
     (:func:`~solvers.public._node._terminals`).
     """
-    sigma, regret, cumulative, acc, acc2, reach, v, w, live = B
+    sigma, regret, cumulative, acc, acc2, reach, v, w, live, lock, model = B
     kind = T.node_kind[s]
     if kind == TERMINAL:
         return
@@ -205,7 +148,8 @@ def _backward_body(T, B, plus, discount, p, weight, fpos, fneg, s):
             I = T.entry_ref[x]
             if I >= 0:
                 _update(T, x, T.infoset_offset[I], T.infoset_num_actions[I], sigma, regret,
-                        cumulative, acc, acc2, reach, v, w, plus, discount, weight, fpos, fneg)
+                        cumulative, acc, acc2, reach, v, w, plus, discount, weight, fpos, fneg,
+                        _lock(lock, I), model)
 
 
 @numba.njit(cache=True, inline="always")
@@ -264,7 +208,7 @@ def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X, c
 def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
     """:func:`backward` over the nodes of levels ``hi - 1`` down to ``lo`` only (the values of level
     ``hi``'s entries already known)."""
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live)
+    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live, S.lock, S.model)
     X = S.scratch
     if parallel:
         _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X, _counters(T))

@@ -32,6 +32,7 @@ from solvers.kinds import BOTH_PLAYERS
 from solvers.memory import check_fits, real_dtype
 from solvers.policy import pure_response
 from solvers.trees.publictree import PublicTree
+from solvers.trees.restricted import RestrictedTree
 from solvers.cfr.representation import check_state, register
 
 __all__ = ["PublicTreeRep", "PublicState", "estimate_public_solve_bytes", "new_state", "params_of",
@@ -79,7 +80,8 @@ def new_state(flat, precision, predictive, threads, shared=None, held=None):
     return PublicState(
         sigma=sigma, regret=regret, cumulative=cumulative, acc=shared[3][:a], acc2=shared[4][:a2],
         reach=shared[0][:e], v=shared[1][:e], w=shared[2][:w], scratch=scratch(flat, threads),
-        counter=np.zeros(1, np.int64), live=np.zeros(2 * flat.node_kind.shape[0], np.int8))
+        counter=np.zeros(1, np.int64), live=np.zeros(2 * flat.node_kind.shape[0], np.int8),
+        lock=np.zeros(0, real), model=np.zeros(0, real))
 
 
 #: Trees with fewer entries run on one thread whatever ``threads`` says (a level is one parallel
@@ -111,7 +113,9 @@ class PublicState(NamedTuple):
     ``sigma``, ``regret``, ``cumulative``, ``acc`` and ``acc2`` (PCFR+, else empty); per entry
     ``reach``, ``v`` and ``w`` (PCFR+, else empty); ``scratch`` (float64, threads x the widest matrix's
     columns) for the terminals; ``counter`` (int64, 1) the completed iterations; ``live``
-    (int8, two per public node) which nodes each player reaches (:mod:`solvers.public._forward`)."""
+    (int8, two per public node) which nodes each player reaches (:mod:`solvers.public._forward`);
+    ``lock`` (per information set) and ``model`` (per action) the restriction of a
+    :class:`~solvers.trees.restricted.RestrictedTree` (empty for a tree without one)."""
 
     sigma: np.ndarray
     regret: np.ndarray
@@ -124,6 +128,8 @@ class PublicState(NamedTuple):
     scratch: np.ndarray
     counter: np.ndarray
     live: np.ndarray
+    lock: np.ndarray
+    model: np.ndarray
 
 
 class PublicTreeRep:
@@ -236,4 +242,22 @@ class PublicTreeRep:
         self.state.counter[0] = iterations
 
 
+class RestrictedPublicRep(PublicTreeRep):
+    """:class:`PublicTreeRep` over a :class:`~solvers.trees.restricted.RestrictedTree`: the same passes
+    with the restriction in the state (``lock``, ``model``) and the first strategy mixed with the
+    model as every later one is (:func:`solvers.public._infoset._update`). The predictive variants are
+    refused: their regret matching runs on predictions the restriction does not enter."""
+
+    def __init__(self, tree, spec, precision, updates, threads):
+        if spec.predictive:
+            raise ValueError(f"{spec.name} does not solve a restricted tree; cfr, cfr+, lcfr, dcfr and "
+                             "hs-dcfr do")
+        super().__init__(tree.tree, spec, precision, updates, threads)
+        real = self.state.sigma.dtype
+        self.state = self.state._replace(lock=tree.weight.astype(real), model=tree.model.astype(real))
+        share = np.repeat(tree.weight, tree.infoset_num_actions).astype(real)
+        self.state.sigma[:] = share * self.state.model + (1 - share) * self.state.sigma
+
+
 register(PublicTree, PublicTreeRep)
+register(RestrictedTree, RestrictedPublicRep)
