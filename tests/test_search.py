@@ -253,15 +253,23 @@ def test_play_against_the_resolving_player_through_standard_input():
 
 def honest_only(state, probs, seat):
     """``probs`` (``{action: probability}`` at ``seat``'s decision) without the claims ``seat`` cannot
-    back, renormalised (every honest move alike where none is left): the honest blueprint, from
-    OpenSpiel's state."""
+    back and, in a challenge round, without the challenge unless ``seat`` sees every copy of the
+    claimed character (in its hand or face up), and then without the pass; renormalised (every
+    honest move alike where none is left): the honest blueprint, from OpenSpiel's state."""
     from coupsolve import engine as E
 
     s = state.engine_state()
     claiming = s[E.S_PHASE] in (E.PH_TURN, E.PH_BLOCK, E.PH_BLOCK_CHALLENGE)
+    calling = s[E.S_PHASE] in (E.PH_CHALLENGE, E.PH_BLOCK_CHALLENGE)
+    if calling:
+        c = s[E.S_BLOCK_CHAR] if s[E.S_PHASE] == E.PH_BLOCK_CHALLENGE else E.CLAIM_CHAR[E.ACTION_CLAIM[s[E.S_ACTION]]]
+        seen = s[E.S_HAND + E.NCH * seat + c] + sum(s[E.S_FACEUP + E.NCH * q + c] for q in range(2))
+        false = seen >= FULL.params()[E.P_COPIES + c]
 
     def honest(a):
         claim = E.ACTION_CLAIM[a] if a < E.NUM_ACTIONS else -1
+        if calling and (a == E.ACT_CHALLENGE or a == E.ACT_PASS):
+            return (a == E.ACT_CHALLENGE) == false
         return not (claiming and claim >= 0 and s[E.S_HAND + E.NCH * seat + E.CLAIM_CHAR[claim]] == 0)
 
     kept = {a: p if honest(a) else 0.0 for a, p in probs.items()}
@@ -323,6 +331,46 @@ def test_the_opponents_range_mixes_the_models_by_bayes_rule():
         assert r.honesty == pytest.approx(q * fair / (q * fair + (1 - q) * blue), abs=1e-12)
         assert 0 < r.honesty <= 1 and (q < 1) == (r.honesty < 1)
         assert abs(sum(r.probabilities.values()) - 1) < 1e-9
+
+
+def test_the_honest_posterior_pools_the_private_states_of_one_hand():
+    from coupsolve.search.model import posterior_by_hand
+
+    hands = [5, 9, 5, 7]
+    bp, fair = np.array([0.4, 0.2, 0.1, 0.0]), np.array([0.0, 0.2, 0.3, 0.0])
+    got = posterior_by_hand(hands, bp, fair, 0.25)
+    assert got[5] == pytest.approx(0.25 * 0.3 / (0.75 * 0.5 + 0.25 * 0.3), abs=1e-15)
+    assert got[9] == pytest.approx(0.25, abs=1e-15) and got[7] == 0.0
+
+
+@pytest.mark.parametrize("trust", [0.0, 0.6, 1.0])
+def test_the_opponents_challenge_rounds_are_held_to_the_honest_move(trust):
+    """SearchSettings(honest=q, trust=t): in the re-solve of player 0's first turn, each information set
+    of player 1's challenge round plays Pass with at least t times the posterior that its hand is the
+    honest type's (Bayes' rule over the two models' reaches at the root), and no other is held; with
+    t = 0 the solved player 1 challenges more than that somewhere (the hold is what keeps it)."""
+    from coupsolve import engine as E
+    from coupsolve.engine.context import context_field
+    from coupsolve.search.model import posterior_by_hand
+
+    bp, history, q = blueprint(), TAX[:-1], 0.8
+    r = resolve(bp, history, SearchSettings(iterations=60, rollouts=1, held_rollouts=1, honest=q, trust=trust))
+    root, rooted, tree = r.root, r.game.cut, r.game.tree
+    posterior = posterior_by_hand(root.node.hand[1], bp.reach(root, 1), bp.reach(root, 1, "honest"), q)
+    refs = np.asarray(rooted.tree.flat.entry_ref)
+    phase = context_field(rooted.infoset_context.astype(np.int64), E.CTX_PHASE)
+    avg, short = r.result.average_policy, []
+    for i in range(rooted.infoset_hash.size):
+        o, m = int(tree.infoset_offset[i]), int(tree.infoset_num_actions[i])
+        actions = tree.infoset_actions[o:o + m].tolist()
+        if tree.flat.infoset_player[i] != 1 or phase[i] != E.PH_CHALLENGE or E.ACT_CHALLENGE not in actions:
+            continue
+        hand = int(rooted.entry_hand[np.flatnonzero(refs == i)[0]])
+        w = posterior[hand]
+        short.append(w - avg[o + actions.index(E.ACT_PASS)])
+        if trust:
+            assert avg[o + actions.index(E.ACT_PASS)] >= trust * w - 1e-9
+    assert short and (trust > 0 or max(short) > 1e-3)
 
 
 def test_a_game_of_other_rules_is_refused():

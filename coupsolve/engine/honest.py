@@ -14,7 +14,7 @@ from numba import njit
 
 from coupsolve import engine as E
 
-__all__ = ["honest_choice", "KEEP_ORDER", "claimed_character", "face_up_copies", "seen_copies"]
+__all__ = ["honest_choice", "KEEP_ORDER", "claimed_character", "face_up_copies", "proves_false", "seen_copies"]
 
 #: The bot's preference among its cards, most wanted first: it loses the last and keeps the first.
 KEEP_ORDER = (E.DUKE, E.CAPTAIN, E.ASSASSIN, E.CONTESSA, E.AMBASSADOR)
@@ -62,6 +62,17 @@ def claimed_character(s, ph):
 def seen_copies(P, s, p, c):
     """The copies of character ``c`` seat ``p`` sees: its own face-down ones and every face-up one."""
     return s[E.S_HAND + E.NCH * p + c] + face_up_copies(P, s, c)
+
+
+@njit(cache=True)
+def proves_false(P, s, p):
+    """Whether seat ``p`` sees that the claim a challenge round at ``s`` is about is false: every copy
+    of its character is in ``p``'s hand or face up (False outside a challenge round)."""
+    ph = s[E.S_PHASE]
+    if ph != E.PH_CHALLENGE and ph != E.PH_BLOCK_CHALLENGE:
+        return False
+    c = claimed_character(s, ph)
+    return c >= 0 and P[E.P_COPIES + c] - seen_copies(P, s, p, c) <= 0
 
 
 @njit(cache=True)
@@ -146,9 +157,8 @@ def honest_choice(P, s, acts, k):
     if ph == E.PH_TURN:
         return _turn(P, s, me, acts, k)
     if ph == E.PH_CHALLENGE or ph == E.PH_BLOCK_CHALLENGE:
-        c = claimed_character(s, ph)
         j = _index(acts, k, E.ACT_CHALLENGE)
-        if c >= 0 and j >= 0 and P[E.P_COPIES + c] - seen_copies(P, s, me, c) <= 0:
+        if j >= 0 and proves_false(P, s, me):
             return j
         j = _index(acts, k, E.ACT_PASS)
         return j if j >= 0 else 0

@@ -18,7 +18,9 @@ from numba import njit
 from solvers.mccfr.kernel import call_kernel
 from solvers.mccfr.rollout import path_reach
 
+from coupsolve import engine as E
 from coupsolve.engine.core import bluffs
+from coupsolve.engine.honest import proves_false
 from coupsolve.sampling.keys import FEATURES, features_init, features_step
 from coupsolve.strategy.shipped import named, resolve
 from coupsolve.strategy.solved import StrategyError
@@ -26,17 +28,27 @@ from coupsolve.strategy.solved import StrategyError
 __all__ = ["Blueprint", "MODELS", "model_weight"]
 
 #: The opponent models a blueprint's ranges are read under (:meth:`Blueprint.ranges`): the blueprint
-#: itself, and the honest blueprint, which plays the blueprint's strategy over the moves that claim
-#: nothing it cannot back (renormalised; where the blueprint plays only bluffs, every honest move alike).
+#: itself, and the honest blueprint, an honest and credulous player: it plays the blueprint's strategy
+#: over the moves that claim nothing it cannot back and challenge only a claim it sees is false
+#: (renormalised; where the blueprint plays none of them, every such move alike), so in a challenge
+#: round it passes unless it can prove the claim false, and then it challenges.
 MODELS = ("blueprint", "honest")
 
 
 @njit(cache=True, inline="always")
 def model_weight(P, s, p, a, c):
     """The weight opponent model ``c`` (an index into :data:`MODELS`) gives seat ``p``'s action ``a``
-    at ``s``: 1 for every move of the blueprint; 0 for a claim the seat cannot back, 1 for the others,
-    for the honest blueprint."""
-    return 0.0 if c == 1 and bluffs(s, p, a) else 1.0
+    at ``s``: 1 for every move of the blueprint; for the honest blueprint, 0 for a claim the seat
+    cannot back and, in a challenge round, 0 for the move the seat's view of the claim rules out (a
+    challenge of a claim it cannot prove false, a pass on one it can), 1 for the others."""
+    if c != 1:
+        return 1.0
+    if bluffs(s, p, a):
+        return 0.0
+    if a == E.ACT_CHALLENGE or (a == E.ACT_PASS and (s[E.S_PHASE] == E.PH_CHALLENGE
+                                                     or s[E.S_PHASE] == E.PH_BLOCK_CHALLENGE)):
+        return 1.0 if proves_false(P, s, p) == (a == E.ACT_CHALLENGE) else 0.0
+    return 1.0
 
 
 @njit(cache=True, nogil=True)

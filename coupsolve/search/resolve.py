@@ -27,7 +27,9 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    looks like an honest player's, the more its claims are believed (Bayesian opponent modelling over
    a fixed set of types: Ganzfried and Sun, "Bayesian opponent exploitation in imperfect-information
    games", IEEE CIG 2018). That is a model of the opponent, not an equilibrium's assumption: against
-   an opponent who bluffs as the blueprint does, it believes too many claims;
+   an opponent who bluffs as the blueprint does, it believes too many claims. Inside the subgame the
+   opponent's challenge rounds are then held to the honest player's move with the probability that
+   its hand is the honest type's, times ``trust`` (:mod:`coupsolve.search.model`);
 3. the public tree from there to the end of turn ``root turn + lookahead - 1``
    (:func:`coupsolve.trees.rooted.build_rooted_public_tree`), its turn-limit leaves valued by
    rollouts of ``continuations`` continuations (:func:`coupsolve.search.leaves.rooted_leaf_values`) and
@@ -98,7 +100,10 @@ class SearchSettings(NamedTuple):
 
     ``honest``: the prior probability that the opponent is the honest blueprint rather than the
     blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
-    alone, as DeepStack and Modicum take the opponent.
+    alone, as DeepStack and Modicum take the opponent. ``trust``: how far the opponent's challenge
+    rounds inside the subgame are held to the honest blueprint's move, as a share of the posterior
+    (:mod:`coupsolve.search.model`; 0: the model weighs only the opponent's hands at the root). Not
+    with ``safe``.
 
     ``safe``: re-solve with the gadget (:data:`SAFE`, :mod:`coupsolve.search.safe`): each private state
     of the opponent enters the subgame or takes its value under the blueprint from there (rolled out
@@ -122,6 +127,7 @@ class SearchSettings(NamedTuple):
     root: str = "here"
     safe: str | bool = False
     honest: float = 0.0
+    trust: float = 1.0
 
 
 class WholeGame(NamedTuple):
@@ -204,20 +210,25 @@ def _root_entries(root, player, paths):
 
 def _opponent_ranges(blueprint, root, me, honest):
     """Both players' ranges at ``root`` as :func:`resolve` starts from them (module docstring, step 2,
-    without the acting player's own range), floored, and the chance that the opponent is the honest
-    blueprint given what the acting player has seen (0 where ``honest`` is)."""
+    without the acting player's own range), floored; the chance that the opponent is the honest
+    blueprint given what the acting player has seen (0 where ``honest`` is); and that chance for each
+    hand the opponent may hold (:func:`~coupsolve.search.model.posterior_by_hand`; empty where
+    ``honest`` is 0)."""
+    from coupsolve.search.model import posterior_by_hand
+
     ranges = list(blueprint.ranges(root))
     you = 1 - me
     if not honest:
-        return [_floored(r) for r in ranges], 0.0
+        return [_floored(r) for r in ranges], 0.0, {}
     fair = blueprint.reach(root, you, "honest")
+    by_hand = posterior_by_hand(root.node.hand[you], ranges[you], fair, honest)
     node = root.node
     rows = node.entry[:, me] == node.entry[node.target, me]  # the histories of the hand it holds
     weight = node.start.prob[rows]
     seen = [float((weight * r[node.entry[rows, you]]).sum()) for r in (ranges[you], fair)]
     total = (1 - honest) * seen[0] + honest * seen[1]
     ranges[you] = (1 - honest) * ranges[you] + honest * fair
-    return [_floored(r) for r in ranges], honest * seen[1] / total if total > 0 else 0.0
+    return [_floored(r) for r in ranges], honest * seen[1] / total if total > 0 else 0.0, by_hand
 
 
 def _floored(r):
@@ -279,6 +290,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     from coupsolve.depth.public import public_depth_limited_game
     from coupsolve.plan.options import solve_threads
     from coupsolve.search.leaves import rooted_leaf_values
+    from coupsolve.search.model import hold
     from coupsolve.search.safe import entered, with_gadget
     from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
     from coupsolve.trees.stepwalk.build import sequence_hashes
@@ -297,7 +309,7 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     states = _replay(rules, history)
     start, me = history[:_root_of(states, s.root)], states[-1].current_player()
     root = public_root(rules, start, s.max_histories)
-    ranges, honesty = _opponent_ranges(blueprint, root, me, s.honest)
+    ranges, honesty, by_hand = _opponent_ranges(blueprint, root, me, s.honest)
     mine = own.at(root, me) if own is not None else None
     if mine is not None:
         ranges[me] = mine
@@ -329,8 +341,10 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
                            budget=s.held_budget)
         lap("gadget")
     tree, coup = game.tree, game.coup_tree
-    result = solvers.solve(tree, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed, progress=False,
-                           check_every=s.iterations)
+    held = hold(blueprint, start, rooted, tree, 1 - me, by_hand, honesty, s.trust) if s.honest and not safe \
+        else None
+    result = solvers.solve(tree if held is None else held, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed,
+                           progress=False, check_every=s.iterations)
     lap("solve")
     found = np.flatnonzero(coup.infoset_hash == key)
     if found.size != 1:
