@@ -8,12 +8,15 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
+import pytest
+
 from benchmarks import public, scaling
 from benchmarks.common import Stats
 
 ROOT = scaling.ROOT
 
 
+@pytest.mark.slow  # compiles timed copies of the passes: instrumentation, run by `make test-slow`
 def test_the_phases_probe_times_every_phase_of_both_players():
     done = subprocess.run([sys.executable, "-m", "benchmarks.probe", "phases", "--game", "coup1", "--repeats", "1",
                            "--warm", "1"], cwd=ROOT, capture_output=True, text=True, timeout=900)

@@ -27,6 +27,7 @@ def leduc_public():
     return PublicTree.from_game_tree(GameTree.from_openspiel(game), openspiel_labels(game))
 
 
+@pytest.mark.slow  # compiles timed copies of the passes: instrumentation, run by `make test-slow`
 def test_the_timed_iteration_is_the_solvers_iteration(leduc_public):
     a, b = Solver(leduc_public, "cfr+"), Solver(leduc_public, "cfr+")
     a.step(4)
@@ -43,6 +44,7 @@ def test_the_timed_iteration_is_the_solvers_iteration(leduc_public):
     assert (bwd[:, inner] > 0).all()  # every decision or chance node took some time
 
 
+@pytest.mark.slow  # compiles timed copies of the passes: instrumentation, run by `make test-slow`
 def test_node_times_leave_the_solve_going_on(leduc_public):
     a, b = Solver(leduc_public, "cfr+"), Solver(leduc_public, "cfr+")
     b.step(1)

@@ -357,7 +357,7 @@ def test_the_opponents_challenge_rounds_are_held_to_the_honest_move(trust):
     r = resolve(bp, history, SearchSettings(iterations=60, rollouts=1, held_rollouts=1, honest=q, trust=trust))
     root, rooted, tree = r.root, r.game.cut, r.game.tree
     posterior = posterior_by_hand(root.node.hand[1], bp.reach(root, 1), bp.reach(root, 1, "honest"), q)
-    refs = np.asarray(rooted.tree.flat.entry_ref)
+    f = rooted.tree.flat
     phase = context_field(rooted.infoset_context.astype(np.int64), E.CTX_PHASE)
     avg, short = r.result.average_policy, []
     for i in range(rooted.infoset_hash.size):
@@ -365,7 +365,9 @@ def test_the_opponents_challenge_rounds_are_held_to_the_honest_move(trust):
         actions = tree.infoset_actions[o:o + m].tolist()
         if tree.flat.infoset_player[i] != 1 or phase[i] != E.PH_CHALLENGE or E.ACT_CHALLENGE not in actions:
             continue
-        hand = int(rooted.entry_hand[np.flatnonzero(refs == i)[0]])
+        x = int(f.infoset_node[i])  # the node's player-1 entries, the one of this information set
+        at = np.arange(int(f.entry_start[x] + f.num_entries0[x]), int(f.entry_start[x + 1]))
+        hand = int(rooted.entry_hand[at[f.entry_ref[at] == i][0]])
         w = posterior[hand]
         short.append(w - avg[o + actions.index(E.ACT_PASS)])
         if trust:

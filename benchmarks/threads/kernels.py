@@ -18,7 +18,7 @@ from numba.core.extending import intrinsic
 
 from solvers.cfr.matching import schedule
 from solvers.public._forward import _first_codes, _forward_run
-from solvers.public._kernel import _backward_run, _values_run
+from solvers.public._kernel import _backward_run, _values_run, state_arrays
 
 __all__ = ["ticks_now", "timed_iteration", "timed_values", "empty_calls", "regions"]
 
@@ -48,7 +48,7 @@ def timed_iteration(T, S, P, fwd, bwd):
     ``1 - p``), ``bwd[p, s]`` in ``p``'s backward pass (int64, 2 x nodes)."""
     t = S.counter[0] + 1
     weight, fpos, fneg = schedule(t, P)
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live)
+    B = state_arrays(S)
     ls = T.level_start
     last = ls.shape[0] - 1
     for p in range(2):
@@ -85,7 +85,7 @@ def timed_values(T, sigma, reach, v, acc, X, p, best, out):
 def empty_calls(T, S, P, count, best, out):
     """Ticks of ``count`` calls of each run function over no node (the timers' own cost): ``out[0,
     k]`` the forward's, ``out[1, k]`` the backward's, ``out[2, k]`` the values'."""
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live)
+    B = state_arrays(S)
     choice = np.empty(0, np.int32)
     for k in range(count):
         s = np.int64(k % T.node_kind.shape[0])

@@ -54,9 +54,7 @@ def held_to_model(tree, rooted, player, posterior, overall, params, face_up):
 
     n = rooted.infoset_hash.size
     weight, model = np.zeros(tree.num_infosets), np.zeros(tree.num_actions)
-    refs = np.asarray(rooted.tree.flat.entry_ref)
-    hand = np.zeros(n, np.int64)
-    hand[refs[refs >= 0]] = rooted.entry_hand[refs >= 0]
+    hand = _infoset_hands(rooted)
     context = rooted.infoset_context.astype(np.int64)
     phase = context_field(context, E.CTX_PHASE)
     offsets, counts = tree.infoset_offset, tree.infoset_num_actions
@@ -74,6 +72,21 @@ def held_to_model(tree, rooted, player, posterior, overall, params, face_up):
     if not weight.any():
         return None
     return RestrictedTree(tree, weight, model)
+
+
+def _infoset_hands(rooted):
+    """The packed hand of each information set of ``rooted`` (a
+    :class:`~coupsolve.trees.stepwalk.build.CoupPublicTree`): its entries' at decision nodes, where
+    ``entry_ref`` names the information set (at a terminal it names a matrix row)."""
+    from solvers.kinds import DECISION
+
+    f = rooted.tree.flat
+    node = np.repeat(np.arange(f.node_kind.shape[0]), np.diff(np.asarray(f.entry_start)))
+    refs = np.asarray(f.entry_ref)
+    acting = (np.asarray(f.node_kind)[node] == DECISION) & (refs >= 0)
+    hand = np.zeros(rooted.infoset_hash.size, np.int64)
+    hand[refs[acting]] = rooted.entry_hand[acting]
+    return hand
 
 
 def _sees_false(claim, hand, params, face_up):

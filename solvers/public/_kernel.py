@@ -50,7 +50,7 @@ from solvers.kinds import BOTH_PLAYERS, DECISION, TERMINAL
 _ALL = np.array([BOTH_PLAYERS], np.int64)
 
 __all__ = ["forward", "forward_levels", "backward", "backward_levels",
-           "run_iterations", "values", "values_levels", "evaluate", "scratch"]
+           "run_iterations", "values", "values_levels", "evaluate", "scratch", "state_arrays"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -204,11 +204,18 @@ def _backward_parallel(T, B, plus, discount, p, weight, fpos, fneg, lo, hi, X, c
                     r = _claim(claim, d)
 
 
+@numba.njit(cache=True, inline="always")
+def state_arrays(S):
+    """``B``, the arrays of the :class:`~solvers.public.rep.PublicState` ``S`` the backward pass's
+    nodes take (:func:`_backward_body`), in their order."""
+    return (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live, S.lock, S.model)
+
+
 @numba.njit(cache=True)
 def backward_levels(T, S, P, p, weight, fpos, fneg, lo, hi, parallel):
     """:func:`backward` over the nodes of levels ``hi - 1`` down to ``lo`` only (the values of level
     ``hi``'s entries already known)."""
-    B = (S.sigma, S.regret, S.cumulative, S.acc, S.acc2, S.reach, S.v, S.w, S.live, S.lock, S.model)
+    B = state_arrays(S)
     X = S.scratch
     if parallel:
         _backward_parallel(T, B, P.plus, P.discount, p, weight, fpos, fneg, lo, hi, X, _counters(T))
