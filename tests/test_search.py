@@ -375,6 +375,37 @@ def test_the_opponents_challenge_rounds_are_held_to_the_honest_move(trust):
     assert short and (trust > 0 or max(short) > 1e-3)
 
 
+def test_a_claim_seen_false_from_the_hand_and_the_face_up_cards_is_the_engines():
+    """coupsolve.search.model judges a claim false from a packed hand and the face-up counts; at every
+    challenge round of 300 random games that is the engine's judgement from the whole state, claims
+    seen false among them."""
+    from coupsolve import engine as E
+    from coupsolve.engine.context import open_claim
+    from coupsolve.engine.core import pack_hand
+    from coupsolve.engine.honest import proves_false
+    from coupsolve.search.model import _sees_false
+
+    rng, game, P = np.random.default_rng(5), load_game(FULL), FULL.params()
+    rounds = false = 0
+    for _ in range(300):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            s, p = state.engine_state(), state.current_player()
+            if s[E.S_PHASE] in (E.PH_CHALLENGE, E.PH_BLOCK_CHALLENGE):
+                face_up = s[E.S_FACEUP:E.S_FACEUP + E.MAXP * E.NCH].reshape(E.MAXP, E.NCH).sum(axis=0)
+                mine = int(pack_hand(s, E.S_HAND + E.NCH * p))
+                expected = bool(proves_false(P, s, p))
+                assert _sees_false(int(open_claim(s)[1]), mine, P, face_up) == expected
+                rounds, false = rounds + 1, false + expected
+            legal = state.legal_actions()
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+    assert rounds > 100 and false > 0
+
+
 def test_a_game_of_other_rules_is_refused():
     with pytest.raises(ValueError, match="blueprint"):
         ResolvingPolicy(load_game(TL2), blueprint())

@@ -19,8 +19,8 @@ def add_search_args(p):
                    help="solver iterations per re-solve (default: coupsolve.search.SearchSettings's)")
     p.add_argument("--search-honest", type=V.probability, metavar="Q", default=0.0,
                    help="the prior that the opponent is an honest player (the strategy without the claims it "
-                        "cannot back), updated by Bayes' rule as it plays; 0: the opponent is taken to play the "
-                        "strategy itself")
+                        "cannot back, challenging only claims it sees are false), updated by Bayes' rule as it "
+                        "plays; 0: the opponent is taken to play the strategy itself")
 
 
 def search_settings(args):
