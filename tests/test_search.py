@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from coup_helpers import play_randomly
 from coupsolve import Rules, build_coup_tree, load_game
 from coupsolve.depth.public import history_pairs, public_leaf_values, public_leaves
 from coupsolve.depth.rollouts import values_from_trained
@@ -386,23 +387,22 @@ def test_a_claim_seen_false_from_the_hand_and_the_face_up_cards_is_the_engines()
     from coupsolve.search.model import _sees_false
 
     rng, game, P = np.random.default_rng(5), load_game(FULL), FULL.params()
-    rounds = false = 0
+    counts = [0, 0]  # challenge rounds, claims seen false
+
+    def check(state):
+        if state.is_chance_node():
+            return
+        s, p = state.engine_state(), state.current_player()
+        if s[E.S_PHASE] in (E.PH_CHALLENGE, E.PH_BLOCK_CHALLENGE):
+            face_up = s[E.S_FACEUP:E.S_FACEUP + E.MAXP * E.NCH].reshape(E.MAXP, E.NCH).sum(axis=0)
+            mine = int(pack_hand(s, E.S_HAND + E.NCH * p))
+            expected = bool(proves_false(P, s, p))
+            assert _sees_false(int(open_claim(s)[1]), mine, P, face_up) == expected
+            counts[0], counts[1] = counts[0] + 1, counts[1] + expected
+
     for _ in range(300):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-                continue
-            s, p = state.engine_state(), state.current_player()
-            if s[E.S_PHASE] in (E.PH_CHALLENGE, E.PH_BLOCK_CHALLENGE):
-                face_up = s[E.S_FACEUP:E.S_FACEUP + E.MAXP * E.NCH].reshape(E.MAXP, E.NCH).sum(axis=0)
-                mine = int(pack_hand(s, E.S_HAND + E.NCH * p))
-                expected = bool(proves_false(P, s, p))
-                assert _sees_false(int(open_claim(s)[1]), mine, P, face_up) == expected
-                rounds, false = rounds + 1, false + expected
-            legal = state.legal_actions()
-            state.apply_action(int(legal[rng.integers(len(legal))]))
+        play_randomly(game.new_initial_state(), rng, check)
+    rounds, false = counts
     assert rounds > 100 and false > 0
 
 
