@@ -127,7 +127,7 @@ class SearchSettings(NamedTuple):
     root: str = "here"
     safe: str | bool = False
     honest: float = 0.0
-    trust: float = 1.0
+    trust: float = 0.5
 
 
 class WholeGame(NamedTuple):
