@@ -45,8 +45,7 @@ def model_weight(P, s, p, a, c):
         return 1.0
     if bluffs(s, p, a):
         return 0.0
-    if a == E.ACT_CHALLENGE or (a == E.ACT_PASS and (s[E.S_PHASE] == E.PH_CHALLENGE
-                                                     or s[E.S_PHASE] == E.PH_BLOCK_CHALLENGE)):
+    if a == E.ACT_CHALLENGE or a == E.ACT_PASS:  # proves_false is False outside a challenge round
         return 1.0 if proves_false(P, s, p) == (a == E.ACT_CHALLENGE) else 0.0
     return 1.0
 

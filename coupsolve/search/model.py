@@ -99,14 +99,15 @@ def _sees_false(claim, hand, params, face_up):
     return params[E.P_COPIES + c] - ((hand >> (3 * c)) & 7) - face_up[c] <= 0
 
 
-def hold(blueprint, start, rooted, tree, player, by_hand, overall, trust):
-    """:func:`held_to_model` as a re-solve rooted after the moves ``start`` of ``blueprint``'s game
-    needs it: each weight the posterior (``by_hand``, ``overall``) times ``trust`` (clipped to
-    ``[0, 1]``), the face-up cards read from the root's state. None where nothing is held."""
+def hold(rooted, tree, player, by_hand, overall, trust, params, state):
+    """:func:`held_to_model` as a re-solve needs it: each weight the posterior (``by_hand``,
+    ``overall``) times ``trust`` (clipped to ``[0, 1]``), the face-up cards read from ``state``, the
+    engine state at the root. None where nothing is held."""
+    from coupsolve.engine.honest import face_up_copies
+
     t = min(max(float(trust), 0.0), 1.0)
     if not t:
         return None
-    s = blueprint.features_state(start)
-    face_up = s[E.S_FACEUP:E.S_FACEUP + E.MAXP * E.NCH].reshape(E.MAXP, E.NCH).sum(axis=0)
-    return held_to_model(tree, rooted, player, {h: t * p for h, p in by_hand.items()}, t * overall,
-                         blueprint.rules.params(), face_up)
+    face_up = [face_up_copies(params, state, c) for c in range(E.NCH)]
+    return held_to_model(tree, rooted, player, {h: t * p for h, p in by_hand.items()}, t * overall, params,
+                         face_up)

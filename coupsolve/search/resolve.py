@@ -341,8 +341,8 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
                            budget=s.held_budget)
         lap("gadget")
     tree, coup = game.tree, game.coup_tree
-    held = hold(blueprint, start, rooted, tree, 1 - me, by_hand, honesty, s.trust) if s.honest and not safe \
-        else None
+    held = hold(rooted, tree, 1 - me, by_hand, honesty, s.trust, rules.params(), states[len(start)].engine_state()) \
+        if s.honest and not safe else None
     result = solvers.solve(tree if held is None else held, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed,
                            progress=False, check_every=s.iterations)
     lap("solve")

@@ -37,12 +37,6 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
     for i in range(o, o + m):
         value += sigma[_ix(i)] * acc[_ix(i)]
     v[_ix(x)] = value
-    base = value  # what the regrets are measured against: the value of the player's own part
-    if lock > 0.0 and lock < 1.0:
-        fixed = 0.0
-        for i in range(o, o + m):
-            fixed += model[_ix(i)] * acc[_ix(i)]
-        base = (value - lock * fixed) / (1.0 - lock)
     if w.shape[0] > 0:  # PCFR+: regret+ update, then predictive regret matching
         _average(T, x, o, m, sigma, cumulative, reach, weight)
         for a in range(m):
@@ -54,6 +48,12 @@ def _update(T, x, o, m, sigma, regret, cumulative, acc, acc2, reach, v, w, plus,
             acc2[o + a] = 0.0
         w[x] = pred
         return
+    base = value  # what the regrets are measured against: the value of the player's own part
+    if lock > 0.0 and lock < 1.0:
+        fixed = 0.0
+        for i in range(o, o + m):
+            fixed += model[_ix(i)] * acc[_ix(i)]
+        base = (value - lock * fixed) / (1.0 - lock)
     wr = weight * reach[_ix(x)]
     n = T.infoset_count[_ix(T.entry_ref[_ix(x)])]
     total = 0.0
