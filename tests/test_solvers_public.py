@@ -324,7 +324,7 @@ def random_public_game(seed, max_depth, max_branch):
             edges, labels = [], []
             for outcome, weight in enumerate(weights):
                 event = ("c", outcome) if public else ("c?",)
-                child_views = tuple(v + (event,) + ((("c", outcome),) if s and not public else ())
+                child_views = tuple(v + (event,) + ((("seen", outcome),) if s and not public else ())
                                     for v, s in zip(views, seen))
                 child, sub = node(depth + 1, pub + (event,), child_views)
                 edges.append((weight / sum(weights), child))
@@ -357,6 +357,7 @@ def random_public_game(seed, max_depth, max_branch):
        updates=st.sampled_from(UPDATES), iterations=st.integers(1, 9))
 @example(seed=857, algorithm="hs-pcfr+", updates="alternating", iterations=3)  # weights of rounding size
 @example(seed=11216, algorithm="pcfr+", updates="alternating", iterations=1)  # predictions of rounding size
+@example(seed=17168, algorithm="cfr", updates="simultaneous", iterations=1)  # a seen outcome unlike a public one
 def test_random_games_with_random_public_partitions(seed, algorithm, updates, iterations):
     root, labels = random_public_game(seed, max_depth=5, max_branch=3)
     if root[0] == "terminal":
