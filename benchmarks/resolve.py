@@ -2,11 +2,13 @@
 
 The shipped blueprint plays itself for a few seeded games; every decision met with more than one legal
 move is then re-solved (``coupsolve.search.resolve``, default settings but the lookahead and the
-threads), one after another. The first re-solve compiles (first run only) and is timed apart; the
-table gives the median and 95th percentile of the rest, each stage's median (finding the root and its
-ranges, the tree, the leaves' rollouts, with ``--safe`` the gadget's values, the solve), and the
-largest root met. The budget the issue sets
-is 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
+threads), one after another. The first re-solve compiles (first run only) and is timed apart, as are
+the openings' solves (two turns ahead or more, one per seat: ``coupsolve.search.opening``); the
+table counts the moves played from the opening and those that looked as far ahead as asked
+(``SearchSettings.most_histories`` shortens the others), and gives the median and 95th percentile of
+the rest, each stage's median (finding the root and its ranges, the tree, the leaves' rollouts, with
+``--safe`` the gadget's values, the solve), and the largest root met. The budget the issue sets is
+2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
 
 With ``--seeds N`` (N > 1) every move is also re-solved under N - 1 more rollout seeds, and the table
 gives how far the move played moves with the seed: the total variation distance between the
@@ -79,6 +81,7 @@ def spread(distributions):
 def run(args, info):
     """Re-solve every decision of the seeded games at each lookahead; print the table; the CSV's path."""
     from coupsolve.search import Blueprint, SearchSettings, resolve
+    from coupsolve.search.resolve import solve_opening
 
     blueprint = Blueprint.load("blueprint")
     histories = decisions(1 if args.quick else args.games, args.seed)[:args.most]
@@ -86,30 +89,39 @@ def run(args, info):
     for k in args.lookahead or ((1,) if args.quick else (1, 2)):
         settings = SearchSettings(lookahead=k, threads=args.threads, root=args.root, safe=args.safe)
         t = time.perf_counter()
+        for seat in (0, 1) if k > 1 and settings.opening else ():
+            solve_opening(blueprint, settings, seat)
+        openings = time.perf_counter() - t
+        t = time.perf_counter()
         resolve(blueprint, histories[0], settings)
         first = time.perf_counter() - t
-        seconds, stages, largest, tv = [], [], (0, 0), []
+        seconds, stages, largest, tv, ahead, opened = [], [], (0, 0), [], [], []
         for i, history in enumerate(histories[1:]):
             t = time.perf_counter()
             r = resolve(blueprint, history, settings)
             seconds.append(time.perf_counter() - t)
             stages.append(r.seconds)
+            ahead.append(r.lookahead)
+            opened.append(r.opening)
             others = [resolve(blueprint, history, settings._replace(seed=seed)) for seed in range(1, args.seeds)]
             tv.append(spread([r.probabilities] + [o.probabilities for o in others]))
             largest = max(largest, r.root.num_private)
             print(f"lookahead {k}, move {i + 1}/{len(histories) - 1}: {seconds[-1]:.2f} s", file=sys.stderr,
                   flush=True)
             csv_rows.append(dict(lookahead=k, move=i + 1, seconds=seconds[-1], private0=r.root.num_private[0],
-                                 private1=r.root.num_private[1], seed_tv=tv[-1],
+                                 private1=r.root.num_private[1], seed_tv=tv[-1], looked=r.lookahead,
+                                 opening=int(r.opening),
                                  **{f"{s}_seconds": v for s, v in r.seconds.items()}))
         s = np.asarray(seconds)
         med = {name: float(np.median([x.get(name, 0.0) for x in stages])) for name in STAGES}
-        rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{np.median(s):.2f} s", f"{np.percentile(s, 95):.2f} s",
-                     f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in STAGES]
+        rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{openings:.1f} s" if k > 1 else "",
+                     f"{sum(opened)}", f"{sum(a == k for a in ahead)}", f"{np.median(s):.2f} s",
+                     f"{np.percentile(s, 95):.2f} s", f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in STAGES]
                     + [f"{largest[0]} x {largest[1]}"]
                     + ([f"{np.mean(tv):.3f} ({np.mean(np.asarray(tv) > 0.3):.0%} > 0.3)"] if args.seeds > 1 else []))
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
-                ["turns ahead", "moves", "first (compiles)", "median", "95th pct", "max", *STAGES, "largest root"]
+                ["turns ahead", "moves", "first (compiles)", "openings", "from the opening",
+                 "looked that far", "median", "95th pct", "max", *STAGES, "largest root"]
                 + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
                 note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}"
                      f"{f', safe ({args.safe})' if args.safe else ''}; "

@@ -108,7 +108,7 @@ def cmd_play(args) -> int:
                 print("\n".join("  " + line for line in narrator.apply(state, moves[k])))
                 continue
             if args.search and len(moves) > 1:
-                _say_thinking(player, args.search, getattr(policy, "last", None) is None)
+                _say_thinking(player, args.search, getattr(policy, "last", None) is None, policy.opening_due(state))
             dist = policy.action_probabilities(state)
             probs = [dist[a] for a in moves]
             if args.explain and len(moves) > 1 and getattr(policy, "last", None) is not None:
@@ -121,9 +121,14 @@ def cmd_play(args) -> int:
     return 0
 
 
-def _say_thinking(player, turns, first) -> None:
-    """The line before a re-solve (the ``first`` one says it may compile)."""
+def _say_thinking(player, turns, first, opening) -> None:
+    """The line before a re-solve (the ``first`` one says it may compile; ``opening``: the move needs
+    the opening's solve, :mod:`coupsolve.search.opening`)."""
     compiling = "; on a fresh install the first compiles first (a minute or two)" if first else ""
+    if opening:
+        print(f"  p{player} is solving its opening, the first turn {turns} turns ahead, once for the session "
+              f"(about a minute){compiling} ...", flush=True)
+        return
     print(f"  p{player} is re-solving {turns} turn{'s' if turns > 1 else ''} ahead{compiling} ...", flush=True)
 
 
@@ -132,12 +137,16 @@ def _thinking(resolution, history) -> str:
     re-solved from (its root: here, or earlier in the turn) and its belief about your hand now."""
     r = resolution
     value = r.value if r.player == 0 else -r.value
-    since = "here" if len(r.root.actions) == len(history) else "earlier in the turn"
+    if r.opening:
+        head = "it played its opening, solved once from the game's start"
+    else:
+        since = "here" if len(r.root.actions) == len(history) else "earlier in the turn"
+        head = (f"it re-solved in {sum(r.seconds.values()):.1f} s from {since}, {r.lookahead} "
+                f"turn{'s' if r.lookahead > 1 else ''} ahead")
     belief = ", ".join(f"{hand or 'nothing'} {p:.0%}" for hand, p in list(r.belief(history).items())[:4]
                        if p >= 0.005)
     honest = f";\n   it thinks you are an honest player with probability {r.honesty:.0%}" if r.honesty else ""
-    return (f"  (it re-solved in {sum(r.seconds.values()):.1f} s from {since}: that position is worth "
-            f"{value:+.2f} to it;\n"
+    return (f"  ({head}: that position is worth {value:+.2f} to it;\n"
             f"   it thinks you hold {belief}{honest})")
 
 

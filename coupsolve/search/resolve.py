@@ -19,7 +19,8 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    (:meth:`~coupsolve.search.blueprint.Blueprint.ranges`), where a private state the blueprint never
    reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
    blueprint is still met by a strategy; the acting player's under the strategies its own earlier
-   re-solves in the game played (:class:`~coupsolve.search.own.OwnRange`, as :class:`ResolvingPolicy`
+   re-solves in the game played (:class:`~coupsolve.search.own.OwnRange`, as
+   :class:`~coupsolve.search.policy.ResolvingPolicy`
    keeps them; the blueprint's, floored, without them). With ``SearchSettings(honest=q)`` the opponent
    is, with prior probability ``q``, the honest blueprint instead (the blueprint's strategy over the
    moves that claim nothing it cannot back): its range is then the posterior mixture of the two
@@ -54,18 +55,13 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from open_spiel.python import policy as os_policy
 
-from coupsolve.search.own import OwnRange, infoset_strategy
-from coupsolve.strategy.trained import trained_policy
-from coupsolve.trees.stepwalk.descend import TooManyHistories
+from coupsolve.search.opening import covers, keep, kept_opening
+from coupsolve.search.own import infoset_strategy
+from coupsolve.search.root import ROOTS, replay, root_length, root_of
 
-__all__ = ["RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "ResolvingPolicy", "SearchSettings", "resolve", "root_length"]
-
-#: Where a re-solve may be rooted (:attr:`SearchSettings.root`, the module docstring's step 1):
-#: ``"here"``, at the decision itself, or ``"turn"``, at the turn's start or after the player's latest
-#: choice in it.
-ROOTS = ("here", "turn")
+__all__ = ["RANGE_FLOOR", "ROOTS", "SAFE", "Resolution", "SearchSettings", "check_safe", "resolve", "root_length",
+           "solve_at", "solve_opening"]
 
 #: The kinds of safe re-solving (:attr:`SearchSettings.safe`): False (none, plain re-solving), or the
 #: gadget with the opponent's private states weighed at the root by its blueprint range or uniformly.
@@ -94,9 +90,16 @@ class SearchSettings(NamedTuple):
     holds many histories (after an Exchange) at some cost in precision there. ``max_histories``
     refuses a root whose walk would hold more histories at once (each Exchange multiplies the
     exchanger's private states by about 22): :func:`resolve` raises ``TooManyHistories``, and
-    :class:`ResolvingPolicy` plays the blueprint's move there instead.
+    :class:`~coupsolve.search.policy.ResolvingPolicy` plays the blueprint's move there instead.
 
     ``root``: where the subgame starts (:data:`ROOTS`; module docstring, step 1).
+
+    ``most_histories``: the most histories a tree looking more than one turn ahead may hold; past it the
+    re-solve looks a turn less far ahead (:attr:`Resolution.lookahead` says how far it looked; None: no
+    cap). It bounds a move's time where the ranges are wide (after an Exchange, the exchanger's private
+    states are about 22 times as many), at the cost of the horizon there. ``opening``: with a lookahead
+    of two turns or more, the game's first turn is played from one solve at the game's start per seat,
+    kept for the process (:mod:`coupsolve.search.opening`).
 
     ``honest``: the prior probability that the opponent is the honest blueprint rather than the
     blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
@@ -125,6 +128,8 @@ class SearchSettings(NamedTuple):
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
     root: str = "here"
+    most_histories: int | None = 1_000_000
+    opening: bool = True
     safe: str | bool = False
     honest: float = 0.0
     trust: float = 0.5
@@ -148,9 +153,11 @@ class Resolution(NamedTuple):
     ``ranges`` there (normalised, per private state of :class:`~coupsolve.trees.rooted.PublicRoot`),
     the ``root``, the ``game`` solved (the depth-limited game, or a :class:`WholeGame`; with
     ``safe``, either under the gadget, :class:`~coupsolve.search.safe.Gadgeted`, whose ``value`` this
-    is), the solve's ``result``, the ``seconds`` of each stage, and ``honesty``: the chance, after
+    is), the solve's ``result``, the ``seconds`` of each stage, ``honesty``: the chance, after
     what the player has seen, that the opponent is the honest blueprint (0 without
-    ``SearchSettings.honest``)."""
+    ``SearchSettings.honest``), how many turns the solve looked ahead (``lookahead``:
+    ``SearchSettings.lookahead``, or fewer past ``SearchSettings.most_histories``), and whether the move
+    came from the opening's solve (``opening``; its ``seconds`` are then the look-up's alone)."""
 
     probabilities: dict
     own_policy: dict
@@ -162,6 +169,8 @@ class Resolution(NamedTuple):
     result: object
     seconds: dict
     honesty: float = 0.0
+    lookahead: int = 1
+    opening: bool = False
 
     def belief(self, history) -> dict:
         """What the acting player thinks the other holds at the decision ``history`` reaches (the one
@@ -239,52 +248,48 @@ def _floored(r):
     return np.maximum(r / top, RANGE_FLOOR)
 
 
-def _replay(rules, history):
-    """The game's state after each prefix of ``history`` (the empty one first), or ``ValueError``
-    where the history does not stop at a decision."""
-    from coupsolve.search.own import _game
-
-    states = [_game(rules).new_initial_state()]
-    for a in history:
-        states.append(states[-1].clone())
-        states[-1].apply_action(int(a))
-    if states[-1].is_terminal() or states[-1].is_chance_node():
-        raise ValueError("the history does not stop at a decision")
-    return states
-
-
-def _root_of(states, where):
-    """:func:`root_length` of the replayed ``states``."""
-    if where not in ROOTS:
-        raise ValueError(f"a re-solve's root is one of {', '.join(ROOTS)}, not {where!r}")
-    now = states[-1]
-    if where == "here":
-        return len(states) - 1
-    me, turn, start = now.current_player(), now.turn, None
-    for i, state in enumerate(states[:-1]):
-        if state.is_chance_node() or state.turn != turn:
-            continue
-        if start is None:
-            start = i
-        if state.current_player() == me and len(state.legal_actions()) > 1:
-            start = None  # its own choice: the root comes after it
-    return len(states) - 1 if start is None else start
-
-
-def root_length(rules, history, where: str = "here") -> int:
-    """How many of ``history``'s moves lead to the root of the re-solve at the decision it reaches
-    (module docstring, step 1): with ``where="here"``, all of them; with ``where="turn"``, the first
-    decision of the current turn, or the first decision after the acting player's latest choice in it
-    (a decision with more than one legal move), whichever is later. ``ValueError`` where ``history``
-    does not stop at a decision, or ``where`` is not one of :data:`ROOTS`."""
-    return _root_of(_replay(rules, history), where)
-
-
 def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own=None) -> Resolution:
     """Re-solve at the decision the game's ``history`` (moves from the start, as OpenSpiel's
     ``state.history()``) has reached, with ``blueprint`` (a :class:`~coupsolve.search.blueprint.Blueprint`)
     and ``settings`` (module docstring); with ``own`` (an :class:`~coupsolve.search.own.OwnRange`), the
-    acting player's range is the one its earlier re-solves played, where it has one."""
+    acting player's range is the one its earlier re-solves played, where it has one. A decision the
+    opening covers (:func:`coupsolve.search.opening.covers`) is played from the opening's solve."""
+    from coupsolve.trees.stepwalk.build import sequence_hashes
+
+    history = tuple(int(a) for a in history)
+    states = replay(blueprint.rules, history)
+    me = states[-1].current_player()
+    if covers(states[-1], settings):
+        clock = time.perf_counter()
+        solved = solve_opening(blueprint, settings, me)
+        solved = solved._replace(seconds={"opening": time.perf_counter() - clock}, opening=True)
+    else:
+        solved = solve_at(blueprint, history, states, me, settings, own)
+    key = int(sequence_hashes(blueprint.rules, history)[me, 0])
+    coup, tree, average = solved.game.coup_tree, solved.game.tree, solved.result.average_policy
+    found = np.flatnonzero(coup.infoset_hash == key)
+    if found.size != 1:
+        raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
+    own_policy = _own_policy(tree, coup, average, int(found[0]))
+    return solved._replace(probabilities=own_policy[key], own_policy=own_policy)
+
+
+def solve_opening(blueprint, settings: SearchSettings, seat: int) -> Resolution:
+    """The opening's solve for ``seat`` (:mod:`coupsolve.search.opening`): the re-solve at the game's
+    start, its strategies not read yet, solved on first use and kept for the process. Its horizon is
+    not cut for time (``most_histories``): it is solved once."""
+    solved = kept_opening(blueprint, settings, seat)
+    if solved is None:
+        whole = settings._replace(most_histories=None)
+        solved = solve_at(blueprint, (), replay(blueprint.rules, ()), int(seat), whole)
+        keep(blueprint, settings, seat, solved)
+    return solved
+
+
+def solve_at(blueprint, history, states, me, settings: SearchSettings, own=None) -> Resolution:
+    """The re-solve :func:`resolve` makes for player ``me`` at ``history`` (``states``:
+    :func:`~coupsolve.search.root.replay` of it), its strategies at the player's information sets
+    not yet read (``probabilities`` and ``own_policy`` empty)."""
     import solvers
 
     from coupsolve.depth.public import public_depth_limited_game
@@ -292,11 +297,11 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     from coupsolve.search.leaves import rooted_leaf_values
     from coupsolve.search.model import hold
     from coupsolve.search.safe import entered, with_gadget
-    from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree, public_root
+    from coupsolve.trees.rooted import public_root
     from coupsolve.trees.stepwalk.build import sequence_hashes
 
     rules, s = blueprint.rules, settings
-    kind = _safe_kind(s)
+    kind = check_safe(s)
     clock = [time.perf_counter()]
     seconds = {}
 
@@ -305,16 +310,13 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         seconds[name] = now - clock[0]
         clock[0] = now
 
-    history = tuple(int(a) for a in history)
-    states = _replay(rules, history)
-    start, me = history[:_root_of(states, s.root)], states[-1].current_player()
+    start = history[:root_of(states, s.root)]
     root = public_root(rules, start, s.max_histories)
     ranges, honesty, by_hand = _opponent_ranges(blueprint, root, me, s.honest)
     mine = own.at(root, me) if own is not None else None
     if mine is not None:
         ranges[me] = mine
     lap("root")
-    cut = rules.replace(turn_limit=min(root.turn_limit_ahead(s.lookahead), rules.turn_limit))
     # every hand of the opponent keeps a history (the floor's point: an opponent off the blueprint is
     # still met); of its own hands, the one it holds (its range is exact: the light ones may go)
     keep = [True, True]
@@ -322,13 +324,10 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     safe = bool(kind) and max(root.num_private) > 1  # a root with one pair has no range to choose
     if safe and kind == "uniform":  # Burch's gadget as written: the opponent's choices alone make its range
         ranges[1 - me] = np.ones(root.num_private[1 - me])
-    # the gadget needs the root's histories as the tree holds them (the count's); a plain re-solve does not
-    size = count_rooted_public_tree(cut, root, *ranges, prune=s.prune, keep=keep) if safe else None
-    rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
+    cut, size, rooted, ahead = _rooted(rules, root, ranges, s, keep, safe)
     lap("tree")
     threads = solve_threads(s.threads)[0]
-    key = sequence_hashes(rules, history)[me, 0]
-    held = np.flatnonzero(rooted.infoset_hash == key)
+    held = np.flatnonzero(rooted.infoset_hash == sequence_hashes(rules, history)[me, 0])
     joined, values = rooted_leaf_values(rooted, blueprint, start, s.continuations, rollouts=s.rollouts,
                                         seed=s.seed, threads=threads, budget=s.budget,
                                         focus=int(held[0]) if held.size == 1 else None,
@@ -340,25 +339,51 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
         game = with_gadget(game, size, blueprint, 1 - me, rollouts=s.held_rollouts, seed=s.seed, threads=threads,
                            budget=s.held_budget)
         lap("gadget")
-    tree, coup = game.tree, game.coup_tree
-    held = hold(rooted, tree, 1 - me, by_hand, honesty, s.trust, rules.params(), states[len(start)].engine_state()) \
-        if s.honest and not safe else None
-    result = solvers.solve(tree if held is None else held, algorithm=s.algorithm, iterations=s.iterations, seed=s.seed,
-                           progress=False, check_every=s.iterations)
+    held = hold(rooted, game.tree, 1 - me, by_hand, honesty, s.trust, rules.params(),
+                states[len(start)].engine_state()) if s.honest and not safe else None
+    result = solvers.solve(game.tree if held is None else held, algorithm=s.algorithm, iterations=s.iterations,
+                           seed=s.seed, progress=False, check_every=s.iterations)
     lap("solve")
-    found = np.flatnonzero(coup.infoset_hash == key)
-    if found.size != 1:
-        raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
-    own_policy = _own_policy(tree, coup, result.average_policy, int(found[0]))
-    probabilities = own_policy[int(key)]
     value = float(np.asarray(result.game_value).reshape(-1)[0]) if np.size(result.game_value) else float("nan")
     if safe:  # the opponent's range in the subgame: its weight at the root, times its entering
         ranges[1 - me] = ranges[1 - me] * entered(game, result.average_policy, root, 1 - me)
     norm = tuple(r / r.sum() if r.sum() > 0 else r for r in ranges)
-    return Resolution(probabilities, own_policy, me, value, norm, root, game, result, seconds, honesty)
+    return Resolution({}, {}, me, value, norm, root, game, result, seconds, honesty, ahead)
 
 
-def _safe_kind(settings):
+class _Past(Exception):
+    """A count stopped as it passed its most histories (:func:`_rooted`)."""
+
+
+def _rooted(rules, root, ranges, s, keep, safe):
+    """``(cut rules, size or None, rooted tree, turns ahead)`` of a re-solve at ``root``: ``s.lookahead``
+    turns ahead, one fewer at a time while the tree would hold more than ``s.most_histories`` histories
+    (one turn ahead is always built). The count that decides stops as it passes that, and a tree within
+    it is built from its count. The gadget needs the root's histories as the tree holds them (the
+    count's)."""
+    from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree
+
+    def stop(stage, done, total):
+        if done > s.most_histories:
+            raise _Past
+
+    for ahead in range(s.lookahead, 0, -1):
+        cut = rules.replace(turn_limit=min(root.turn_limit_ahead(ahead), rules.turn_limit))
+        capped = s.most_histories is not None and ahead > 1
+        size = None
+        if safe or capped:
+            try:
+                size = count_rooted_public_tree(cut, root, *ranges, stop if capped else None, s.prune, keep)
+            except _Past:
+                continue
+            if capped and size.walk.histories > s.most_histories:
+                continue
+        rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
+        return cut, size, rooted, ahead
+    raise ValueError(f"the lookahead is at least one turn, not {s.lookahead}")
+
+
+def check_safe(settings):
     """``settings.safe`` as one of :data:`SAFE` (True is ``"blueprint"``), or ``ValueError`` in one line."""
     kind = "blueprint" if settings.safe is True else settings.safe
     if kind not in SAFE:
@@ -373,37 +398,3 @@ def _own_policy(tree, coup, average, infoset):
     at = np.flatnonzero((f.infoset_node == f.infoset_node[infoset])
                         & (f.infoset_player == f.infoset_player[infoset]))
     return {int(coup.infoset_hash[i]): infoset_strategy(tree, average, int(i)) for i in at}
-
-
-class ResolvingPolicy(os_policy.Policy):
-    """A re-solving player of the blueprint's game as an OpenSpiel policy: each call of
-    :meth:`action_probabilities` re-solves at the state (:func:`resolve`), so OpenSpiel's tools and
-    :mod:`coupsolve.evaluation.arena` play it as any other policy. ``last`` is the last
-    :class:`Resolution` (what it thought; None where the root was too large to re-solve and the
-    blueprint played, which ``fallbacks`` counts)."""
-
-    def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
-        if getattr(game, "rules", None) != blueprint.rules:
-            raise ValueError(f"game {game} is not the blueprint's ({blueprint.rules})")
-        _safe_kind(settings)
-        super().__init__(game, [0, 1])
-        self.blueprint, self.settings, self.last = blueprint, settings, None
-        self.own = OwnRange(game.rules)
-        self.table = trained_policy(blueprint.solver, game, blueprint.meta)
-        self.fallbacks = 0
-
-    def action_probabilities(self, state, player_id=None):
-        """``{action: probability}`` at ``state`` (OpenSpiel's ``Policy`` interface); a state with one
-        legal action is not re-solved."""
-        legal, history = state.legal_actions(), state.history()
-        self.own.follow(history)
-        if len(legal) == 1:
-            return {int(legal[0]): 1.0}
-        try:
-            self.last = resolve(self.blueprint, history, self.settings, self.own)
-        except TooManyHistories:  # a root too large to re-solve: the blueprint's move
-            self.last, self.own.late = None, True  # and no exact own range after it
-            self.fallbacks += 1
-            return self.table.action_probabilities(state)
-        self.own.add(self.last)
-        return self.last.probabilities
