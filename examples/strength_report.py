@@ -151,7 +151,7 @@ def _pilot(text):
 def _command(a):
     search = (f" --search {a.search} --search-iterations {a.search_iterations} --continuations {a.continuations}"
               f" --root {a.root}" + (f" --safe {a.safe}" if a.safe else "")
-              + (f" --honest {a.honest:g}" if a.honest else "") if a.search else "")
+              + f" --honest {a.honest:g}" if a.search else "")
     return (f"python examples/strength_report.py {os.path.basename(a.strategy)} --games {a.games} --pilot {a.pilot} "
             f"--seed {a.seed} --lbr-games {a.lbr_games} --lbr-rollouts {a.lbr_rollouts} --against {a.against or NONE}"
             + search)
@@ -227,11 +227,15 @@ def main():
                     help="where the re-solves are rooted (coupsolve.search.SearchSettings.root)")
     ap.add_argument("--safe", nargs="?", const="blueprint", default=False, choices=[k for k in SAFE if k],
                     help="safe re-solving, the gadget's weights (coupsolve.search.SearchSettings.safe)")
-    ap.add_argument("--honest", type=probability, default=0.0, metavar="Q",
-                    help="the prior that the opponent is the honest blueprint (SearchSettings.honest)")
+    ap.add_argument("--honest", type=probability, default=None, metavar="Q",
+                    help="the prior that the opponent is the honest blueprint (default: SearchSettings.honest's)")
     ap.add_argument("--render", nargs="+", metavar="JSON", help="write the report of these runs instead")
     ap.add_argument("--out", default=os.path.join(HERE, "report", "strength"), help="without .md/.json")
     a = ap.parse_args()
+    if a.honest is None:
+        from coupsolve.search import SearchSettings
+
+        a.honest = SearchSettings().honest
     if a.render:
         docs = [json.load(open(path)) for path in a.render]
         doc = dict(docs[0], rows=[r for d in docs for r in d["rows"]])

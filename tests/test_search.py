@@ -317,7 +317,7 @@ def test_the_opponents_range_mixes_the_models_by_bayes_rule():
     history = [54, 56, 0, 1, 2, 22, 0]  # player 1's Income after player 0's Tax: player 0 acts
     root = public_root(FULL, history)
     me = 0
-    plain = resolve(bp, history, SearchSettings(iterations=5, rollouts=1, held_rollouts=1))
+    plain = resolve(bp, history, SearchSettings(iterations=5, rollouts=1, held_rollouts=1, honest=0.0))
     assert plain.honesty == 0.0
     for q in (0.3, 1.0):
         r = resolve(bp, history, SearchSettings(iterations=5, rollouts=1, held_rollouts=1, honest=q))

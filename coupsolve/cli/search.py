@@ -17,10 +17,11 @@ def add_search_args(p):
                         "over the features abstraction, such as the shipped blueprint); 0: play its table")
     p.add_argument("--search-iterations", type=V.whole_number(1, 1 << 20), metavar="N", default=None,
                    help="solver iterations per re-solve (default: coupsolve.search.SearchSettings's)")
-    p.add_argument("--search-honest", type=V.probability, metavar="Q", default=0.0,
+    p.add_argument("--search-honest", type=V.probability, metavar="Q", default=None,
                    help="the prior that the opponent is an honest player (the strategy without the claims it "
                         "cannot back, challenging only claims it sees are false), updated by Bayes' rule as it "
-                        "plays; 0: the opponent is taken to play the strategy itself")
+                        "plays; 0: the opponent is taken to play the strategy itself (default: "
+                        "coupsolve.search.SearchSettings's)")
 
 
 def search_settings(args):
@@ -28,9 +29,10 @@ def search_settings(args):
     ``--search-honest Q`` (and ``--seed``, where the command has one)."""
     from coupsolve.search import SearchSettings
 
-    iterations = SearchSettings().iterations if args.search_iterations is None else args.search_iterations
-    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0),
-                          honest=args.search_honest)
+    default = SearchSettings()
+    iterations = default.iterations if args.search_iterations is None else args.search_iterations
+    honest = default.honest if args.search_honest is None else args.search_honest
+    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0), honest=honest)
 
 
 def searching(args, game, policy, what):

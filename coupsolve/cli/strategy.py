@@ -127,7 +127,7 @@ def _say_thinking(player, turns, first, opening) -> None:
     compiling = "; on a fresh install the first compiles first (a minute or two)" if first else ""
     if opening:
         print(f"  p{player} is solving its opening, the first turn {turns} turns ahead, once for the session "
-              f"(about a minute){compiling} ...", flush=True)
+              f"(about half a minute){compiling} ...", flush=True)
         return
     print(f"  p{player} is re-solving {turns} turn{'s' if turns > 1 else ''} ahead{compiling} ...", flush=True)
 

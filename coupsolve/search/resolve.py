@@ -38,8 +38,8 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 4. a fixed number of iterations of a CFR-family solver on it, and the average strategy at the
    player's own information set.
 
-By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint would have
-played, and nothing constrains the re-solve to do at least as well as the blueprint against every
+By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint, or the
+honest model (step 2), would have played, and nothing constrains the re-solve to do at least as well as the blueprint against every
 opponent hand. With ``SearchSettings(safe=...)`` the re-solving gadget of Burch, Johanson and
 Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): each of the opponent's
 private states enters the subgame or takes its value under the blueprint's own play, so its range is
@@ -103,7 +103,8 @@ class SearchSettings(NamedTuple):
 
     ``honest``: the prior probability that the opponent is the honest blueprint rather than the
     blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
-    alone, as DeepStack and Modicum take the opponent. ``trust``: how far the opponent's challenge
+    alone, as DeepStack and Modicum take the opponent; the default, 0.9, is the setting measured to beat
+    both HonestBot and the blueprint's table (the research notes). ``trust``: how far the opponent's challenge
     rounds inside the subgame are held to the honest blueprint's move, as a share of the posterior
     (:mod:`coupsolve.search.model`; 0: the model weighs only the opponent's hands at the root). Not
     with ``safe``.
@@ -128,10 +129,10 @@ class SearchSettings(NamedTuple):
     held_budget: int | None = 100000
     max_histories: int | None = 4_000_000
     root: str = "here"
-    most_histories: int | None = 1_000_000
+    most_histories: int | None = 500_000
     opening: bool = True
     safe: str | bool = False
-    honest: float = 0.0
+    honest: float = 0.9
     trust: float = 0.5
 
 
