@@ -104,13 +104,17 @@ def test_each_seats_decisions_in_the_opening_are_its_solve_at_the_start():
 
 def test_a_two_turn_tree_past_the_cap_looks_one_turn_ahead():
     """Two turns ahead, the tree at LATE holds H histories: capped at H the re-solve looks two turns
-    ahead; at H - 1 it looks one, the very re-solve one turn ahead makes, seed for seed."""
+    ahead; at H - 1 it looks one, the very re-solve one turn ahead makes, seed for seed; below even the
+    one-turn tree's, still one."""
     bp = full_blueprint()
     s = CHEAP._replace(lookahead=2, opening=False, prune=0.0)  # every history at the root kept, whatever the ranges
     root = public_root(FULL, LATE)
     ranges = [np.ones(n) for n in root.num_private]
-    h = count_rooted_public_tree(FULL.replace(turn_limit=root.turn_limit_ahead(2)), root, *ranges).walk.histories
+    h1, h = (count_rooted_public_tree(FULL.replace(turn_limit=root.turn_limit_ahead(k)), root, *ranges).walk.histories
+             for k in (1, 2))
+    assert h1 < h  # what lets the counts stop at the first tree past the cap
     assert resolve(bp, LATE, s._replace(most_histories=h)).lookahead == 2
+    assert resolve(bp, LATE, s._replace(most_histories=h1 - 1)).lookahead == 1  # one turn ahead at least
     short = resolve(bp, LATE, s._replace(most_histories=h - 1))
     one = resolve(bp, LATE, s._replace(lookahead=1))
     assert short.lookahead == one.lookahead == 1

@@ -20,9 +20,9 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    reaches keeps a small floor (:data:`RANGE_FLOOR` of the largest), so that an opponent who left the
    blueprint is still met by a strategy; the acting player's under the strategies its own earlier
    re-solves in the game played (:class:`~coupsolve.search.own.OwnRange`, as
-   :class:`~coupsolve.search.policy.ResolvingPolicy`
-   keeps them; the blueprint's, floored, without them). With ``SearchSettings(honest=q)`` the opponent
-   is, with prior probability ``q``, the honest blueprint instead (the blueprint's strategy over the
+   :class:`~coupsolve.search.policy.ResolvingPolicy` keeps them; the blueprint's, floored, without
+   them). With ``SearchSettings(honest=q)`` (``q`` is 0.9 by default) the opponent is, with prior
+   probability ``q``, the honest blueprint instead (the blueprint's strategy over the
    moves that claim nothing it cannot back): its range is then the posterior mixture of the two
    models' ranges, Bayes' rule over the pair (model, private state), so the more the opponent's play
    looks like an honest player's, the more its claims are believed (Bayesian opponent modelling over
@@ -39,9 +39,9 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
    player's own information set.
 
 By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint, or the
-honest model (step 2), would have played, and nothing constrains the re-solve to do at least as well as the blueprint against every
-opponent hand. With ``SearchSettings(safe=...)`` the re-solving gadget of Burch, Johanson and
-Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): each of the opponent's
+honest model (step 2), would have played, and nothing constrains the re-solve to do at least as well
+as the blueprint against every opponent hand. With ``SearchSettings(safe=...)`` the re-solving
+gadget of Burch, Johanson and Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): each of the opponent's
 private states enters the subgame or takes its value under the blueprint's own play, so its range is
 partly its own choice. Those values are the blueprint's, not a best response's to it, so even then the
 strategy is not guaranteed to be less exploitable than the blueprint (the gadget guarantees that only
@@ -103,11 +103,11 @@ class SearchSettings(NamedTuple):
 
     ``honest``: the prior probability that the opponent is the honest blueprint rather than the
     blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
-    alone, as DeepStack and Modicum take the opponent; the default, 0.9, is the setting measured to beat
-    both HonestBot and the blueprint's table (the research notes). ``trust``: how far the opponent's challenge
-    rounds inside the subgame are held to the honest blueprint's move, as a share of the posterior
-    (:mod:`coupsolve.search.model`; 0: the model weighs only the opponent's hands at the root). Not
-    with ``safe``.
+    alone, as DeepStack and Modicum take the opponent; the default, 0.9, is the setting measured to
+    beat both HonestBot and the blueprint's table (the research notes). ``trust``: how far the
+    opponent's challenge rounds inside the subgame are held to the honest blueprint's move, as a share
+    of the posterior (:mod:`coupsolve.search.model`; 0: the model weighs only the opponent's hands at
+    the root). Not with ``safe``.
 
     ``safe``: re-solve with the gadget (:data:`SAFE`, :mod:`coupsolve.search.safe`): each private state
     of the opponent enters the subgame or takes its value under the blueprint from there (rolled out
@@ -358,30 +358,40 @@ class _Past(Exception):
 
 def _rooted(rules, root, ranges, s, keep, safe):
     """``(cut rules, size or None, rooted tree, turns ahead)`` of a re-solve at ``root``: ``s.lookahead``
-    turns ahead, one fewer at a time while the tree would hold more than ``s.most_histories`` histories
-    (one turn ahead is always built). The count that decides stops as it passes that, and a tree within
-    it is built from its count. The gadget needs the root's histories as the tree holds them (the
-    count's)."""
+    turns ahead, or the most turns ahead (one at least) whose tree holds at most ``s.most_histories``
+    histories. The trees are counted nearest first: a tree holds more histories than the one a turn
+    shorter, so the counts stop at the first past the cap, and that count itself stops as it passes
+    it; the tree is built from the count of the one chosen. The gadget needs the root's histories as
+    the tree holds them (the count's)."""
     from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree
 
     def stop(stage, done, total):
         if done > s.most_histories:
             raise _Past
 
-    for ahead in range(s.lookahead, 0, -1):
-        cut = rules.replace(turn_limit=min(root.turn_limit_ahead(ahead), rules.turn_limit))
-        capped = s.most_histories is not None and ahead > 1
-        size = None
-        if safe or capped:
+    def cut(ahead):
+        return rules.replace(turn_limit=min(root.turn_limit_ahead(ahead), rules.turn_limit))
+
+    def count(ahead, capped):
+        return count_rooted_public_tree(cut(ahead), root, *ranges, stop if capped else None, s.prune, keep)
+
+    if s.lookahead < 1:
+        raise ValueError(f"the lookahead is at least one turn, not {s.lookahead}")
+    ahead, size = s.lookahead, None
+    if s.most_histories is not None and s.lookahead > 1:
+        ahead, size = 1, count(1, False)
+        while ahead < s.lookahead and size.walk.histories <= s.most_histories:
             try:
-                size = count_rooted_public_tree(cut, root, *ranges, stop if capped else None, s.prune, keep)
+                further = count(ahead + 1, True)
             except _Past:
-                continue
-            if capped and size.walk.histories > s.most_histories:
-                continue
-        rooted = build_rooted_public_tree(cut, root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
-        return cut, size, rooted, ahead
-    raise ValueError(f"the lookahead is at least one turn, not {s.lookahead}")
+                break
+            if further.walk.histories > s.most_histories:
+                break
+            ahead, size = ahead + 1, further
+    elif safe:
+        size = count(ahead, False)
+    rooted = build_rooted_public_tree(cut(ahead), root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
+    return cut(ahead), size, rooted, ahead
 
 
 def check_safe(settings):
