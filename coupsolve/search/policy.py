@@ -18,8 +18,8 @@ class ResolvingPolicy(os_policy.Policy):
     """A re-solving player of the blueprint's game as an OpenSpiel policy: each call of
     :meth:`action_probabilities` re-solves at the state (:func:`~coupsolve.search.resolve.resolve`), so
     OpenSpiel's tools and :mod:`coupsolve.evaluation.arena` play it as any other policy. ``last`` is the
-    last :class:`~coupsolve.search.resolve.Resolution` (what it thought; None where the root was too large to re-solve and the
-    blueprint played, which ``fallbacks`` counts)."""
+    last :class:`~coupsolve.search.resolve.Resolution` (what it thought; None where the root was too
+    large to re-solve and the blueprint played, which ``fallbacks`` counts)."""
 
     def __init__(self, game, blueprint, settings: SearchSettings = SearchSettings()):
         if getattr(game, "rules", None) != blueprint.rules:
