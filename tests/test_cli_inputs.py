@@ -62,6 +62,7 @@ BAD = [
     (["play", "missing.npz", "--search", "5"], "--search"),
     (["play", "missing.npz", "--search-iterations", "0"], "--search-iterations"),
     (["play", "missing.npz", "--search-honest", "1.5"], "--search-honest"),
+    (["play", "missing.npz", "--search-trust", "2"], "--search-trust"),
     (["analyse", "missing.npz", "--games", "0"], "--games"),
     (["analyse", "missing.npz", "--seed", "-1"], "--seed"),
     (["train", "--players", "7"], "--players"),
@@ -97,6 +98,7 @@ BAD = [
     (["match", "missing.npz", "--search", "-1"], "--search"),
     (["match", "missing.npz", "--search-iterations", "x"], "--search-iterations"),
     (["match", "missing.npz", "--search-honest", "x"], "--search-honest"),
+    (["match", "missing.npz", "--search-trust", "-1"], "--search-trust"),
     (["match", "missing.npz", "--json", "no/such/folder/r.json"], "--json"),
     (["random", "--players", "1"], "--players"),
     (["random", "--players", "99"], "--players"),
@@ -141,6 +143,7 @@ BAD += [
     (["serve", "--search", "x"], "--search"),
     (["serve", "--search-iterations", "-3"], "--search-iterations"),
     (["serve", "--search-honest", "-0.1"], "--search-honest"),
+    (["serve", "--search-trust", "nan"], "--search-trust"),
     (["solve", "--representation", "pieces", "--algorithm", "mmd-qre"],
      "--algorithm mmd-qre solves the history tree or the whole public tree (MMD has no representation "
      "in pieces): drop --representation pieces"),

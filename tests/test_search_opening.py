@@ -120,3 +120,20 @@ def test_a_two_turn_tree_past_the_cap_looks_one_turn_ahead():
     assert short.lookahead == one.lookahead == 1
     assert short.probabilities == one.probabilities
     assert short.game.tree.num_histories == one.game.tree.num_histories
+
+
+@pytest.mark.parametrize("argv, honest, trust", [
+    ([], SearchSettings().honest, SearchSettings().trust),
+    (["--search-honest", "0", "--search-trust", "1"], 0.0, 1.0),
+    (["--search-trust", "0.25"], SearchSettings().honest, 0.25),
+])
+def test_the_command_line_takes_the_opponent_models_settings_or_the_librarys(argv, honest, trust):
+    """``--search-honest`` and ``--search-trust`` reach the settings; an option not given is the
+    library's default, not one of the command line's own."""
+    from coupsolve.cli.args import build_parser
+    from coupsolve.cli.search import search_settings
+
+    for command in ("play", "match", "serve"):
+        args = build_parser().parse_args([command, "--search", "2", *argv])
+        s = search_settings(args)
+        assert (s.lookahead, s.honest, s.trust) == (2, honest, trust)

@@ -9,8 +9,8 @@ __all__ = ["add_search_args", "search_settings", "searching"]
 
 
 def add_search_args(p):
-    """``--search K``, ``--search-iterations N`` and ``--search-honest Q`` of ``play``, ``match`` and
-    ``serve``."""
+    """``--search K``, ``--search-iterations N``, ``--search-honest Q`` and ``--search-trust T`` of
+    ``play``, ``match`` and ``serve``."""
     p.add_argument("--search", type=V.whole_number(0, 4), default=0, metavar="K",
                    help="re-solve at each of the strategy's decisions, K turns ahead (the current one "
                         "included), its leaves valued by rollouts of the strategy (a two-player training "
@@ -22,17 +22,24 @@ def add_search_args(p):
                         "cannot back, challenging only claims it sees are false), updated by Bayes' rule as it "
                         "plays; 0: the opponent is taken to play the strategy itself (default: "
                         "coupsolve.search.SearchSettings's)")
+    p.add_argument("--search-trust", type=V.probability, metavar="T", default=None,
+                   help="how far the opponent's challenges inside each re-solve are held to the honest player's, "
+                        "as a share of the chance it is that player (0: only its hand is modelled; default: "
+                        "coupsolve.search.SearchSettings's)")
 
 
 def search_settings(args):
-    """The :class:`coupsolve.search.SearchSettings` of ``--search K``, ``--search-iterations N`` and
-    ``--search-honest Q`` (and ``--seed``, where the command has one)."""
+    """The :class:`coupsolve.search.SearchSettings` of ``--search K``, ``--search-iterations N``,
+    ``--search-honest Q`` and ``--search-trust T`` (and ``--seed``, where the command has one); an
+    option not given takes the settings' default."""
     from coupsolve.search import SearchSettings
 
     default = SearchSettings()
     iterations = default.iterations if args.search_iterations is None else args.search_iterations
     honest = default.honest if args.search_honest is None else args.search_honest
-    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0), honest=honest)
+    trust = default.trust if args.search_trust is None else args.search_trust
+    return SearchSettings(lookahead=args.search, iterations=iterations, seed=getattr(args, "seed", 0), honest=honest,
+                          trust=trust)
 
 
 def searching(args, game, policy, what):
@@ -45,4 +52,5 @@ def searching(args, game, policy, what):
     turns = f"{args.search} turn{'s' if args.search > 1 else ''}"
     return (ResolvingPolicy(game, Blueprint.load(args.strategy), settings),
             f"{what}; re-solving {turns} ahead at each decision, {settings.iterations} iterations"
-            + (f", prior {settings.honest:g} that its opponent is honest" if settings.honest else ""))
+            + (f", prior {settings.honest:g} that its opponent is honest (its challenges held at trust "
+               f"{settings.trust:g})" if settings.honest else ""))

@@ -124,7 +124,7 @@ def share(text):
 
 
 def probability(text):
-    """``--search-honest Q``: a number from 0 to 1."""
+    """``--search-honest Q``, ``--search-trust T``: a number from 0 to 1."""
     value = number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"{short(text)}: give a probability from 0 to 1")
