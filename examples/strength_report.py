@@ -162,14 +162,17 @@ def render(doc):
     commands = sorted({r["command"] for r in doc["rows"] if "command" in r}) or [doc.get("command", "")]
     lines = [f"# Strength of `{doc['strategy']}`", "", f"{doc['what']}. Written by "
              + "; ".join(f"`{c}`" for c in commands) + "."]
+    players = len({r.get("player") for r in doc["rows"]}) > 1  # several runs rendered: say whose row it is
     if doc["rows"]:
         lines += ["", "Head to head in duplicate deals (each deal twice, the seats swapped), mean payoff per game to "
                   "the strategy (an equal seat averages 0), 95% intervals over the deals; *reduced*: the same "
                   "games with control variates (a value fitted on pilot games seeded apart; unbiased), and how "
                   "many times the games it is worth.", "",
-                  "| against | games | plain | reduced | variance reduction | win rate |", "|---|---|---|---|---|---|"]
+                  ("| player " if players else "") + "| against | games | plain | reduced | variance reduction | "
+                  "win rate |", ("|---" if players else "") + "|---|---|---|---|---|---|"]
     for r in doc["rows"]:
-        lines.append(f"| {r['against']} | {r['games']:,} | {r['mean']:+.4f} ± {r['half_width']:.4f} | "
+        lines.append((f"| {r.get('player')} " if players else "")
+                     + f"| {r['against']} | {r['games']:,} | {r['mean']:+.4f} ± {r['half_width']:.4f} | "
                      f"{r['reduced_mean']:+.4f} ± {r['reduced_half_width']:.4f} | "
                      f"{r['variance_reduction']:.2f}x | {r['win_rate']:.3f} |")
     timed = [r for r in doc["rows"] if "moves" in r]
