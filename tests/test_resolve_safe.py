@@ -15,7 +15,8 @@ from tests.test_resolve_root import LONG, TAX
 from tests.test_search import FULL, blueprint
 
 pytestmark = pytest.mark.xdist_group("search")
-SMALL = SearchSettings(lookahead=1, rollouts=1, iterations=200, held_rollouts=4, held_budget=4000, safe=True, honest=0.0)
+SMALL = SearchSettings(lookahead=1, rollouts=1, iterations=200, held_rollouts=4, held_budget=4000, safe=True,
+                       honest=0.0)
 
 
 @pytest.mark.parametrize("history", [TAX, LONG], ids=["turn 1", "turn 10"])

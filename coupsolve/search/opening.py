@@ -35,9 +35,12 @@ _KEPT: OrderedDict = OrderedDict()
 
 def covers(state, settings) -> bool:
     """Whether the decision at ``state`` (an OpenSpiel state of the blueprint's game) is played from
-    the opening under ``settings``: ``settings.opening``, two turns ahead or more, and a decision
-    before the game's second turn."""
-    return bool(settings.opening) and settings.lookahead > 1 and max(int(state.turn), 1) == 1
+    the opening under ``settings``: ``settings.opening``, two turns ahead or more, and a decision whose
+    re-solve would be cut at the turn a re-solve at the game's start is."""
+    from coupsolve.trees.rooted import turn_limit_ahead
+
+    k = settings.lookahead
+    return bool(settings.opening) and k > 1 and turn_limit_ahead(state.turn, k) == turn_limit_ahead(0, k)
 
 
 def _key(blueprint, settings, seat):

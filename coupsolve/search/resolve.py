@@ -41,12 +41,12 @@ solution's move (Moravcik, Schmid, Burch et al., "DeepStack", Science 2017; Brow
 By default this is plain (unsafe) re-solving: the opponent's range is what the blueprint, or the
 honest model (step 2), would have played, and nothing constrains the re-solve to do at least as well
 as the blueprint against every opponent hand. With ``SearchSettings(safe=...)`` the re-solving
-gadget of Burch, Johanson and Bowling (AAAI 2014) is put above the subgame (:mod:`coupsolve.search.safe`): each of the opponent's
-private states enters the subgame or takes its value under the blueprint's own play, so its range is
-partly its own choice. Those values are the blueprint's, not a best response's to it, so even then the
-strategy is not guaranteed to be less exploitable than the blueprint (the gadget guarantees that only
-for values some strategy allows); what either is worth is measured, head to head
-(:mod:`coupsolve.evaluation.arena`).
+gadget of Burch, Johanson and Bowling (AAAI 2014) is put above the subgame
+(:mod:`coupsolve.search.safe`): each of the opponent's private states enters the subgame or takes
+its value under the blueprint's own play, so its range is partly its own choice. Those values are
+the blueprint's, not a best response's to it, so even then the strategy is not guaranteed to be less
+exploitable than the blueprint (the gadget guarantees that only for values some strategy allows);
+what either is worth is measured, head to head (:mod:`coupsolve.evaluation.arena`).
 """
 
 from __future__ import annotations
@@ -260,15 +260,15 @@ def resolve(blueprint, history, settings: SearchSettings = SearchSettings(), own
     history = tuple(int(a) for a in history)
     states = replay(blueprint.rules, history)
     me = states[-1].current_player()
+    key = int(sequence_hashes(blueprint.rules, history)[me, 0])
     if covers(states[-1], settings):
         clock = time.perf_counter()
         solved = solve_opening(blueprint, settings, me)
         solved = solved._replace(seconds={"opening": time.perf_counter() - clock}, opening=True)
     else:
-        solved = solve_at(blueprint, history, states, me, settings, own)
-    key = int(sequence_hashes(blueprint.rules, history)[me, 0])
+        solved = solve_at(blueprint, history, states, me, settings, own, key)
     coup, tree, average = solved.game.coup_tree, solved.game.tree, solved.result.average_policy
-    found = np.flatnonzero(coup.infoset_hash == key)
+    found = np.flatnonzero(coup.infoset_hash == np.uint64(key))
     if found.size != 1:
         raise RuntimeError(f"{found.size} information sets of the re-solved game have the player's key")
     own_policy = _own_policy(tree, coup, average, int(found[0]))
@@ -281,16 +281,20 @@ def solve_opening(blueprint, settings: SearchSettings, seat: int) -> Resolution:
     not cut for time (``most_histories``): it is solved once."""
     solved = kept_opening(blueprint, settings, seat)
     if solved is None:
+        from coupsolve.trees.stepwalk.build import sequence_hashes
+
         whole = settings._replace(most_histories=None)
-        solved = solve_at(blueprint, (), replay(blueprint.rules, ()), int(seat), whole)
+        key = int(sequence_hashes(blueprint.rules, ())[seat, 0])
+        solved = solve_at(blueprint, (), replay(blueprint.rules, ()), int(seat), whole, None, key)
         keep(blueprint, settings, seat, solved)
     return solved
 
 
-def solve_at(blueprint, history, states, me, settings: SearchSettings, own=None) -> Resolution:
+def solve_at(blueprint, history, states, me, settings: SearchSettings, own, key) -> Resolution:
     """The re-solve :func:`resolve` makes for player ``me`` at ``history`` (``states``:
-    :func:`~coupsolve.search.root.replay` of it), its strategies at the player's information sets
-    not yet read (``probabilities`` and ``own_policy`` empty)."""
+    :func:`~coupsolve.search.root.replay` of it; ``key``: the hash of ``me``'s information set there,
+    whose leaves get their own rollouts), its strategies at the player's information sets not yet read
+    (``probabilities`` and ``own_policy`` empty)."""
     import solvers
 
     from coupsolve.depth.public import public_depth_limited_game
@@ -299,7 +303,6 @@ def solve_at(blueprint, history, states, me, settings: SearchSettings, own=None)
     from coupsolve.search.model import hold
     from coupsolve.search.safe import entered, with_gadget
     from coupsolve.trees.rooted import public_root
-    from coupsolve.trees.stepwalk.build import sequence_hashes
 
     rules, s = blueprint.rules, settings
     kind = check_safe(s)
@@ -328,7 +331,7 @@ def solve_at(blueprint, history, states, me, settings: SearchSettings, own=None)
     cut, size, rooted, ahead = _rooted(rules, root, ranges, s, keep, safe)
     lap("tree")
     threads = solve_threads(s.threads)[0]
-    held = np.flatnonzero(rooted.infoset_hash == sequence_hashes(rules, history)[me, 0])
+    held = np.flatnonzero(rooted.infoset_hash == np.uint64(key))
     joined, values = rooted_leaf_values(rooted, blueprint, start, s.continuations, rollouts=s.rollouts,
                                         seed=s.seed, threads=threads, budget=s.budget,
                                         focus=int(held[0]) if held.size == 1 else None,
@@ -390,8 +393,9 @@ def _rooted(rules, root, ranges, s, keep, safe):
             ahead, size = ahead + 1, further
     elif safe:
         size = count(ahead, False)
-    rooted = build_rooted_public_tree(cut(ahead), root, *ranges, size=size, leaf_states=True, prune=s.prune, keep=keep)
-    return cut(ahead), size, rooted, ahead
+    rules = cut(ahead)
+    return rules, size, build_rooted_public_tree(rules, root, *ranges, size=size, leaf_states=True, prune=s.prune,
+                                                 keep=keep), ahead
 
 
 def check_safe(settings):

@@ -23,7 +23,7 @@ Example::
 
 from coupsolve.trees.rooted.build import (RootedSize, build_rooted_public_tree, count_rooted_public_tree,
                                           restrict_policy)
-from coupsolve.trees.rooted.root import PublicRoot, hand_name, public_root
+from coupsolve.trees.rooted.root import PublicRoot, hand_name, public_root, turn_limit_ahead
 
 __all__ = ["PublicRoot", "RootedSize", "build_rooted_public_tree", "count_rooted_public_tree", "hand_name",
-           "public_root", "restrict_policy"]
+           "public_root", "restrict_policy", "turn_limit_ahead"]

@@ -37,7 +37,15 @@ from coupsolve import engine as E
 from coupsolve.rules import CHARACTERS, Rules
 from coupsolve.trees.stepwalk.descend import reach
 
-__all__ = ["PublicRoot", "hand_name", "public_root"]
+__all__ = ["PublicRoot", "hand_name", "public_root", "turn_limit_ahead"]
+
+
+def turn_limit_ahead(turn: int, turns: int) -> int:
+    """The turn limit that lets ``turns`` turns be played from a state in turn ``turn``, that one
+    included; the card selection before the first turn (turn 0) counts as part of the first."""
+    if turns < 1:
+        raise ValueError(f"turns must be at least 1, got {turns}")
+    return max(int(turn), 1) + turns - 1
 
 
 def hand_name(code: int) -> str:
@@ -110,10 +118,9 @@ class PublicRoot:
         return self.node.paths[first]
 
     def turn_limit_ahead(self, turns: int) -> int:
-        """The turn limit that lets ``turns`` turns be played from here, this one included."""
-        if turns < 1:
-            raise ValueError(f"turns must be at least 1, got {turns}")
-        return max(self.turn, 1) + turns - 1
+        """The turn limit that lets ``turns`` turns be played from here, this one included
+        (:func:`turn_limit_ahead`)."""
+        return turn_limit_ahead(self.turn, turns)
 
     def check_range(self, player: int, values) -> np.ndarray:
         """``values`` as a range of ``player`` here (float64), or ``ValueError`` in one line naming the
