@@ -13,6 +13,7 @@ from coupsolve.sampling.keys import KEY_VERSION
 from coupsolve.search import Blueprint, ResolvingPolicy, SearchSettings, resolve
 from coupsolve.search.opening import covers, kept
 from coupsolve.search.resolve import solve_opening
+from coupsolve.trees import rooted
 from coupsolve.trees.rooted import count_rooted_public_tree, public_root
 
 pytestmark = pytest.mark.xdist_group("search")
@@ -102,12 +103,14 @@ def test_each_seats_decisions_in_the_opening_are_its_solve_at_the_start():
                               solve_opening(bp, s, 1).result.average_policy)
 
 
-def test_a_two_turn_tree_past_the_cap_looks_one_turn_ahead():
+def test_a_two_turn_tree_past_the_cap_looks_one_turn_ahead(monkeypatch):
     """Two turns ahead, the tree at LATE holds H histories: capped at H the re-solve looks two turns
     ahead; at H - 1 it looks one, the very re-solve one turn ahead makes, seed for seed; below even the
-    one-turn tree's, still one."""
+    one-turn tree's, still one. Where the one-turn tree times the growth passes the cap, the two-turn
+    tree is not counted at all."""
     bp = full_blueprint()
-    s = CHEAP._replace(lookahead=2, opening=False, prune=0.0)  # every history at the root kept, whatever the ranges
+    # every history at the root kept, whatever the ranges; every tree under the cap counted
+    s = CHEAP._replace(lookahead=2, opening=False, prune=0.0, growth=1.0)
     root = public_root(FULL, LATE)
     ranges = [np.ones(n) for n in root.num_private]
     h1, h = (count_rooted_public_tree(FULL.replace(turn_limit=root.turn_limit_ahead(k)), root, *ranges).walk.histories
@@ -120,6 +123,19 @@ def test_a_two_turn_tree_past_the_cap_looks_one_turn_ahead():
     assert short.lookahead == one.lookahead == 1
     assert short.probabilities == one.probabilities
     assert short.game.tree.num_histories == one.game.tree.num_histories
+
+    counted = []
+
+    def counting(rules, *args):
+        counted.append(rules.turn_limit)
+        return count_rooted_public_tree(rules, *args)
+
+    monkeypatch.setattr(rooted, "count_rooted_public_tree", counting)
+    assert resolve(bp, LATE, s._replace(most_histories=h, growth=float(h // h1))).lookahead == 2
+    assert counted == [root.turn_limit_ahead(1), root.turn_limit_ahead(2)]
+    counted.clear()
+    assert resolve(bp, LATE, s._replace(most_histories=h, growth=h / h1 * 1.01)).lookahead == 1
+    assert counted == [root.turn_limit_ahead(1)]
 
 
 @pytest.mark.parametrize("argv, honest, trust", [

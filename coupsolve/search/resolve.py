@@ -97,7 +97,10 @@ class SearchSettings(NamedTuple):
     ``most_histories``: the most histories a tree looking more than one turn ahead may hold; past it the
     re-solve looks a turn less far ahead (:attr:`Resolution.lookahead` says how far it looked; None: no
     cap). It bounds a move's time where the ranges are wide (after an Exchange, the exchanger's private
-    states are about 22 times as many), at the cost of the horizon there. ``opening``: with a lookahead
+    states are about 22 times as many), at the cost of the horizon there. ``growth``: the least factor
+    a turn more is taken to multiply a tree's histories by; a tree past ``most_histories / growth`` is
+    not counted a turn further, since that count would stop past the cap anyway, after walking as far
+    (the factor measured over the benchmark's roots: the research notes; 1 counts every time). ``opening``: with a lookahead
     of two turns or more, the game's first turn is played from one solve at the game's start per seat,
     kept for the process (:mod:`coupsolve.search.opening`).
 
@@ -130,6 +133,7 @@ class SearchSettings(NamedTuple):
     max_histories: int | None = 4_000_000
     root: str = "here"
     most_histories: int | None = 500_000
+    growth: float = 10.0
     opening: bool = True
     safe: str | bool = False
     honest: float = 0.9
@@ -363,8 +367,9 @@ def _rooted(rules, root, ranges, s, keep, safe):
     """``(cut rules, size or None, rooted tree, turns ahead)`` of a re-solve at ``root``: ``s.lookahead``
     turns ahead, or the most turns ahead (one at least) whose tree holds at most ``s.most_histories``
     histories. The trees are counted nearest first: a tree holds more histories than the one a turn
-    shorter, so the counts stop at the first past the cap, and that count itself stops as it passes
-    it; the tree is built from the count of the one chosen. The gadget needs the root's histories as
+    shorter (``s.growth`` times as many, taken), so the counts stop before the first taken to pass the
+    cap, or at the first past it, and that count itself stops as it passes it; the tree is built from
+    the count of the one chosen. The gadget needs the root's histories as
     the tree holds them (the count's)."""
     from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree
 
@@ -383,7 +388,7 @@ def _rooted(rules, root, ranges, s, keep, safe):
     ahead, size = s.lookahead, None
     if s.most_histories is not None and s.lookahead > 1:
         ahead, size = 1, count(1, False)
-        while ahead < s.lookahead and size.walk.histories <= s.most_histories:
+        while ahead < s.lookahead and size.walk.histories * s.growth <= s.most_histories:
             try:
                 further = count(ahead + 1, True)
             except _Past:
