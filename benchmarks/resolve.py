@@ -7,7 +7,9 @@ the openings' solves (two turns ahead or more, one per seat: ``coupsolve.search.
 table counts the moves played from the opening and those that looked as far ahead as asked
 (``SearchSettings.most_histories`` shortens the others), and gives the median and 95th percentile of
 the rest, each stage's median (finding the root and its ranges, the tree, the leaves' rollouts, with
-``--safe`` the gadget's values, the solve), and the largest root met. The budget the issue sets is
+``--safe`` the gadget's values, the solve), the largest root met, the solver's iterations and what
+they buy: the exploitability of each re-solve's own solve in the subgame it solved (the depth-limited
+game, held to the opponent model where it is on), in the game's payoff units. The budget the issue sets is
 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
 
 With ``--seeds N`` (N > 1) every move is also re-solved under N - 1 more rollout seeds, and the table
@@ -95,7 +97,7 @@ def run(args, info):
         t = time.perf_counter()
         resolve(blueprint, histories[0], settings)
         first = time.perf_counter() - t
-        seconds, stages, largest, tv, ahead, opened = [], [], (0, 0), [], [], []
+        seconds, stages, largest, tv, ahead, opened, gaps = [], [], (0, 0), [], [], [], []
         for i, history in enumerate(histories[1:]):
             t = time.perf_counter()
             r = resolve(blueprint, history, settings)
@@ -103,6 +105,8 @@ def run(args, info):
             stages.append(r.seconds)
             ahead.append(r.lookahead)
             opened.append(r.opening)
+            if not r.opening:
+                gaps.append(float(r.result.exploitability))
             others = [resolve(blueprint, history, settings._replace(seed=seed)) for seed in range(1, args.seeds)]
             tv.append(spread([r.probabilities] + [o.probabilities for o in others]))
             largest = max(largest, r.root.num_private)
@@ -110,18 +114,20 @@ def run(args, info):
                   flush=True)
             csv_rows.append(dict(lookahead=k, move=i + 1, seconds=seconds[-1], private0=r.root.num_private[0],
                                  private1=r.root.num_private[1], seed_tv=tv[-1], looked=r.lookahead,
-                                 opening=int(r.opening),
+                                 opening=int(r.opening), exploitability="" if r.opening else gaps[-1],
                                  **{f"{s}_seconds": v for s, v in r.seconds.items()}))
         s = np.asarray(seconds)
         med = {name: float(np.median([x.get(name, 0.0) for x in stages])) for name in STAGES}
         rows.append([f"{k}", f"{len(s)}", f"{first:.1f} s", f"{openings:.1f} s" if k > 1 else "",
                      f"{sum(opened)}", f"{sum(a == k for a in ahead)}", f"{np.median(s):.2f} s",
                      f"{np.percentile(s, 95):.2f} s", f"{s.max():.2f} s"] + [f"{med[n]:.2f} s" for n in STAGES]
-                    + [f"{largest[0]} x {largest[1]}"]
+                    + [f"{largest[0]} x {largest[1]}", f"{settings.iterations}",
+                       f"{np.median(gaps):.2e} / {np.percentile(gaps, 95):.2e}" if gaps else ""]
                     + ([f"{np.mean(tv):.3f} ({np.mean(np.asarray(tv) > 0.3):.0%} > 0.3)"] if args.seeds > 1 else []))
     print_table("The re-solving player's seconds per move (shipped blueprint, default settings)",
                 ["turns ahead", "moves", "first (compiles)", "openings", "from the opening",
-                 "looked that far", "median", "95th pct", "max", *STAGES, "largest root"]
+                 "looked that far", "median", "95th pct", "max", *STAGES, "largest root", "iterations",
+                 "subgame exploitability (median / 95th pct)"]
                 + (["move's TV between seeds"] if args.seeds > 1 else []), rows,
                 note=f"{machine_line(info)}; {args.threads} rollout thread(s); rooted {args.root}"
                      f"{f', safe ({args.safe})' if args.safe else ''}; "
