@@ -9,8 +9,8 @@ table counts the moves played from the opening and those that looked as far ahea
 the rest, each stage's median (finding the root and its ranges, the tree, the leaves' rollouts, with
 ``--safe`` the gadget's values, the solve), the largest root met, the solver's iterations and what
 they buy: the exploitability of each re-solve's own solve in the subgame it solved (the depth-limited
-game, held to the opponent model where it is on), in the game's payoff units. The budget the issue sets is
-2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
+game, held to the opponent model where it is on), in the game's payoff units. The budget the issue
+sets is 2 s median and 5 s at the 95th percentile, two turns ahead, on this machine.
 
 With ``--seeds N`` (N > 1) every move is also re-solved under N - 1 more rollout seeds, and the table
 gives how far the move played moves with the seed: the total variation distance between the

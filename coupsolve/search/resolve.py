@@ -100,9 +100,9 @@ class SearchSettings(NamedTuple):
     states are about 22 times as many), at the cost of the horizon there. ``growth``: the least factor
     a turn more is taken to multiply a tree's histories by; a tree past ``most_histories / growth`` is
     not counted a turn further, since that count would stop past the cap anyway, after walking as far
-    (the factor measured over the benchmark's roots: the research notes; 1 counts every time). ``opening``: with a lookahead
-    of two turns or more, the game's first turn is played from one solve at the game's start per seat,
-    kept for the process (:mod:`coupsolve.search.opening`).
+    (the factor measured over the benchmark's roots: the research notes; 1 counts every time).
+    ``opening``: with a lookahead of two turns or more, the game's first turn is played from one solve
+    at the game's start per seat, kept for the process (:mod:`coupsolve.search.opening`).
 
     ``honest``: the prior probability that the opponent is the honest blueprint rather than the
     blueprint (:data:`~coupsolve.search.blueprint.MODELS`; module docstring, step 2). 0: the blueprint
@@ -369,8 +369,8 @@ def _rooted(rules, root, ranges, s, keep, safe):
     histories. The trees are counted nearest first: a tree holds more histories than the one a turn
     shorter (``s.growth`` times as many, taken), so the counts stop before the first taken to pass the
     cap, or at the first past it, and that count itself stops as it passes it; the tree is built from
-    the count of the one chosen. The gadget needs the root's histories as
-    the tree holds them (the count's)."""
+    the count of the one chosen. The gadget needs the root's histories as the tree holds them (the
+    count's)."""
     from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree
 
     def stop(stage, done, total):
