@@ -310,8 +310,7 @@ def solve_at(blueprint, history, states, me, settings: SearchSettings, own, key)
 
     rules, s = blueprint.rules, settings
     kind = check_safe(s)
-    clock = [time.perf_counter()]
-    seconds = {}
+    clock, seconds = [time.perf_counter()], {}
 
     def lap(name):
         now = time.perf_counter()
@@ -341,8 +340,7 @@ def solve_at(blueprint, history, states, me, settings: SearchSettings, own, key)
                                         focus=int(held[0]) if held.size == 1 else None,
                                         focus_rollouts=s.held_rollouts, focus_budget=s.held_budget)
     lap("leaves")
-    game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else \
-        WholeGame(rooted.tree, rooted)
+    game = public_depth_limited_game(cut, values, joined) if len(joined.leaves) else WholeGame(rooted.tree, rooted)
     if safe:
         game = with_gadget(game, size, blueprint, 1 - me, rollouts=s.held_rollouts, seed=s.seed, threads=threads,
                            budget=s.held_budget)
@@ -366,11 +364,9 @@ class _Past(Exception):
 def _rooted(rules, root, ranges, s, keep, safe):
     """``(cut rules, size or None, rooted tree, turns ahead)`` of a re-solve at ``root``: ``s.lookahead``
     turns ahead, or the most turns ahead (one at least) whose tree holds at most ``s.most_histories``
-    histories. The trees are counted nearest first: a tree holds more histories than the one a turn
-    shorter (``s.growth`` times as many, taken), so the counts stop before the first taken to pass the
-    cap, or at the first past it, and that count itself stops as it passes it; the tree is built from
-    the count of the one chosen. The gadget needs the root's histories as the tree holds them (the
-    count's)."""
+    histories. Counted nearest first: a turn more multiplies a tree (``s.growth`` times, taken), so the
+    counts stop before a tree taken to pass the cap or at the first past it, itself stopped there; the
+    tree is built from the chosen one's count (the gadget needs the root's histories as it holds them)."""
     from coupsolve.trees.rooted import build_rooted_public_tree, count_rooted_public_tree
 
     def stop(stage, done, total):
@@ -380,20 +376,24 @@ def _rooted(rules, root, ranges, s, keep, safe):
     def cut(ahead):
         return rules.replace(turn_limit=min(root.turn_limit_ahead(ahead), rules.turn_limit))
 
-    def count(ahead, capped):
-        return count_rooted_public_tree(cut(ahead), root, *ranges, stop if capped else None, s.prune, keep)
+    def count(ahead, capped):  # None past the cap
+        try:
+            size = count_rooted_public_tree(cut(ahead), root, *ranges, stop if capped else None, s.prune, keep)
+        except _Past:
+            return None
+        return None if capped and size.walk.histories > s.most_histories else size
 
     if s.lookahead < 1:
         raise ValueError(f"the lookahead is at least one turn, not {s.lookahead}")
     ahead, size = s.lookahead, None
     if s.most_histories is not None and s.lookahead > 1:
         ahead, size = 1, count(1, False)
-        while ahead < s.lookahead and size.walk.histories * s.growth <= s.most_histories:
-            try:
-                further = count(ahead + 1, True)
-            except _Past:
-                break
-            if further.walk.histories > s.most_histories:
+        while ahead < s.lookahead:
+            if cut(ahead + 1) == cut(ahead):  # the game ends first: the same tree, not counted again
+                ahead += 1
+                continue
+            further = None if size.walk.histories * s.growth > s.most_histories else count(ahead + 1, True)
+            if further is None:
                 break
             ahead, size = ahead + 1, further
     elif safe:
