@@ -44,18 +44,10 @@ def cluster():
     ray.shutdown()
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     """Kuhn's sampling kernels first in the run (a stable sort: every other test keeps its order). The
     two workers start with the sampling group and the Ray group, and both began by compiling the Coup
     engine at once; now the sampling group's worker compiles Kuhn's kernels while the other compiles
     the engine, which the sampling group's Coup tests then read from numba's cache
-    (docs/research/design-measurements.md).
-
-    A test in no group joins its module's: a module's fixtures are then built, and the kernels its
-    tests share compiled, on one worker, not on both (``--dist loadgroup`` otherwise deals a module's
-    tests out one by one)."""
+    (docs/research/design-measurements.md)."""
     items.sort(key=lambda item: item.path.name != "test_mccfr_threads.py")
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
