@@ -63,6 +63,32 @@ def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation, cap
     assert sum(probs.values()) == pytest.approx(1.0) and set(probs) == set(state.legal_actions())
 
 
+@pytest.mark.slow
+def test_leaves_on_a_local_ray_cluster_give_the_whole_trees_strategy(blueprint, tmp_path, capsys):
+    """``--leaves --ray local``: the depth-limited public tree cut into one part per Ray actor (its leaves
+    valued here first) iterates as the whole tree does; ``analyse`` reads the file as any other."""
+    pytest.importorskip("ray")
+    import ray
+    import solvers
+
+    argv = ("solve", "--turn-limit", "1", "--leaves", blueprint, "--continuations", "2", "--iterations", "30",
+            "--no-progress")
+    whole = run(capsys, *argv, "--representation", "public", "--out", tmp_path / "whole.npz")
+    try:
+        cut = run(capsys, *argv, "--ray", "local", "--ray-workers", "2", "--out", tmp_path / "ray.npz")
+    finally:
+        ray.shutdown()
+    assert whole.returncode == 0 and cut.returncode == 0, cut.stderr
+    assert "one per Ray worker" in cut.stdout and "public nodes" in cut.stdout  # auto: the public tree
+    mine, theirs = (solvers.SolveResult.load(tmp_path / f"{n}.npz") for n in ("ray", "whole"))
+    assert abs(mine.average_policy - theirs.average_policy).max() <= 1e-12
+    assert mine.exploitability == pytest.approx(theirs.exploitability, abs=1e-12)
+    assert mine.options["leaves"] == theirs.options["leaves"]
+    a = run(capsys, "analyse", tmp_path / "ray.npz")
+    table = lambda text: text[text.index("claim "):]  # noqa: E731
+    assert a.returncode == 0 and table(a.stdout) == table(whole.stdout), a.stderr
+
+
 def test_a_changed_blueprint_is_named(blueprint, tmp_path, capsys):
     import shutil
 
@@ -81,10 +107,15 @@ def test_a_changed_blueprint_is_named(blueprint, tmp_path, capsys):
     (("--turn-limit", "1", "--leaves", "no-such.npz"), "--leaves no-such.npz: no such file"),
     (("--turn-limit", "3", "--leaves", "{bp}"), "not a blueprint of this game"),
     (("--turn-limit", "1", "--leaves", "{bp}", "--limit-payoff", "influence"), "--limit-payoff"),
-    (("--turn-limit", "1", "--leaves", "{bp}", "--pieces", "2"), "drop --pieces and --ray"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--pieces", "2"), "--ray deals that tree's parts"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--representation", "pieces"), "drop --pieces"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--ray", "local", "--representation", "history"),
+     "--ray solves the public tree: drop --representation history"),
+    (("--turn-limit", "4", "--leaves", "blueprint-v2", "--max-memory", "20GiB"),
+     "is made from its history tree, 3,049,696,500 histories"),  # at once, from the known size: no count
     (("--turn-limit", "1", "--rollouts", "4"), "--rollouts does nothing without --leaves"),
     (("--turn-limit", "1", "--leaves", "{bp}", "--continuations", "5"), "at most 4"),
-    (("--turn-limit", "1", "--leaves", "{bp}", "--max-memory", "1MiB"),
+    (("--turn-limit", "1", "--leaves", "{bp}", "--max-memory", "3MiB"),  # the cut tree fits, not the graft
      "left of --max-memory beside the cut tree: it does not fit"),
 ])
 def test_bad_leaves_are_one_line(blueprint, argv, message, capsys):

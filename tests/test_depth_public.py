@@ -71,6 +71,27 @@ def test_the_public_game_solves_as_the_history_game(games):
     assert np.array_equal(public.cut_policy(b.average_policy), b.average_policy[:public.cut.tree.num_actions])
 
 
+@pytest.mark.parametrize("algorithm", ["hs-dcfr", "pcfr+"])
+def test_the_public_game_cut_into_parts_iterates_as_the_whole(games, algorithm):
+    """The graft is a public tree like any other: cut into a trunk and parts (what a Ray cluster's
+    actors hold, :class:`solvers.pieces.parts.LocalBackend` in this process), wherever the cut falls
+    among the leaves' choice levels, it gives the whole tree's iterates, number for number."""
+    from solvers.pieces.parts import LocalBackend
+    from solvers.pieces.split import choose_depth
+
+    _, _, public, _ = games
+    whole = solvers.solve(public.tree, algorithm=algorithm, iterations=12, progress=False)
+    deepest = choose_depth(public.tree, 2)
+    f = public.tree.flat
+    level = np.searchsorted(f.level_start, public.choices.leaf_decision, side="right") - 1
+    assert {deepest, deepest + 1} <= set(level.tolist())  # each cut below falls at a leaf's choices
+    for parts, at in ((2, None), (3, deepest), (2, deepest + 1)):
+        cut = solvers.solve(public.tree, algorithm=algorithm, iterations=12, progress=False,
+                            backend=LocalBackend(parts, split_depth=at))
+        assert np.array_equal(cut.average_policy, whole.average_policy)
+        assert cut.exploitability == whole.exploitability and np.array_equal(cut.game_value, whole.game_value)
+
+
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_any_policy_is_as_exploitable_on_both(games, seed):

@@ -242,7 +242,7 @@ def _add_solve_args(p):
                    help="solve the public tree on a Ray cluster: its address, 'auto' for the running "
                         "one, or 'local' to start one on this machine (needs pip install "
                         "'coupsolve[ray]'; solves the public tree, whole or, when it does not fit, "
-                        "in pieces; same iterates)")
+                        "in pieces, and with --leaves the depth-limited public tree; same iterates)")
     p.add_argument("--ray-workers", type=V.workers, default=2,
                    help="Ray actors, each holding a part of the tree or a run of its pieces' parts "
                         "(with --ray)")

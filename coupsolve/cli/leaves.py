@@ -33,10 +33,9 @@ def leaves_conflict(args) -> str | None:
     if not getattr(args, "leaves", None):
         extra = [o for o in ("continuations", "rollouts") if o in given]
         return f"--{extra[0]} does nothing without --leaves" if extra else None
-    if getattr(args, "representation", "auto") not in ("auto", "history", "public") \
-            or getattr(args, "ray", None) or "pieces" in given:
-        return ("--leaves solves the depth-limited game on the history tree or the public tree (--representation "
-                "public): drop --pieces and --ray")
+    if getattr(args, "representation", "auto") == "pieces" or "pieces" in given:
+        return ("--leaves builds its depth-limited public tree whole, and --ray deals that tree's parts to the "
+                "cluster's workers (--ray-workers): drop --pieces")
     if "limit_payoff" in given:
         return "--limit-payoff scores the turn limit; with --leaves the blueprint's continuations do"
     if getattr(args, "selection", False):

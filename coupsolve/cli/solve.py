@@ -15,7 +15,7 @@ import sys
 import time
 import warnings
 
-from coupsolve.cli.args import CliError, rules_of
+from coupsolve.cli.args import CliError, given, rules_of
 from coupsolve.cli.checks import check_outputs, save_output, stopping_rule, target_warning
 from coupsolve.cli.leaves import say_leaves
 
@@ -83,8 +83,12 @@ def _build(args, rules, options, asked, target, say, human):
         from coupsolve.depth.build import build
 
         t0 = time.perf_counter()
+        ray = bool(getattr(args, "ray", None))  # a Ray cluster solves the public tree, cut into parts
+        representation = "public" if ray and args.representation == "auto" else args.representation
+        # the leaves are valued here, on this machine's cores, whatever each Ray worker's threads
+        threads = planner.solve_threads(None)[0] if ray and not given(args, "threads") else args.threads
         game = build(rules, args.leaves, args.continuations, rollouts=args.rollouts, seed=args.seed, say=say,
-                     representation=args.representation, threads=args.threads, cache=not args.no_cache,
+                     representation=representation, threads=threads, cache=not args.no_cache,
                      max_memory=options.max_memory)
         seconds = time.perf_counter() - t0
         print(f"built the depth-limited tree in {seconds:.1f} s: {game.describe()}", file=human)

@@ -240,6 +240,27 @@ def fit(cut, k=None, representation="auto", budget=None, what="available"):
                       + (f": try --continuations {most}" if most else ": it does not fit even with one"))
 
 
+def _check_cut_size(rules, cache, max_memory):
+    """Refuse at once, in one line, a cut game whose history tree is known (a cached count, the packaged
+    table of known sizes, or a shorter turn limit's size) not to fit: the depth-limited game is made from
+    that tree on either representation, and counting it first would take minutes. A size not known
+    is left to the builder, which counts and refuses before allocating."""
+    from coupsolve.trees import sizecache
+    from coupsolve.trees.history.size import MIN_BYTES_PER_HISTORY, estimate_build_bytes
+    from solvers.memory import available_bytes, format_bytes
+
+    known = sizecache.lookup(rules, cache)
+    if known is None:
+        return
+    room, what = (max_memory, "--max-memory") if max_memory else (available_bytes(), "available")
+    need = (estimate_build_bytes(known.size) if known.size is not None else known.at_least * MIN_BYTES_PER_HISTORY)
+    if need > room:
+        count = (f"{known.size.nodes:,}" if known.size is not None else f"more than {known.at_least - 1:,}")
+        raise MemoryError(f"--leaves: the depth-limited game of {rules} is made from its history tree, {count} "
+                          f"histories ({known.source}): about {format_bytes(need)} to build, more than the "
+                          f"{format_bytes(room)} {what}; try a lower --turn-limit")
+
+
 def build(rules, source, k=None, *, rollouts=32, seed=0, say=silent, representation="auto", threads=None,
           cache=True, max_memory=None):
     """The depth-limited game of ``rules`` (cut after ``rules.turn_limit`` turns) with its leaves valued
@@ -258,6 +279,7 @@ def build(rules, source, k=None, *, rollouts=32, seed=0, say=silent, representat
         raise ValueError("--leaves: depth-limited solving is for two players")
     _check_representation(representation)  # before the cut tree is built
     opened = open_blueprint(source, rules)
+    _check_cut_size(rules, cache, max_memory)
     say(f"building the tree of {rules} with its turn-limit leaves ...")
     cut = build_coup_tree(rules, leaves=True)
     asked = (k, representation)
