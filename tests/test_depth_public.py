@@ -92,6 +92,29 @@ def test_the_public_game_cut_into_parts_iterates_as_the_whole(games, algorithm):
         assert cut.exploitability == whole.exploitability and np.array_equal(cut.game_value, whole.game_value)
 
 
+def _reads(tree):
+    """A pass's reads in the benchmark's model: every entry, every action, each matrix's cells at every
+    node that reads it."""
+    f = tree.flat
+    m = f.term_matrix[f.term_matrix >= 0]
+    return f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
+
+
+def test_the_graft_reads_no_less_than_the_least_reads(games):
+    """The benchmark's floor (``benchmarks.depth_limited.least_reads_ratio``) holds for the graft, one
+    exact layout of the same game: its leaves' cells are the K * K values of every pair, and its pass
+    reads at least the floor's share more than the plain cut's."""
+    from benchmarks.depth_limited import least_reads_ratio
+
+    _, _, public, _ = games
+    k0, k1 = public.choices.num_continuations
+    g = public.tree.flat
+    first = g.matrix_start.size - 1 - len(public.leaves)  # the leaves' matrices come last
+    assert g.matrix_start[-1] - g.matrix_start[first] == k0 * k1 * public.choices.pairs.leaf.size
+    least = least_reads_ratio(public.cut, k0)
+    assert least > 1 and _reads(public.tree) >= least * _reads(public.cut.tree)
+
+
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_any_policy_is_as_exploitable_on_both(games, seed):
