@@ -206,6 +206,11 @@ def main(paths, again=()):
                 "the main solve's leaves are exact, its solves with exact leaves only: the same game, another "
                 "solver), and the table after the turn-2 ones lists them." if any(len(v) > 1 for v in runs.values())
                 else "."), ""]
+    if depths[-1] < 4:
+        lines += [f"**Depth 4** is not here: the depth-limited game is made from its cut's history tree, which "
+                  f"for the cut after turn 4 does not fit a machine of this size, and `coupsolve solve --leaves "
+                  f"... --turn-limit 4` refuses it in one line (`docs/research/depth-limited.md`, \"Depth 4, the "
+                  f"cost aim and Ray\").", ""]
     for turn in (1, 2):
         lines += table_lines(turn, [(k, r) for k, r in leaves if k >= turn],
                              {k: turn_rows(r, turn) for k, r in draw_reports.items() if k >= turn},
