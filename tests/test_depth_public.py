@@ -97,7 +97,8 @@ def _reads(tree):
     node that reads it."""
     f = tree.flat
     m = f.term_matrix[f.term_matrix >= 0]
-    return f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
+    cells = int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
+    return f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + cells
 
 
 def test_the_graft_reads_no_less_than_the_least_reads(games):
