@@ -195,7 +195,8 @@ def main(paths, again=()):
              "found: " + "; ".join(f"depth {k}: {r['algorithm']}'s average strategy after {r['iterations']:,} "
                                    f"iterations (exploitability {r['exploitability']:.1e})" for k, r in leaves)
              + ". The draw columns are CFR+'s, as in `horizon.md`.", "",
-             ("**Noise.** The leaf values of the main solves at " + _depths([k for k, r in leaves if exact(r["leaves"])])
+             ("**Noise.** The leaf values of the main solves at "
+              + _depths([k for k, r in leaves if exact(r["leaves"])])
               + " are exact (the blueprint's play as a Markov chain over turn starts, `--rollouts exact`): "
               "no sampling noise in their rates. " if any(exact(r["leaves"]) for _, r in leaves)
               else "**Noise.** ")
