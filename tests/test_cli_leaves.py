@@ -66,20 +66,23 @@ def test_solve_with_leaves_then_analyse(blueprint, tmp_path, representation, cap
 @pytest.mark.slow
 def test_leaves_on_a_local_ray_cluster_give_the_whole_trees_strategy(blueprint, tmp_path, capsys):
     """``--leaves --ray local``: the depth-limited public tree cut into one part per Ray actor (its leaves
-    valued here first) iterates as the whole tree does; ``analyse`` reads the file as any other."""
+    valued here first) iterates as the whole tree does, through a checkpoint and its resumption too;
+    ``analyse`` reads the file as any other."""
     pytest.importorskip("ray")
     import ray
     import solvers
 
-    argv = ("solve", "--turn-limit", "1", "--leaves", blueprint, "--continuations", "2", "--iterations", "30",
-            "--no-progress")
-    whole = run(capsys, *argv, "--representation", "public", "--out", tmp_path / "whole.npz")
+    argv = ("solve", "--turn-limit", "1", "--leaves", blueprint, "--continuations", "2", "--no-progress")
+    whole = run(capsys, *argv, "--iterations", "30", "--representation", "public", "--out", tmp_path / "whole.npz")
+    ck, on_ray = tmp_path / "ck.npz", ("--ray", "local", "--ray-workers", "2")
     try:
-        cut = run(capsys, *argv, "--ray", "local", "--ray-workers", "2", "--out", tmp_path / "ray.npz")
+        first = run(capsys, *argv, *on_ray, "--iterations", "15", "--checkpoint", ck)
+        cut = run(capsys, *argv, *on_ray, "--iterations", "30", "--resume", ck, "--out", tmp_path / "ray.npz")
     finally:
         ray.shutdown()
-    assert whole.returncode == 0 and cut.returncode == 0, cut.stderr
-    assert "one per Ray worker" in cut.stdout and "public nodes" in cut.stdout  # auto: the public tree
+    assert whole.returncode == 0 and first.returncode == 0 and cut.returncode == 0, first.stderr + cut.stderr
+    assert "one per Ray worker" in first.stdout and "public nodes" in first.stdout  # auto: the public tree
+    assert "resuming" in cut.stdout
     mine, theirs = (solvers.SolveResult.load(tmp_path / f"{n}.npz") for n in ("ray", "whole"))
     assert abs(mine.average_policy - theirs.average_policy).max() <= 1e-12
     assert mine.exploitability == pytest.approx(theirs.exploitability, abs=1e-12)
