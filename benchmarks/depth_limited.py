@@ -46,23 +46,30 @@ def _solve_bytes(tree):
     return tree.nbytes + solvers.estimate_solve_bytes(tree.num_nodes, tree.num_infosets, tree.num_actions)
 
 
+def _cells_read(f, nodes):
+    """The matrix cells the public-tree arrays ``f`` read at ``nodes``: each node's matrix, whole."""
+    m = f.term_matrix[nodes]
+    m = m[m >= 0]
+    return int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
+
+
+def pass_reads(tree) -> int:
+    """A pass's reads of the public tree ``tree`` in the model of the module docstring: every entry,
+    every action, and each matrix's cells at every node that reads it."""
+    f = tree.flat
+    return f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + _cells_read(f, slice(None))
+
+
 def least_reads_ratio(cut_public, K) -> float:
     """The least per-pass reads of the depth-limited game with ``K`` continuations a player, over the
     plain public tree ``cut_public``'s (module docstring)."""
     from coupsolve.depth.public import public_leaves
     from solvers.trees.leaves.public import public_leaf_pairs
 
-    f = cut_public.tree.flat
     leaves = public_leaves(cut_public)
-
-    def cells(nodes):
-        m = f.term_matrix[nodes]
-        m = m[m >= 0]
-        return int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
-
-    plain = f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + cells(slice(None))
+    plain = pass_reads(cut_public.tree)
     pairs = public_leaf_pairs(cut_public.tree, leaves).leaf.size
-    return (plain - cells(leaves) + K * K * pairs) / plain
+    return (plain - _cells_read(cut_public.tree.flat, leaves) + K * K * pairs) / plain
 
 
 def _row(k, K, name, plain_tree, plain, tree, each, made, least=None):

@@ -92,20 +92,11 @@ def test_the_public_game_cut_into_parts_iterates_as_the_whole(games, algorithm):
         assert cut.exploitability == whole.exploitability and np.array_equal(cut.game_value, whole.game_value)
 
 
-def _reads(tree):
-    """A pass's reads in the benchmark's model: every entry, every action, each matrix's cells at every
-    node that reads it."""
-    f = tree.flat
-    m = f.term_matrix[f.term_matrix >= 0]
-    cells = int((f.matrix_start[m + 1] - f.matrix_start[m]).sum())
-    return f.entry_parent.shape[0] + int(f.infoset_num_actions.sum()) + cells
-
-
 def test_the_graft_reads_no_less_than_the_least_reads(games):
     """The benchmark's floor (``benchmarks.depth_limited.least_reads_ratio``) holds for the graft, one
     exact layout of the same game: its leaves' cells are the K * K values of every pair, and its pass
     reads at least the floor's share more than the plain cut's."""
-    from benchmarks.depth_limited import least_reads_ratio
+    from benchmarks.depth_limited import least_reads_ratio, pass_reads
 
     _, _, public, _ = games
     k0, k1 = public.choices.num_continuations
@@ -113,7 +104,7 @@ def test_the_graft_reads_no_less_than_the_least_reads(games):
     first = g.matrix_start.size - 1 - len(public.leaves)  # the leaves' matrices come last
     assert g.matrix_start[-1] - g.matrix_start[first] == k0 * k1 * public.choices.pairs.leaf.size
     least = least_reads_ratio(public.cut, k0)
-    assert least > 1 and _reads(public.tree) >= least * _reads(public.cut.tree)
+    assert least > 1 and pass_reads(public.tree) >= least * pass_reads(public.cut.tree)
 
 
 @settings(max_examples=6, deadline=None)

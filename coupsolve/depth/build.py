@@ -245,14 +245,15 @@ def _check_cut_size(rules, cache, max_memory):
     table of known sizes, or a shorter turn limit's size) not to fit: the depth-limited game is made from
     that tree on either representation, and counting it first would take minutes. A size not known
     is left to the builder, which counts and refuses before allocating."""
+    from coupsolve.plan.options import Options, budget
     from coupsolve.trees import sizecache
     from coupsolve.trees.history.size import MIN_BYTES_PER_HISTORY, estimate_build_bytes
-    from solvers.memory import available_bytes, format_bytes
+    from solvers.memory import format_bytes
 
     known = sizecache.lookup(rules, cache)
     if known is None:
         return
-    room, what = (max_memory, "--max-memory") if max_memory else (available_bytes(), "available")
+    room, what = budget(Options(max_memory=max_memory))  # the planner's: --max-memory, else what is available
     need = (estimate_build_bytes(known.size) if known.size is not None else known.at_least * MIN_BYTES_PER_HISTORY)
     if need > room:
         count = (f"{known.size.nodes:,}" if known.size is not None else f"more than {known.at_least - 1:,}")
